@@ -1,0 +1,37 @@
+# One venv, made by this file; every target depends on it being current.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint typecheck pytest bench schema clean
+
+$(STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/behaviortk demo
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+pytest: $(STAMP)
+	ARCADE_HEADLESS=1 $(BIN)/python -m pytest
+
+test: lint typecheck pytest
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/run_all.py
+
+schema: $(STAMP)
+	$(BIN)/behaviortk schema > definitions/behaviortk.schema.json
+
+clean:
+	rm -rf $(VENV)

@@ -1,0 +1,144 @@
+"""Compiled trees: the one numbering of nodes both engines share.
+
+A group's expanded tree is flattened in DFS pre-order. Node indices, the order
+of steering leaves (the order their requests are combined in) and the columns
+of the per-tick random table each leaf reads are fixed here, so the py_trees
+engine and the batch engine agree on them by construction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from behaviortk import registry
+
+INVALID, RUNNING, SUCCESS, FAILURE = 0, 1, 2, 3
+STATUS_NAMES = ("INVALID", "RUNNING", "SUCCESS", "FAILURE")
+
+COMPOSITE, DECORATOR, STEERING, CONDITION, ACTION = (
+    "composite",
+    "decorator",
+    "steering",
+    "condition",
+    "action",
+)
+
+
+def kind_of(model: Any) -> str:
+    """Which registry a node model belongs to."""
+    tag = model.type
+    if tag in registry.composites:
+        return COMPOSITE
+    if tag in registry.decorators:
+        return DECORATOR
+    if tag in registry.primitives or tag in registry.combiners:
+        return STEERING
+    if tag in registry.conditions:
+        return CONDITION
+    if tag in registry.actions:
+        return ACTION
+    raise ValueError(f"node type {tag!r} is not registered (subtrees must be expanded first)")
+
+
+def random_numbers(model: Any) -> int:
+    """Columns of the random table a node reads each tick (its own, or its guard condition's)."""
+    own = int(getattr(model, "random_numbers", 0) or 0)
+    guard = getattr(model, "condition", None)
+    return own + (int(getattr(guard, "random_numbers", 0) or 0) if guard is not None else 0)
+
+
+def trace_name(model: Any) -> str:
+    return str(getattr(model, "name", None) or model.type)
+
+
+@dataclass(frozen=True)
+class FlatNode:
+    index: int
+    parent: int  # -1 for the root
+    children: tuple[int, ...]
+    model: Any
+    kind: str
+    depth: int
+    path: str  # e.g. "selector/sequence[1]/evade"
+    emit_index: int  # column in Decision.emitted for steering leaves, else -1
+    rand_slot: int  # first column of sense.rand this node reads, else -1
+
+    @property
+    def name(self) -> str:
+        return trace_name(self.model)
+
+
+@dataclass(frozen=True)
+class FlatTree:
+    nodes: tuple[FlatNode, ...]
+    steering: tuple[int, ...]  # node indices of steering leaves, in request order
+    n_rand: int  # random columns this tree reads per agent per tick
+
+    @property
+    def root(self) -> FlatNode:
+        return self.nodes[0]
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+
+def child_models(model: Any) -> list[Any]:
+    """A node's children as tree nodes (combiner children are parameters, not nodes)."""
+    kind = kind_of(model)
+    if kind == COMPOSITE:
+        return list(model.children)
+    if kind == DECORATOR:
+        return [model.child]
+    return []
+
+
+def flatten(root: Any, rand_offset: int = 0) -> FlatTree:
+    """DFS pre-order numbering of an expanded tree; iterative, so depth never recurses."""
+    records: list[dict[str, Any]] = []
+    stack: list[tuple[Any, int, int, str]] = [(root, -1, 0, trace_name(root))]
+    steering: list[int] = []
+    n_rand = 0
+    while stack:
+        model, parent, depth, path = stack.pop()
+        index = len(records)
+        kind = kind_of(model)
+        emit = -1
+        if kind == STEERING:
+            emit = len(steering)
+            steering.append(index)
+        width = random_numbers(model)
+        slot = rand_offset + n_rand if width else -1
+        n_rand += width
+        records.append(
+            dict(
+                index=index,
+                parent=parent,
+                children=[],
+                model=model,
+                kind=kind,
+                depth=depth,
+                path=path,
+                emit_index=emit,
+                rand_slot=slot,
+            )
+        )
+        if parent >= 0:
+            records[parent]["children"].append(index)
+        kids = child_models(model)
+        for i in range(len(kids) - 1, -1, -1):
+            kid = kids[i]
+            suffix = f"[{i}]" if len(kids) > 1 else ""
+            stack.append((kid, index, depth + 1, f"{path}/{trace_name(kid)}{suffix}"))
+    nodes = tuple(FlatNode(**{**r, "children": tuple(r["children"])}) for r in records)
+    return FlatTree(nodes=nodes, steering=tuple(steering), n_rand=n_rand)
+
+
+@dataclass
+class Decision:
+    """What decide produced for one group this tick."""
+
+    emitted: np.ndarray  # bool (n_agents_in_group, n_steering_leaves)
+    status: np.ndarray  # int8 (n_agents_in_group, n_nodes)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from behaviortk.vec import Array
+from behaviortk.world.smoothing import HeadingSmoother
 
 
 @dataclass
@@ -65,6 +66,8 @@ class Agents:
     radius: Array
     view_distance: Array
     fov: Array  # full field-of-view angle in radians (2*pi = all round)
+    # integration helper state (created by integrate when heading smoothing k > 1)
+    smoother: HeadingSmoother | None = None
 
     @property
     def n(self) -> int:

@@ -1,0 +1,40 @@
+"""Heading smoothing: the mean of the last k headings (Buckland's ``Smoother``).
+
+Buckland (Programming Game AI by Example, ch. 3, "Smoothing") averages the last
+ten headings so a vehicle's drawn direction does not jitter when steering
+forces fight. The ring buffer starts filled with the first heading (Buckland
+starts it with zero vectors, which only shrinks the early averages), and the
+average is normalised, keeping the previous smoothed heading where the
+average is zero (headings that cancel).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from behaviortk.vec import EPS, Array, length
+
+
+class HeadingSmoother:
+    """Ring buffer of shape ``(k, N, 2)``; ``update`` pushes one tick's headings."""
+
+    def __init__(self, k: int, first: Array) -> None:
+        if k < 1:
+            raise ValueError(f"heading smoothing needs k >= 1, got {k}")
+        self.k = k
+        self.history = np.repeat(np.asarray(first, dtype=np.float64)[None], k, axis=0)
+        self.next = 0
+
+    def fits(self, k: int, n: int) -> bool:
+        return self.k == k and self.history.shape[1] == n
+
+    def update(self, heading: Array, previous: Array) -> Array:
+        """Push ``heading`` and return the normalised mean (``previous`` where it is zero)."""
+        self.history[self.next] = heading
+        self.next = (self.next + 1) % self.k
+        mean = self.history.mean(axis=0)
+        n = length(mean)
+        ok = n > EPS
+        out = previous.copy()
+        out[ok] = mean[ok] / n[ok, None]
+        return out

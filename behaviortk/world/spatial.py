@@ -1,0 +1,128 @@
+"""Minimum-image geometry and the per-tick spatial index.
+
+Every module that measures "from a to b" goes through :func:`displacement`, so
+wrapped (toroidal) worlds are handled in one place. The index is a scipy
+``cKDTree`` (with ``boxsize`` on wrapped worlds): measured against a uniform
+grid with lexsort cell binning in ``benchmarks/bench_neighbours.py``, the tree
+was about three times faster for 10,000 agents, because the grid's candidate
+expansion is memory bound in NumPy while the tree walks in C.
+
+The index returns candidate pairs within a slightly padded radius; callers
+filter them with their own exact distance (see ``sense.py``), so the result
+does not depend on the tree's internal rounding or traversal order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.spatial import cKDTree
+
+from behaviortk.vec import Array
+from behaviortk.world.state import World
+
+#: Padding of query radii so the exact filter downstream never misses a pair.
+RADIUS_PAD_REL = 1e-9
+RADIUS_PAD_ABS = 1e-9
+
+IntArray = np.ndarray
+
+
+def displacement(a: Array, b: Array, world: World) -> Array:
+    """Vector from ``a`` to ``b`` (``b - a``); the shortest image on wrapped worlds.
+
+    ``a`` and ``b`` broadcast against each other (``(N, 2)`` and ``(2,)`` both work).
+    """
+    d = np.asarray(b, dtype=np.float64) - np.asarray(a, dtype=np.float64)
+    if world.edges != "wrap":
+        return d
+    size = world.size
+    return d - size * np.round(d / size)
+
+
+def wrap_positions(pos: Array, world: World) -> Array:
+    """Positions folded into ``[0, width) x [0, height)`` (never equal to the size)."""
+    size = world.size
+    p = np.mod(pos, size)
+    return np.where(p >= size, p - size, p)
+
+
+def padded(radius: float) -> float:
+    return float(radius) * (1.0 + RADIUS_PAD_REL) + RADIUS_PAD_ABS
+
+
+class SpatialIndex:
+    """Trees over row ranges of one tick's positions, built lazily and cached."""
+
+    def __init__(self, world: World, pos: Array) -> None:
+        self.world = world
+        self.pos = pos
+        self._points = wrap_positions(pos, world) if world.edges == "wrap" else pos
+        self._trees: dict[tuple[int, int], cKDTree] = {}
+
+    def tree(self, rows: slice) -> cKDTree:
+        key = (int(rows.start), int(rows.stop))
+        found = self._trees.get(key)
+        if found is None:
+            box = self.world.size if self.world.edges == "wrap" else None
+            # balanced_tree=False builds about twice as fast and queries as fast
+            found = cKDTree(
+                self._points[rows], boxsize=box, balanced_tree=False, compact_nodes=False
+            )
+            self._trees[key] = found
+        return found
+
+    def pairs(self, a: slice, b: slice, radius: float) -> tuple[IntArray, IntArray]:
+        """Directed candidate pairs ``(i, j)``, global rows, ``i`` in ``a``, ``j`` in ``b``.
+
+        Contains every pair closer than ``radius`` (and maybe a few just beyond:
+        the radius is padded), never ``i == j``. Unordered.
+        """
+        empty = np.zeros(0, dtype=np.int64)
+        if a.stop <= a.start or b.stop <= b.start or not radius >= 0:
+            return empty, empty
+        r = padded(radius)
+        if a.start == b.start and a.stop == b.stop:
+            p = self.tree(a).query_pairs(r, output_type="ndarray").astype(np.int64)
+            i = np.concatenate([p[:, 0], p[:, 1]]) + a.start
+            j = np.concatenate([p[:, 1], p[:, 0]]) + a.start
+            return i, j
+        m = self.tree(a).sparse_distance_matrix(self.tree(b), r, output_type="ndarray")
+        i = m["i"].astype(np.int64) + a.start
+        j = m["j"].astype(np.int64) + b.start
+        keep = i != j
+        return i[keep], j[keep]
+
+    def nearest(self, a: slice, b: slice, radius: float) -> tuple[IntArray, Array]:
+        """For each row of ``a``: the closest row of ``b`` other than itself within ``radius``.
+
+        Returns ``(index, distance)`` per row of ``a``; index -1 and distance inf
+        where there is none. Distances are recomputed with :func:`displacement`.
+        """
+        n_a = max(0, a.stop - a.start)
+        index = np.full(n_a, -1, dtype=np.int64)
+        dist = np.full(n_a, np.inf)
+        if n_a == 0 or b.stop <= b.start or not radius >= 0:
+            return index, dist
+        overlap = a.start < b.stop and b.start < a.stop
+        k = 2 if overlap else 1
+        k = min(k, b.stop - b.start)
+        bound = padded(radius) if np.isfinite(radius) else np.inf
+        _, idx = self.tree(b).query(self._points[a], k=k, distance_upper_bound=bound)
+        idx = np.asarray(idx, dtype=np.int64).reshape(n_a, k)
+        found = idx < (b.stop - b.start)
+        glob = np.where(found, idx + b.start, -1)
+        if overlap:
+            own = np.arange(a.start, a.stop)[:, None]
+            glob = np.where(glob == own, -1, glob)
+        # first column that is a real, different agent
+        has = glob >= 0
+        col = np.argmax(has, axis=1)
+        pick = glob[np.arange(n_a), col]
+        ok = has.any(axis=1)
+        rows = np.nonzero(ok)[0]
+        d = displacement(self.pos[a][rows], self.pos[pick[rows]], self.world)
+        dd = np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1])
+        inside = dd <= radius
+        index[rows[inside]] = pick[rows[inside]]
+        dist[rows[inside]] = dd[inside]
+        return index, dist

@@ -1,0 +1,226 @@
+"""Sense: the facts of one tick, computed lazily over all agents and cached.
+
+Built once per tick by the simulation. Conditions and steering primitives ask
+for what they need (neighbour sets, nearest agents, target positions); each
+answer is computed once, vectorised, and cached by what was asked, so both
+engines read the very same arrays. Loops run over groups or target specs,
+never over agents.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from behaviortk.vec import Array
+from behaviortk.world.spatial import SpatialIndex, displacement
+from behaviortk.world.state import Agents, World
+
+#: Cosine slack of the field-of-view test, so a neighbour exactly on the
+#: boundary angle (fov / 2) counts as seen despite rounding in cos().
+FOV_COS_TOLERANCE = 1e-9
+
+BlackboardPoints = Callable[[str, str, np.ndarray], Array]
+
+
+@dataclass(frozen=True)
+class Neighbours:
+    """Directed neighbour pairs of one group, sorted by ``(i, j)``.
+
+    ``i`` and ``j`` are global agent rows; the pairs of the group's ``k``-th row
+    are ``offsets[k]:offsets[k + 1]`` (CSR layout), so per-agent sums are
+    ``np.add.reduceat`` or ``np.bincount`` over ``i`` in a fixed order.
+    """
+
+    i: np.ndarray  # (P,) int64 observer row
+    j: np.ndarray  # (P,) int64 neighbour row
+    offsets: np.ndarray  # (n_group + 1,) int64
+    d: Array  # (P, 2) pos[j] - pos[i], shortest image on wrapped worlds
+    dist: Array  # (P,) |d|
+
+    @property
+    def count(self) -> np.ndarray:
+        """Neighbours per group row."""
+        return np.diff(self.offsets)
+
+
+@dataclass(frozen=True)
+class TargetFacts:
+    """Where a target is for each row of a group; ``valid`` False where there is none."""
+
+    pos: Array  # (n, 2) nearest image as seen from the agent
+    vel: Array  # (n, 2)
+    agent: np.ndarray  # (n,) int64 global row of the target agent, -1 if not an agent
+    valid: np.ndarray  # (n,) bool
+
+
+class Sense:
+    """Per-tick sensed facts; ``pointer`` and ``blackboard_points`` may be set after creation."""
+
+    def __init__(
+        self,
+        world: World,
+        agents: Agents,
+        rand: Array,
+        tick: int,
+        time: float,
+        *,
+        blackboard_points: BlackboardPoints | None = None,
+        pointer: Array | None = None,
+    ) -> None:
+        self.world = world
+        self.agents = agents
+        self.rand = rand
+        self.tick = tick
+        self.time = time
+        self.blackboard_points = blackboard_points
+        self.pointer = None if pointer is None else np.asarray(pointer, dtype=np.float64)
+        self.index = SpatialIndex(world, agents.pos)
+        self._neighbours: dict[tuple[str, str], Neighbours] = {}
+        self._nearest: dict[tuple[str, str, float], tuple[np.ndarray, Array]] = {}
+        self._targets: dict[tuple[Any, str], TargetFacts] = {}
+
+    # ----------------------------------------------------------------- rows
+    def rows(self, group: str) -> slice:
+        """The contiguous rows of ``group``."""
+        try:
+            return self.agents.slices[group]
+        except KeyError:
+            known = ", ".join(self.agents.slices)
+            raise KeyError(f"unknown group {group!r}; groups are: {known}") from None
+
+    def other_rows(self, group: str, of: str) -> slice:
+        """Rows named by ``of``: "same" (the group itself), "any" (everyone) or a group name."""
+        if of == "same":
+            return self.rows(group)
+        if of == "any":
+            return slice(0, self.agents.n)
+        return self.rows(of)
+
+    # ----------------------------------------------------------- neighbours
+    def neighbours(self, group: str, of: str = "same") -> Neighbours:
+        """Agents of ``of`` within each ``group`` agent's view distance and field of view."""
+        key = (group, of)
+        found = self._neighbours.get(key)
+        if found is None:
+            found = self._compute_neighbours(self.rows(group), self.other_rows(group, of))
+            self._neighbours[key] = found
+        return found
+
+    def neighbour_count(self, group: str, of: str = "same") -> np.ndarray:
+        return self.neighbours(group, of).count
+
+    def _compute_neighbours(self, a: slice, b: slice) -> Neighbours:
+        ag = self.agents
+        n = ag.n
+        n_a = a.stop - a.start
+        view = ag.view_distance[a]
+        radius = float(view.max()) if n_a else 0.0
+        i, j = self.index.pairs(a, b, radius)
+        keys = np.sort(i * n + j)
+        i = keys // n
+        j = keys - i * n
+        d = displacement(ag.pos[i], ag.pos[j], self.world)
+        dist = np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1])
+        keep = dist <= ag.view_distance[i]
+        half = 0.5 * ag.fov[i]
+        limited = half < np.pi
+        if limited.any():
+            h = ag.heading[i]
+            along = h[:, 0] * d[:, 0] + h[:, 1] * d[:, 1]
+            seen = along >= dist * (np.cos(np.minimum(half, np.pi)) - FOV_COS_TOLERANCE)
+            keep &= ~limited | seen
+        i, j, d, dist = i[keep], j[keep], d[keep], dist[keep]
+        offsets = np.searchsorted(i, np.arange(a.start, a.stop + 1)).astype(np.int64)
+        return Neighbours(i=i, j=j, offsets=offsets, d=d, dist=dist)
+
+    # -------------------------------------------------------------- nearest
+    def nearest(
+        self, group: str, of_group: str, radius: float | None = None
+    ) -> tuple[np.ndarray, Array]:
+        """Closest agent of ``of_group`` (not oneself) within ``radius`` per row of ``group``.
+
+        Returns ``(agent row or -1, distance or inf)``; ``radius`` None means unlimited.
+        """
+        r = np.inf if radius is None else float(radius)
+        key = (group, of_group, r)
+        found = self._nearest.get(key)
+        if found is None:
+            found = self.index.nearest(self.rows(group), self.other_rows(group, of_group), r)
+            self._nearest[key] = found
+        return found
+
+    # -------------------------------------------------------------- targets
+    def target(self, spec: Any, group: str) -> TargetFacts:
+        """Facts about the target ``spec`` (a ``spec.targets`` model) for ``group``'s rows."""
+        key = (spec, group)
+        found = self._targets.get(key)
+        if found is None:
+            found = self._compute_target(spec, group)
+            self._targets[key] = found
+        return found
+
+    def _compute_target(self, spec: Any, group: str) -> TargetFacts:
+        rows = self.rows(group)
+        n = rows.stop - rows.start
+        own = self.agents.pos[rows]
+        kind = spec.kind
+        if kind == "self":
+            agent = np.arange(rows.start, rows.stop, dtype=np.int64)
+            return self._agent_facts(own, agent)
+        if kind == "nearest":
+            agent, _ = self.nearest(group, spec.group, getattr(spec, "radius", None))
+            return self._agent_facts(own, agent)
+        if kind == "agent":
+            ids = self.agents.ids
+            row = ids.index(spec.id) if spec.id in ids else -1
+            return self._agent_facts(own, np.full(n, row, dtype=np.int64))
+        if kind == "point":
+            return self._point_facts(own, np.asarray(spec.at, dtype=np.float64))
+        if kind == "path":
+            path = self.world.paths.get(spec.path)
+            point = None if path is None or len(path.points) == 0 else path.points[0]
+            return self._point_facts(own, point)
+        if kind == "pointer":
+            at = getattr(spec, "at", None)
+            point = self.pointer if self.pointer is not None else at
+            return self._point_facts(own, None if point is None else np.asarray(point, float))
+        if kind == "blackboard":
+            return self._blackboard_facts(own, group, rows, spec.key)
+        raise ValueError(f"unknown target kind {kind!r}")
+
+    def _agent_facts(self, own: Array, agent: np.ndarray) -> TargetFacts:
+        valid = agent >= 0
+        safe = np.where(valid, agent, 0)
+        if self.agents.n == 0:
+            return self._point_facts(own, None)
+        pos = own + displacement(own, self.agents.pos[safe], self.world)
+        vel = self.agents.vel[safe].copy()
+        pos[~valid] = 0.0
+        vel[~valid] = 0.0
+        return TargetFacts(pos=pos, vel=vel, agent=np.where(valid, agent, -1), valid=valid)
+
+    def _point_facts(self, own: Array, point: Array | None) -> TargetFacts:
+        n = own.shape[0]
+        vel = np.zeros((n, 2))
+        agent = np.full(n, -1, dtype=np.int64)
+        if point is None or not np.all(np.isfinite(point)):
+            return TargetFacts(np.zeros((n, 2)), vel, agent, np.zeros(n, dtype=bool))
+        pos = own + displacement(own, np.broadcast_to(point, (n, 2)), self.world)
+        return TargetFacts(pos, vel, agent, np.ones(n, dtype=bool))
+
+    def _blackboard_facts(self, own: Array, group: str, rows: slice, key: str) -> TargetFacts:
+        n = own.shape[0]
+        if self.blackboard_points is None:
+            return self._point_facts(own, None)
+        row_idx = np.arange(rows.start, rows.stop, dtype=np.int64)
+        points = np.asarray(self.blackboard_points(group, key, row_idx), dtype=np.float64)
+        points = points.reshape(n, 2)
+        valid = np.asarray(np.isfinite(points).all(axis=1), dtype=bool)
+        safe = np.where(valid[:, None], points, own)
+        pos = own + displacement(own, safe, self.world)
+        pos[~valid] = 0.0
+        return TargetFacts(pos, np.zeros((n, 2)), np.full(n, -1, dtype=np.int64), valid)

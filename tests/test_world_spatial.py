@@ -1,0 +1,83 @@
+"""Minimum-image displacement and the spatial index's candidate pairs / nearest."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from behaviortk.world.spatial import SpatialIndex, displacement, wrap_positions
+from behaviortk.world.state import World
+
+
+def test_displacement_minimum_image_on_torus() -> None:
+    """From (1,50) to (99,50) on a 100x100 torus the short way is -2 in x (98 - 100)."""
+    w = World(width=100, height=100, edges="wrap")
+    np.testing.assert_allclose(displacement(np.array([1.0, 50]), np.array([99.0, 50]), w), [-2, 0])
+    np.testing.assert_allclose(displacement(np.array([50.0, 98]), np.array([50.0, 3]), w), [0, 5])
+
+
+def test_displacement_plain_on_bounded_worlds() -> None:
+    w = World(width=100, height=100, edges="bounce")
+    np.testing.assert_allclose(displacement(np.array([1.0, 50]), np.array([99.0, 50]), w), [98, 0])
+
+
+def test_wrap_positions_never_equal_size() -> None:
+    w = World(width=10, height=10, edges="wrap")
+    p = wrap_positions(np.array([[-1e-20, 10.0], [25.0, -3.0]]), w)
+    assert (p >= 0).all() and (p < 10).all()
+    np.testing.assert_allclose(p[1], [5.0, 7.0])
+
+
+def test_pairs_same_rows_are_directed_and_exclude_self() -> None:
+    w = World(width=100, height=100, edges="contain")
+    pos = np.array([[10.0, 10], [13, 14], [50, 50], [10, 10]])  # 0-1 at 5, 0-3 coincident
+    idx = SpatialIndex(w, pos)
+    i, j = idx.pairs(slice(0, 4), slice(0, 4), 5.0)
+    got = sorted(zip(i.tolist(), j.tolist(), strict=True))
+    assert got == [(0, 1), (0, 3), (1, 0), (1, 3), (3, 0), (3, 1)]
+
+
+def test_pairs_between_groups_across_wrap() -> None:
+    w = World(width=100, height=100, edges="wrap")
+    pos = np.array([[1.0, 50], [99, 50], [60, 60]])
+    idx = SpatialIndex(w, pos)
+    i, j = idx.pairs(slice(0, 1), slice(1, 3), 3.0)
+    assert list(zip(i.tolist(), j.tolist(), strict=True)) == [(0, 1)]
+    i, j = idx.pairs(slice(0, 1), slice(0, 3), 3.0)  # "any": self removed
+    assert list(zip(i.tolist(), j.tolist(), strict=True)) == [(0, 1)]
+
+
+def test_nearest_radius_inclusive_and_self_excluded() -> None:
+    """Hunter at origin; prey at distance 5 (3,4) and 10 (6,8)."""
+    w = World(width=100, height=100, edges="bounce")
+    pos = np.array([[0.0, 0], [3, 4], [6, 8]])
+    idx = SpatialIndex(w, pos)
+    k, d = idx.nearest(slice(0, 1), slice(1, 3), np.inf)
+    assert k.tolist() == [1] and d.tolist() == [5.0]
+    k, d = idx.nearest(slice(0, 1), slice(1, 3), 5.0)
+    assert k.tolist() == [1]
+    k, d = idx.nearest(slice(0, 1), slice(1, 3), 4.9)
+    assert k.tolist() == [-1] and d.tolist() == [np.inf]
+    k, d = idx.nearest(slice(0, 3), slice(0, 3), np.inf)
+    assert k.tolist() == [1, 0, 1]
+    np.testing.assert_allclose(d, [5, 5, 5])
+
+
+def test_nearest_coincident_agents_find_each_other() -> None:
+    w = World(width=100, height=100, edges="wrap")
+    pos = np.array([[20.0, 20], [20, 20], [99, 99]])
+    k, d = SpatialIndex(w, pos).nearest(slice(0, 3), slice(0, 3), np.inf)
+    assert k.tolist() == [1, 0, 0] or k.tolist() == [1, 0, 1]
+    np.testing.assert_allclose(d[:2], [0, 0])
+    np.testing.assert_allclose(d[2], np.hypot(21, 21))
+
+
+def test_empty_inputs() -> None:
+    w = World(width=100, height=100, edges="wrap")
+    idx = SpatialIndex(w, np.zeros((0, 2)))
+    i, j = idx.pairs(slice(0, 0), slice(0, 0), 10.0)
+    assert i.size == 0 and j.size == 0
+    k, d = idx.nearest(slice(0, 0), slice(0, 0), 10.0)
+    assert k.size == 0 and d.size == 0
+    one = SpatialIndex(w, np.array([[5.0, 5]]))
+    k, d = one.nearest(slice(0, 1), slice(0, 1), np.inf)
+    assert k.tolist() == [-1] and d.tolist() == [np.inf]

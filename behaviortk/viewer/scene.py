@@ -1,0 +1,162 @@
+"""One frame's shapes, built on the CPU from the simulation's arrays (drawing only reads).
+
+``build_scene`` returns the triangle soup for the whole world picture:
+geometry (paths, obstacles, walls), the enabled overlays, then all agents in
+one chunk (one draw call for every agent), then the selection ring. Text
+(HUD, panel, help) is drawn by the window on top.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from behaviortk.vec import Array
+from behaviortk.viewer import geometry as geo
+from behaviortk.viewer import palette
+from behaviortk.viewer.batch import TriangleSoup
+from behaviortk.viewer.overlays import PER_AGENT, OverlayInput, facing_of
+from behaviortk.viewer.viewport import Viewport
+
+MIN_AGENT_PIXELS = 5.0  # tiny agents stay visible and clickable
+
+ACTION_COLORS: tuple[palette.Color, ...] = (
+    (255, 99, 71, 255),  # tomato
+    (100, 221, 23, 255),  # green
+    (41, 182, 246, 255),  # light blue
+    (255, 214, 0, 255),  # yellow
+    (224, 64, 251, 255),  # magenta
+    (0, 229, 255, 255),  # cyan
+    (255, 145, 0, 255),  # orange
+    (158, 157, 36, 255),  # olive
+    (141, 110, 99, 255),  # brown
+    (240, 98, 146, 255),  # pink
+)
+
+
+@dataclass
+class ViewOptions:
+    """What the user asked to see; the scene never changes the simulation."""
+
+    overlays: set[str] = field(default_factory=set)
+    color_by: str = "group"  # "group" | "action"
+    selected: int | None = None
+
+
+def action_names(sim: Any) -> list[str]:
+    """Trace names of every steering leaf of every group, in first-seen order (legend order)."""
+    names: list[str] = []
+    for tree in getattr(sim, "trees", {}).values():
+        for i in tree.steering:
+            name = tree.nodes[i].name
+            if name not in names:
+                names.append(name)
+    return names
+
+
+def action_index(sim: Any, names: list[str]) -> np.ndarray:
+    """Per agent, the index in ``names`` of the first request its tree emitted (-1: none).
+
+    The first request is the highest-priority one in AccumulateForce order, so
+    it names the action that mostly drove the agent this tick.
+    """
+    ag = sim.agents
+    out = np.full(ag.n, -1, dtype=np.int64)
+    trees = getattr(sim, "trees", {})
+    for group, dec in (getattr(sim, "decisions", None) or {}).items():
+        tree = trees.get(group)
+        emitted = np.asarray(dec.emitted, dtype=bool)
+        if tree is None or emitted.size == 0:
+            continue
+        lut = np.array([names.index(tree.nodes[i].name) for i in tree.steering], dtype=np.int64)
+        first = emitted.argmax(axis=1)
+        rows = ag.slices[group]
+        out[rows] = np.where(emitted.any(axis=1), lut[first], -1)
+    return out
+
+
+def action_color(index: int) -> palette.Color:
+    return ACTION_COLORS[index % len(ACTION_COLORS)]
+
+
+def agent_colors(sim: Any, opts: ViewOptions) -> np.ndarray:
+    """``(N, 4) uint8``: by group, or by the action that ran (grey when none)."""
+    ag = sim.agents
+    if opts.color_by == "action":
+        names = action_names(sim)
+        idx = action_index(sim, names)
+        table = np.array([*ACTION_COLORS, palette.IDLE], dtype=np.uint8)
+        return table[np.where(idx >= 0, idx % len(ACTION_COLORS), len(ACTION_COLORS))]
+    return palette.group_table()[np.asarray(ag.group) % len(palette.GROUP_COLORS)]
+
+
+def world_shapes(world: Any, vp: Viewport, soup: TriangleSoup) -> None:
+    """Paths, obstacles and walls."""
+    for path in world.paths.values():
+        soup.add(geo.polylines(vp.to_screen(path.points), path.looped, 2.0), palette.PATH)
+    if world.obstacle_pos.shape[0]:
+        soup.add(
+            geo.discs(vp.to_screen(world.obstacle_pos), world.obstacle_radius * vp.scale, 28),
+            palette.OBSTACLE,
+        )
+    if world.wall_a.shape[0]:
+        soup.add(
+            geo.segments(vp.to_screen(world.wall_a), vp.to_screen(world.wall_b), 3.0),
+            palette.WALL,
+        )
+
+
+def overlay_shapes(sim: Any, vp: Viewport, opts: ViewOptions, soup: TriangleSoup) -> None:
+    """Each per-agent overlay for all agents when on, else for the selected agent only."""
+    n = sim.agents.n
+    selected = np.zeros(n, dtype=bool)
+    if opts.selected is not None and 0 <= opts.selected < n:
+        selected[opts.selected] = True
+    every = np.ones(n, dtype=bool)
+    for overlay in PER_AGENT:
+        rows = every if overlay.name in opts.overlays else selected
+        if rows.any() and overlay.build is not None:
+            overlay.build(OverlayInput(sim, vp, rows), soup)
+
+
+def agent_shapes(sim: Any, vp: Viewport, opts: ViewOptions, soup: TriangleSoup) -> None:
+    """All agents as one chunk of oriented triangles, plus the selection ring."""
+    ag = sim.agents
+    if ag.n == 0:
+        return
+    size = np.maximum(ag.radius * vp.scale, MIN_AGENT_PIXELS)
+    verts = geo.agent_triangles(vp.to_screen(ag.pos), facing_of(ag), size)
+    soup.add(verts, np.repeat(agent_colors(sim, opts), 3, axis=0))
+    sel = opts.selected
+    if sel is not None and 0 <= sel < ag.n:
+        center = vp.to_screen(ag.pos[sel : sel + 1])
+        r = np.array([max(ag.radius[sel] * vp.scale * 1.6, 8.0)])
+        soup.add(geo.rings(center, r, 2.0), palette.SELECTED)
+
+
+def build_scene(sim: Any, vp: Viewport, opts: ViewOptions) -> TriangleSoup:
+    soup = TriangleSoup()
+    world_shapes(sim.world, vp, soup)
+    overlay_shapes(sim, vp, opts, soup)
+    agent_shapes(sim, vp, opts, soup)
+    return soup
+
+
+def pick_agent(agents: Any, world_point: Array, slack: float) -> int | None:
+    """The agent nearest to a clicked world point, if within its radius plus ``slack``."""
+    if agents.n == 0:
+        return None
+    d = np.hypot(*(agents.pos - world_point).T)
+    i = int(np.argmin(d))
+    return i if d[i] <= agents.radius[i] + slack else None
+
+
+def pick_obstacle(world: Any, world_point: Array) -> int | None:
+    """The obstacle under a world point, if any."""
+    if world.obstacle_pos.shape[0] == 0:
+        return None
+    d = np.hypot(*(world.obstacle_pos - world_point).T)
+    i = int(np.argmin(d))
+    return i if d[i] <= world.obstacle_radius[i] else None

@@ -1,0 +1,288 @@
+"""Condition leaves: models, and their vectorised meaning over a whole group.
+
+A condition answers yes/no for every agent of a group at once, from the
+tick's sensed facts (``behaviortk.sense.Sense``). Both engines compute each
+condition node once per tick for all the group's rows, whether or not an
+agent ticks it, and then only index the result, so they agree bit for bit.
+
+Registered implementation signature (``registry.conditions``)::
+
+    fn(model, sense, group, prev, rand) -> bool array over the group's rows
+
+``prev`` is the node's result of the previous tick for the same rows (all
+False on the first tick): conditions with hysteresis depend on it. ``rand`` is
+the ``(n, k)`` block of ``sense.rand`` starting at the node's random slot
+(``FlatNode.rand_slot``), or None when the node reads none. Call
+:func:`evaluate` rather than the registry directly: it slices ``rand``.
+
+``blackboard_compare`` is the exception: it reads the agent's blackboard at
+the moment it is ticked (a ``blackboard_set`` earlier in the same tick must be
+seen), so engines evaluate it per agent with :func:`compare`
+(:func:`is_blackboard_condition` tells them apart).
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Callable
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+
+from behaviortk import registry
+from behaviortk.sense import Sense
+from behaviortk.spec.fields import ParamValue, PDegrees, PNonNeg, PProbability, doc
+from behaviortk.spec.nodes import NodeModel
+from behaviortk.spec.targets import Target
+from behaviortk.vec import EPS, Array
+
+BoolArray = np.ndarray
+Op = Literal["==", "!=", "<", "<=", ">", ">="]
+
+# --------------------------------------------------------------------- models
+
+
+class InRange(NodeModel):
+    """True while the target is within ``radius``; with hysteresis it stays true until ``radius + hysteresis``."""
+
+    type: Literal["in_range"] = "in_range"
+    target: Target = doc("What to measure the distance to")
+    radius: PNonNeg = doc("Distance at which the condition becomes true", unit="world units")
+    hysteresis: PNonNeg = doc(
+        "Extra distance the target must move beyond `radius` before the condition turns false again",
+        0.0,
+        unit="world units",
+    )
+
+
+class NeighboursCond(NodeModel):
+    """True when at least ``min_count`` agents are visible (view distance and field of view)."""
+
+    type: Literal["neighbours"] = "neighbours"
+    min_count: int = doc("How many visible agents are needed", 1, ge=0)
+    of: str = doc(
+        "Whose agents count: `same` (own group), `any`, or a group name", "same", min_length=1
+    )
+    radius: PNonNeg | None = doc(
+        "Only count neighbours this close (within the view distance as well)",
+        None,
+        unit="world units",
+    )
+
+
+class Arrived(NodeModel):
+    """True when the agent is within ``tolerance`` of the target and slower than ``max_speed``."""
+
+    type: Literal["arrived"] = "arrived"
+    target: Target = doc("Where the agent should be")
+    tolerance: PNonNeg = doc("Largest distance that counts as arrived", 2.0, unit="world units")
+    max_speed: PNonNeg = doc(
+        "Largest speed that counts as stopped", 1.0, unit="world units per second"
+    )
+
+
+class Facing(NodeModel):
+    """True when the direction to the target is within ``angle`` degrees of the agent's heading."""
+
+    type: Literal["facing"] = "facing"
+    target: Target = doc("What the agent should be facing")
+    angle: PDegrees = doc(
+        "Largest angle between heading and the direction to the target", 20.0, unit="degrees"
+    )
+
+
+class Chance(NodeModel):
+    """True with ``probability`` each tick, drawn from the scenario's seeded stream."""
+
+    type: Literal["chance"] = "chance"
+    random_numbers: ClassVar[int] = 1
+    probability: PProbability = doc("Probability of success per tick", 0.5)
+
+
+class BlackboardCompare(NodeModel):
+    """Compare a value on the agent's blackboard with a constant; false when the key is unset."""
+
+    type: Literal["blackboard_compare"] = "blackboard_compare"
+    key: str = doc("Blackboard key (per agent)", min_length=1)
+    op: Op = doc("Comparison: ==, !=, <, <=, >, >= (ordering only between numbers)", "==")
+    value: ParamValue = doc("Constant to compare with")
+
+
+# ------------------------------------------------------- pure vector formulas
+
+
+def distances(pos: Array, target_pos: Array) -> Array:
+    """Distance from each agent to its target (positions are already nearest images)."""
+    d = target_pos - pos
+    return np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1])
+
+
+def in_range_mask(
+    dist: Array, valid: BoolArray, radius: float, hysteresis: float, prev: BoolArray
+) -> BoolArray:
+    """``dist <= radius``, or ``dist <= radius + hysteresis`` where it was true last tick (Schmitt trigger)."""
+    limit = np.where(prev, radius + hysteresis, radius)
+    return np.asarray(valid & (dist <= limit), dtype=bool)
+
+
+def arrived_mask(
+    dist: Array, speed: Array, valid: BoolArray, tolerance: float, max_speed: float
+) -> BoolArray:
+    return np.asarray(valid & (dist <= tolerance) & (speed <= max_speed), dtype=bool)
+
+
+def facing_mask(
+    heading: Array, pos: Array, target_pos: Array, valid: BoolArray, angle_deg: float
+) -> BoolArray:
+    """``angle(heading, target - pos) <= angle``, as ``h . d >= |d| cos(angle)`` (no division).
+
+    ``heading`` is unit length; an agent standing on its target counts as facing it.
+    """
+    d = target_pos - pos
+    dist = np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1])
+    along = heading[:, 0] * d[:, 0] + heading[:, 1] * d[:, 1]
+    cos_limit = math.cos(math.radians(min(float(angle_deg), 180.0)))
+    ok = (along >= dist * cos_limit - 1e-12 * dist) | (dist <= EPS)
+    return np.asarray(valid & ok, dtype=bool)
+
+
+def chance_mask(column: Array, probability: float) -> BoolArray:
+    """``u < p`` for u uniform in [0, 1): p = 0 never, p = 1 always."""
+    return np.asarray(column < probability, dtype=bool)
+
+
+def count_within(
+    i: np.ndarray, dist: Array, start: int, n: int, radius: float | None
+) -> np.ndarray:
+    """Neighbour pairs per observer row (``i`` global rows from ``start``), optionally only within ``radius``."""
+    keep = i if radius is None else i[dist <= radius]
+    return np.bincount(keep - start, minlength=n)[:n]
+
+
+_ORDER: dict[str, Callable[[Any, Any], bool]] = {
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
+
+
+def _number(x: Any) -> float | None:
+    if isinstance(x, bool) or not isinstance(x, int | float):
+        return None
+    return float(x)
+
+
+def _plain(x: Any) -> Any:
+    """Points compare as tuples of floats, whether stored as list, tuple or array."""
+    if isinstance(x, list | tuple | np.ndarray):
+        return tuple(float(v) for v in x)
+    return x
+
+
+def compare(op: str, left: Any, right: Any) -> bool:
+    """The one blackboard comparison both engines use.
+
+    ``==``/``!=`` compare values exactly (numbers as numbers, so 1 == 1.0; a
+    bool is not a number here, so True != 1). Ordering operators are True only
+    when both sides are numbers. An unset key (``left is None``) is False for
+    every operator, ``!=`` included.
+    """
+    if left is None:
+        return False
+    a, b = _number(left), _number(right)
+    if op in ("==", "!="):
+        if a is not None and b is not None:
+            same = a == b
+        elif a is not None or b is not None:
+            same = False
+        else:
+            same = bool(_plain(left) == _plain(right))
+        return same if op == "==" else not same
+    if a is None or b is None:
+        return False
+    return bool(_ORDER[op](a, b))
+
+
+# ------------------------------------------------ registered implementations
+
+
+def _own(sense: Sense, group: str) -> slice:
+    return sense.rows(group)
+
+
+@registry.conditions.implements(InRange)
+def in_range(
+    m: InRange, sense: Sense, group: str, prev: BoolArray, rand: Array | None
+) -> BoolArray:
+    facts = sense.target(m.target, group)
+    rows = _own(sense, group)
+    dist = distances(sense.agents.pos[rows], facts.pos)
+    return in_range_mask(dist, facts.valid, float(m.radius), float(m.hysteresis), prev)
+
+
+@registry.conditions.implements(NeighboursCond)
+def neighbours(
+    m: NeighboursCond, sense: Sense, group: str, prev: BoolArray, rand: Array | None
+) -> BoolArray:
+    rows = _own(sense, group)
+    found = sense.neighbours(group, m.of)
+    if m.radius is None:
+        counts = found.count
+    else:
+        counts = count_within(
+            found.i, found.dist, rows.start, rows.stop - rows.start, float(m.radius)
+        )
+    return np.asarray(counts >= m.min_count, dtype=bool)
+
+
+@registry.conditions.implements(Arrived)
+def arrived(
+    m: Arrived, sense: Sense, group: str, prev: BoolArray, rand: Array | None
+) -> BoolArray:
+    facts = sense.target(m.target, group)
+    rows = _own(sense, group)
+    dist = distances(sense.agents.pos[rows], facts.pos)
+    vel = sense.agents.vel[rows]
+    speed = np.sqrt(vel[:, 0] * vel[:, 0] + vel[:, 1] * vel[:, 1])
+    return arrived_mask(dist, speed, facts.valid, float(m.tolerance), float(m.max_speed))
+
+
+@registry.conditions.implements(Facing)
+def facing(m: Facing, sense: Sense, group: str, prev: BoolArray, rand: Array | None) -> BoolArray:
+    facts = sense.target(m.target, group)
+    rows = _own(sense, group)
+    return facing_mask(
+        sense.agents.heading[rows], sense.agents.pos[rows], facts.pos, facts.valid, float(m.angle)
+    )
+
+
+@registry.conditions.implements(Chance)
+def chance(m: Chance, sense: Sense, group: str, prev: BoolArray, rand: Array | None) -> BoolArray:
+    if rand is None:
+        raise ValueError("chance needs a random slot (FlatNode.rand_slot)")
+    return chance_mask(rand[:, 0], float(m.probability))
+
+
+@registry.conditions.implements(BlackboardCompare)
+def blackboard_compare(
+    m: BlackboardCompare, sense: Sense, group: str, prev: BoolArray, rand: Array | None
+) -> BoolArray:
+    """Not vectorisable over sense: engines call :func:`compare` per agent when ticked."""
+    raise TypeError("blackboard_compare is evaluated per agent with conditions.compare()")
+
+
+def is_blackboard_condition(model: Any) -> bool:
+    return isinstance(model, BlackboardCompare)
+
+
+def evaluate(model: Any, sense: Sense, group: str, prev: BoolArray, rand_slot: int) -> BoolArray:
+    """Evaluate a sensed condition for all of ``group``'s rows (the call both engines make)."""
+    rand = None
+    width = int(getattr(model, "random_numbers", 0) or 0)
+    if rand_slot >= 0 and width:
+        rows = sense.rows(group)
+        rand = sense.rand[rows, rand_slot : rand_slot + width]
+    impl = registry.conditions.impl(model.type)
+    return np.asarray(impl(model, sense, group, prev, rand), dtype=bool)

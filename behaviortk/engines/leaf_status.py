@@ -1,0 +1,70 @@
+"""Status of steering leaves, vectorised over a group (shared by both engines).
+
+A ticked steering leaf emits one request for its agent, except where its
+status is FAILURE. The status of every steering leaf for every agent of the
+group is computed here once per tick, before the trees are ticked:
+
+* FAILURE where the leaf has a ``target`` and ``sense.target(...).valid`` is
+  False (no nearest agent in radius, unknown agent, missing blackboard point):
+  the leaf does not emit.
+* SUCCESS where the primitive says it is done; it still emits that tick.
+  Built in: ``arrive`` within its arrival ``tolerance`` of a valid target
+  (distance <= tolerance). Primitives register more with :func:`done_check`.
+* RUNNING everywhere else (combiners always run; their children's targets are
+  handled by the steering library).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from behaviortk.engines.flat import FAILURE, RUNNING, SUCCESS
+from behaviortk.sense import Sense
+
+DoneCheck = Callable[[Any, Sense, str, Any], np.ndarray]
+"""``fn(model, sense, group, memory) -> bool (n_group,)``: where the primitive is done."""
+
+_done_checks: dict[str, DoneCheck] = {}
+
+
+def done_check(tag: str) -> Callable[[DoneCheck], DoneCheck]:
+    """Register the 'done' test of a primitive (e.g. a non-looped path at its end)."""
+
+    def wrap(fn: DoneCheck) -> DoneCheck:
+        _done_checks[tag] = fn
+        return fn
+
+    return wrap
+
+
+def _arrive_done(model: Any, sense: Sense, group: str, memory: Any) -> np.ndarray:
+    tolerance = getattr(model, "tolerance", None)
+    rows = sense.rows(group)
+    n = rows.stop - rows.start
+    if tolerance is None:
+        return np.zeros(n, dtype=bool)
+    facts = sense.target(model.target, group)
+    d = facts.pos - sense.agents.pos[rows]
+    dist = np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1])
+    return np.asarray(dist <= float(tolerance), dtype=bool)
+
+
+_done_checks["arrive"] = _arrive_done
+
+
+def steering_status(model: Any, sense: Sense, group: str, memory: Any = None) -> np.ndarray:
+    """int8 status per row of ``group`` that a steering leaf returns when ticked this tick."""
+    rows = sense.rows(group)
+    n = rows.stop - rows.start
+    status = np.full(n, RUNNING, dtype=np.int8)
+    check = _done_checks.get(model.type)
+    if check is not None:
+        status[np.asarray(check(model, sense, group, memory), dtype=bool)] = SUCCESS
+    target = getattr(model, "target", None)
+    if target is not None:
+        valid = sense.target(target, group).valid
+        status[~valid] = FAILURE
+    return status

@@ -8,6 +8,7 @@ when a subtree is expanded for a group.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
@@ -17,16 +18,23 @@ PARAM_PATTERN = r"^\$[A-Za-z_][A-Za-z0-9_]*$"
 ParamRef = Annotated[
     str,
     StringConstraints(pattern=PARAM_PATTERN),
-    Field(description="Reference to a tree parameter, written `$name`; replaced by the value the caller passes."),
+    Field(
+        description="Reference to a tree parameter, written `$name`; replaced by the value the caller passes."
+    ),
 ]
 
 
 class Model(BaseModel):
-    """Base of every format model: immutable, strict about unknown keys, no NaN/Inf."""
+    """Base of every format model: immutable, strict about unknown keys and types, no NaN/Inf.
+
+    ``strict`` keeps pydantic and the JSON Schema in agreement: ``"5"`` is not a
+    number and ``1`` is not ``true``.
+    """
 
     model_config = ConfigDict(
         frozen=True,
         extra="forbid",
+        strict=True,
         allow_inf_nan=False,
         validate_default=False,
         use_attribute_docstrings=True,
@@ -39,7 +47,11 @@ NonNeg = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 Positive = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 Probability = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
 Degrees = Annotated[float, Field(ge=0, le=360, allow_inf_nan=False)]
-Point = Annotated[tuple[Finite, Finite], Field(description="A point [x, y] in world units.")]
+Point = Annotated[
+    tuple[Finite, Finite],
+    Field(strict=False, description="A point [x, y] in world units."),
+]
+"""Non-strict only at the tuple level, so a JSON array is accepted; the numbers stay strict."""
 
 # The same kinds, or a parameter reference. Use these for fields of tree nodes.
 PFinite = Finite | ParamRef
@@ -56,4 +68,28 @@ def doc(description: str, default: Any = ..., *, unit: str | None = None, **kw: 
         parts.append(f"Unit: {unit}.")
     if default is not ... and default is not None and not callable(default):
         parts.append(f"Default: {default!r}.")
+    if default is ... and "default_factory" in kw:
+        return Field(description=" ".join(parts), **kw)
     return Field(default, description=" ".join(parts), **kw)
+
+
+PPoint = Point | ParamRef
+
+
+@dataclass(frozen=True)
+class NameRef:
+    """Annotation marker: this string names a group, path or agent of the definition.
+
+    The loader checks every such field of an expanded tree against the names the
+    definition declares ("unknown group 'wolfs'; did you mean 'wolves'?").
+    """
+
+    kind: str  # "group" | "path" | "agent"
+
+
+GroupRef = Annotated[str, NameRef("group"), Field(min_length=1)]
+PathRef = Annotated[str, NameRef("path"), Field(min_length=1)]
+AgentRef = Annotated[str, NameRef("agent"), Field(min_length=1)]
+
+ParamValue = bool | int | float | str | Point
+"""What a tree parameter may be bound to: a JSON scalar or a point."""

@@ -1,0 +1,114 @@
+"""Groups of vehicles: how many, where they spawn, their physics and which tree they run."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, model_validator
+
+from behaviortk.spec.fields import Finite, Model, NonNeg, ParamValue, Point, Positive, doc
+
+MAX_GROUP_COUNT = 10_000_000
+"""Hard cap on one group's count (the total is checked against ``--max-agents``)."""
+
+
+class AreaSpawn(Model):
+    """Uniformly random positions inside an axis-aligned rectangle."""
+
+    kind: Literal["area"] = "area"
+    min: Point = doc("Lower-left corner [x, y]", unit="world units")
+    max: Point = doc("Upper-right corner [x, y] (each coordinate >= min's)", unit="world units")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> AreaSpawn:
+        if self.min[0] > self.max[0] or self.min[1] > self.max[1]:
+            raise ValueError(f"area min {list(self.min)} is not below-left of max {list(self.max)}")
+        return self
+
+
+class PositionsSpawn(Model):
+    """Explicit positions, one per agent (so `count` must equal their number)."""
+
+    kind: Literal["positions"] = "positions"
+    points: list[Point] = doc("One [x, y] per agent", unit="world units")
+
+
+class RingSpawn(Model):
+    """Agents evenly spaced on a circle."""
+
+    kind: Literal["ring"] = "ring"
+    center: Point = doc("Centre of the ring [x, y]", unit="world units")
+    radius: NonNeg = doc("Radius of the ring, >= 0", unit="world units")
+
+
+Spawn = Annotated[AreaSpawn | PositionsSpawn | RingSpawn, Field(discriminator="kind")]
+
+Colour = (
+    Annotated[str, Field(pattern=r"^#[0-9a-fA-F]{6}$", description='Hex colour "#rrggbb".')]
+    | Annotated[
+        tuple[
+            Annotated[int, Field(ge=0, le=255)],
+            Annotated[int, Field(ge=0, le=255)],
+            Annotated[int, Field(ge=0, le=255)],
+        ],
+        Field(strict=False, description="[r, g, b], each 0..255."),
+    ]
+)
+
+
+class Group(Model):
+    """A set of identical vehicles running the same tree."""
+
+    name: str = doc("Unique group name (targets and conditions refer to it)", min_length=1)
+    count: int = doc(
+        f"Number of agents, 0..{MAX_GROUP_COUNT:,} (the total is limited by --max-agents)",
+        ge=0,
+        le=MAX_GROUP_COUNT,
+    )
+    spawn: Spawn = doc("Where agents start: an area, explicit positions or a ring")
+    heading: Finite | Literal["random"] = doc(
+        'Initial heading, counter-clockwise from +x, or "random"', "random", unit="degrees"
+    )
+    speed: NonNeg = doc("Initial speed along the heading, >= 0", 0.0, unit="world units/s")
+    mass: Positive = doc("Mass (a = F / m), > 0", 1.0, unit="mass units")
+    max_speed: Positive = doc("Speed limit, > 0", 150.0, unit="world units/s")
+    max_force: Positive = doc("Steering force limit, > 0", 300.0, unit="force units")
+    max_turn_rate: Positive | None = doc(
+        "Limit on how fast the velocity may turn, > 0 (null = unlimited)", None, unit="degrees/s"
+    )
+    max_angular_accel: Positive = doc(
+        "Limit on angular acceleration (align, face), > 0", 720.0, unit="degrees/s^2"
+    )
+    max_rotation: Positive = doc("Limit on rotation speed, > 0", 360.0, unit="degrees/s")
+    radius: Positive = doc(
+        "Body radius (drawing, collisions, avoidance), > 0", 6.0, unit="world units"
+    )
+    colour: Colour = doc('Colour, "#rrggbb" or [r, g, b] with 0..255', "#4aa3ff")
+    view_distance: NonNeg = doc("How far neighbours are seen, >= 0", 60.0, unit="world units")
+    fov: float = doc("Field of view, in (0, 360]", 270.0, unit="degrees", gt=0, le=360)
+    tree: str = doc("Name of the tree (in `trees`) the agents run", min_length=1)
+    params: dict[str, ParamValue] = doc(
+        "Values for the tree's parameters (override the tree's defaults)", default_factory=dict
+    )
+    names: list[Annotated[str, Field(min_length=1)]] | None = doc(
+        "Ids of the first agents (at most `count`); the others are `<group>-<i>`", None
+    )
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Group:
+        if isinstance(self.spawn, PositionsSpawn) and len(self.spawn.points) != self.count:
+            raise ValueError(
+                f"count is {self.count} but spawn lists {len(self.spawn.points)} positions"
+            )
+        if self.names is not None:
+            if len(self.names) > self.count:
+                raise ValueError(f"{len(self.names)} names for a count of {self.count}")
+            if len(set(self.names)) != len(self.names):
+                dup = next(n for n in self.names if self.names.count(n) > 1)
+                raise ValueError(f"agent name {dup!r} is used twice")
+        return self
+
+    def agent_ids(self) -> list[str]:
+        """Ids of all agents of the group, in row order."""
+        given = list(self.names or [])
+        return given + [f"{self.name}-{i}" for i in range(len(given), self.count)]

@@ -1,0 +1,166 @@
+"""Load a definition file: bytes -> strict JSON -> models -> semantic checks -> Scenario.
+
+Every stage reports all the mistakes it can find as ``Issue``s; a later stage
+runs only when the earlier ones found nothing (its errors would be noise).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from behaviortk.spec.definition import Definition
+from behaviortk.spec.errors import DefinitionError, Issue
+from behaviortk.spec.jsonparse import JsonSyntaxError, Parsed, parse
+from behaviortk.spec.messages import field_catalogue, pydantic_issues
+from behaviortk.spec.nodes import NodeModel, node_models
+from behaviortk.spec.semantic import MAX_AGENTS, MAX_DEPTH, check
+
+MAX_BYTES = 10 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A loaded definition, ready to simulate."""
+
+    path: Path | None
+    definition: Definition
+    trees: dict[str, NodeModel]
+    """Each group's root node: subtrees expanded, parameters substituted, validated again."""
+    raw: dict[str, Any]
+    """The parsed JSON (for tools that want to show or rewrite the source)."""
+
+
+def read_text(path: str | Path, *, max_bytes: int = MAX_BYTES) -> str:
+    """The file's text, or ``DefinitionError`` with one file-level issue."""
+    name = str(path)
+    p = Path(path)
+
+    def fail(message: str, kind: str) -> DefinitionError:
+        return DefinitionError([Issue(name, 1, 1, "", message, kind)])
+
+    if not p.exists():
+        raise fail("no such file", "file_not_found")
+    if p.is_dir():
+        raise fail("is a directory, not a definition file", "is_a_directory")
+    try:
+        size = p.stat().st_size
+        if size > max_bytes:
+            raise fail(f"file is {size:,} bytes; the limit is {max_bytes:,}", "file_too_large")
+        with p.open("rb") as fh:
+            data = fh.read(max_bytes + 1)
+    except OSError as exc:
+        raise fail(f"cannot read: {exc.strerror or exc}", "unreadable") from exc
+    if len(data) > max_bytes:
+        raise fail(f"file is larger than the limit of {max_bytes:,} bytes", "file_too_large")
+    return decode(data, name)
+
+
+def decode(data: bytes, name: str) -> str:
+    """UTF-8 text (a BOM is tolerated); binary or invalid bytes are an issue with their position."""
+    if not data.strip():
+        raise DefinitionError([Issue(name, 1, 1, "", "file is empty", "empty")])
+    if b"\x00" in data:
+        line = data[: data.index(b"\x00")].count(b"\n") + 1
+        raise DefinitionError(
+            [Issue(name, line, 1, "", "binary data (NUL bytes), not a JSON text file", "not_text")]
+        )
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise DefinitionError(
+            [Issue(name, line, col, "", f"invalid UTF-8 byte 0x{data[exc.start]:02x}", "not_utf8")]
+        ) from None
+
+
+def parse_text(text: str, name: str) -> Parsed:
+    """Strict JSON with positions; the top level must be an object; no duplicate keys."""
+    try:
+        parsed = parse(text)
+    except JsonSyntaxError as exc:
+        probe = Parsed(text=text, data=None)
+        line, col = probe.line_col(exc.offset)
+        raise DefinitionError([Issue(name, line, col, "", exc.message, exc.kind)]) from None
+    if parsed.duplicates:
+        issues = []
+        for pointer, offset, key in parsed.duplicates:
+            line, col = parsed.line_col(offset)
+            issues.append(
+                Issue(name, line, col, pointer, f"duplicate key {key!r}", "duplicate_key")
+            )
+        raise DefinitionError(issues)
+    if not isinstance(parsed.data, dict):
+        kind = {
+            list: "an array",
+            str: "a string",
+            bool: "a boolean",
+            int: "a number",
+            float: "a number",
+            type(None): "null",
+        }[type(parsed.data)]
+        raise DefinitionError(
+            [
+                Issue(
+                    name,
+                    1,
+                    1,
+                    "",
+                    f"the top level must be a JSON object, not {kind}",
+                    "not_an_object",
+                )
+            ]
+        )
+    return parsed
+
+
+def _issues(parsed: Parsed, name: str, findings: list[tuple[str, str, str]]) -> list[Issue]:
+    out = []
+    for pointer, message, kind in findings:
+        line, col = parsed.position(pointer)
+        out.append(Issue(name, line, col, pointer, message, kind))
+    return out
+
+
+def catalogue() -> dict[str, set[str]]:
+    return field_catalogue([Definition, *node_models()])
+
+
+def load_text(
+    text: str,
+    name: str = "<text>",
+    *,
+    path: Path | None = None,
+    max_agents: int = MAX_AGENTS,
+    max_depth: int = MAX_DEPTH,
+) -> Scenario:
+    """Validate a definition given as text (the viewer's hot reload uses this)."""
+    from behaviortk.spec.format import definition_adapter
+
+    parsed = parse_text(text, name)
+    try:
+        definition = definition_adapter().validate_python(parsed.data)
+    except ValidationError as exc:
+        raise DefinitionError(
+            _issues(parsed, name, pydantic_issues(exc, parsed.data, catalogue()))
+        ) from None
+    result = check(definition, parsed.data, max_agents=max_agents, max_depth=max_depth)
+    if result.findings:
+        raise DefinitionError(_issues(parsed, name, result.findings))
+    return Scenario(path=path, definition=definition, trees=result.trees, raw=parsed.data)
+
+
+def load(
+    path: str | Path,
+    *,
+    max_agents: int = MAX_AGENTS,
+    max_depth: int = MAX_DEPTH,
+    max_bytes: int = MAX_BYTES,
+) -> Scenario:
+    """Load and fully validate a definition file; raise ``DefinitionError`` listing every issue."""
+    text = read_text(path, max_bytes=max_bytes)
+    return load_text(text, str(path), path=Path(path), max_agents=max_agents, max_depth=max_depth)

@@ -1,0 +1,377 @@
+"""Checks pydantic cannot do, and the expansion of subtrees and parameters.
+
+Runs on a definition that already passed model validation. Names are checked
+against what the file declares, subtree references form an acyclic graph, each
+group's tree is expanded (subtrees inlined, ``$param`` strings replaced) and
+validated again, and size limits are enforced. Every finding is a
+``(pointer, message, kind)`` so the loader can add line and column.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from behaviortk.registry import suggest
+from behaviortk.spec.definition import Definition
+from behaviortk.spec.errors import pointer_of
+from behaviortk.spec.fields import NameRef
+from behaviortk.spec.messages import field_catalogue, pydantic_issues
+from behaviortk.spec.nodes import NodeModel, node_models
+
+PARAM = re.compile(r"^\$([A-Za-z_][A-Za-z0-9_]*)$")
+MAX_DEPTH = 64
+MAX_AGENTS = 200_000
+MAX_EXPANDED_NODES = 100_000
+
+Finding = tuple[str, str, str]
+
+
+@dataclass
+class Expansion:
+    """Result of the semantic pass: findings, and each group's expanded, validated root."""
+
+    findings: list[Finding] = field(default_factory=list)
+    trees: dict[str, NodeModel] = field(default_factory=dict)
+
+
+class _Stop(Exception):
+    def __init__(self, finding: Finding) -> None:
+        self.finding = finding
+
+
+def _walk_raw(node: Any, base: str) -> list[tuple[str, Any]]:
+    """(pointer, value) for every value under ``node``, iteratively."""
+    out: list[tuple[str, Any]] = []
+    stack = [(base, node)]
+    while stack:
+        pointer, value = stack.pop()
+        out.append((pointer, value))
+        if isinstance(value, dict):
+            stack.extend((f"{pointer}/{pointer_of([k])[1:]}", v) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend((f"{pointer}/{i}", v) for i, v in enumerate(value))
+    return out
+
+
+def check(
+    definition: Definition,
+    raw: dict[str, Any],
+    *,
+    max_agents: int = MAX_AGENTS,
+    max_depth: int = MAX_DEPTH,
+) -> Expansion:
+    result = Expansion()
+    out = result.findings
+    trees = definition.trees
+    group_names = [g.name for g in definition.groups]
+    path_names = [p.name for p in definition.paths]
+
+    for label, names, key in (("group", group_names, "groups"), ("path", path_names, "paths")):
+        seen: set[str] = set()
+        for i, name in enumerate(names):
+            if name in seen:
+                out.append(
+                    (f"/{key}/{i}/name", f"{label} name {name!r} is used twice", "duplicate_name")
+                )
+            seen.add(name)
+
+    total = sum(g.count for g in definition.groups)
+    if total > max_agents:
+        out.append(
+            (
+                "/groups",
+                f"{total:,} agents in total exceeds the limit of {max_agents:,} (raise it with --max-agents)",
+                "too_many_agents",
+            )
+        )
+
+    # declared parameters and subtree references, tree by tree
+    edges: dict[str, list[tuple[str, str]]] = {name: [] for name in trees}
+    for tname, tdef in trees.items():
+        declared = list(tdef.params)
+        root_ptr = f"/trees/{pointer_of([tname])[1:]}/root"
+        for pointer, value in _walk_raw(raw["trees"][tname]["root"], root_ptr):
+            if isinstance(value, str) and (m := PARAM.match(value)) and m.group(1) not in declared:
+                out.append(
+                    (
+                        pointer,
+                        f"unknown parameter {value!r} in tree {tname!r}"
+                        f"{suggest(m.group(1), declared)} (declare it in the tree's params)",
+                        "unknown_param",
+                    )
+                )
+            if isinstance(value, dict) and value.get("type") == "subtree":
+                target = value.get("tree")
+                if not isinstance(target, str) or target not in trees:
+                    out.append(
+                        (
+                            f"{pointer}/tree",
+                            f"unknown tree {target!r}{suggest(str(target), list(trees))}",
+                            "unknown_tree",
+                        )
+                    )
+                    continue
+                edges[tname].append((target, pointer))
+                out.extend(
+                    _param_findings(
+                        value.get("params", {}),
+                        trees[target].params,
+                        target,
+                        f"{pointer}/params",
+                        pointer,
+                    )
+                )
+
+    out.extend(_cycles(edges))
+
+    for i, group in enumerate(definition.groups):
+        if group.tree not in trees:
+            out.append(
+                (
+                    f"/groups/{i}/tree",
+                    f"unknown tree {group.tree!r}{suggest(group.tree, list(trees))}",
+                    "unknown_tree",
+                )
+            )
+            continue
+        out.extend(
+            _param_findings(
+                raw["groups"][i].get("params", {}),
+                trees[group.tree].params,
+                group.tree,
+                f"/groups/{i}/params",
+                f"/groups/{i}",
+            )
+        )
+    if out:
+        return result
+
+    catalogue = field_catalogue(node_models())
+    names = _Names(definition)
+    from behaviortk.spec.format import node_adapter
+
+    adapter = node_adapter()
+    for i, group in enumerate(definition.groups):
+        origins: dict[int, str] = {}
+        try:
+            expanded = _Expander(raw, definition, origins, max_depth).expand_group(
+                group.tree, group.params
+            )
+        except _Stop as stop:
+            where, message, kind = stop.finding
+            out.append((f"/groups/{i}/tree", f"group {group.name!r}: {message}", kind))
+            continue
+        try:
+            node = adapter.validate_python(expanded)
+        except ValidationError as exc:
+            for pointer, message, kind in pydantic_issues(exc, expanded, catalogue):
+                out.append(
+                    (_origin(expanded, pointer, origins), f"group {group.name!r}: {message}", kind)
+                )
+            continue
+        for path, kind, value in _name_refs(node):
+            problem = names.problem(kind, value)
+            if problem:
+                out.append(
+                    (
+                        _origin(expanded, pointer_of(path), origins),
+                        f"group {group.name!r}: {problem}",
+                        f"unknown_{kind}",
+                    )
+                )
+        result.trees[group.name] = node
+    # one line per distinct finding (groups sharing a tree repeat the same mistake)
+    result.findings = list(dict.fromkeys(out))
+    return result
+
+
+def _param_findings(
+    given: Any, declared: dict[str, Any], tree: str, params_ptr: str, owner_ptr: str
+) -> list[Finding]:
+    out: list[Finding] = []
+    given = given if isinstance(given, dict) else {}
+    for key in given:
+        if key not in declared:
+            out.append(
+                (
+                    f"{params_ptr}/{pointer_of([key])[1:]}",
+                    f"tree {tree!r} has no parameter {key!r}{suggest(key, list(declared))}",
+                    "unknown_param",
+                )
+            )
+    for key, spec in declared.items():
+        if spec.default is None and key not in given:
+            out.append(
+                (owner_ptr, f"missing parameter {key!r} required by tree {tree!r}", "missing_param")
+            )
+    return out
+
+
+def _cycles(edges: dict[str, list[tuple[str, str]]]) -> list[Finding]:
+    """One finding per back edge of an iterative DFS over the subtree graph."""
+    out: list[Finding] = []
+    state: dict[str, int] = {}  # 1 = on the stack, 2 = done
+    for start in edges:
+        if start in state:
+            continue
+        stack: list[tuple[str, int]] = [(start, 0)]
+        chain = [start]
+        state[start] = 1
+        while stack:
+            node, i = stack[-1]
+            if i < len(edges[node]):
+                stack[-1] = (node, i + 1)
+                target, pointer = edges[node][i]
+                if state.get(target) == 1:
+                    loop = [*chain[chain.index(target) :], target]
+                    out.append((pointer, "subtree cycle: " + " -> ".join(loop), "subtree_cycle"))
+                elif target not in state:
+                    state[target] = 1
+                    chain.append(target)
+                    stack.append((target, 0))
+            else:
+                state[node] = 2
+                chain.pop()
+                stack.pop()
+    return out
+
+
+class _Expander:
+    """Inline subtrees and substitute parameters, remembering where each node came from."""
+
+    def __init__(
+        self, raw: dict[str, Any], definition: Definition, origins: dict[int, str], max_depth: int
+    ) -> None:
+        self.raw, self.definition, self.origins, self.max_depth = (
+            raw,
+            definition,
+            origins,
+            max_depth,
+        )
+        self.count = 0
+
+    def expand_group(self, tree: str, params: dict[str, Any]) -> Any:
+        return self._tree(tree, dict(params), 0)
+
+    def _tree(self, tree: str, given: dict[str, Any], depth: int) -> Any:
+        env = {
+            k: s.default
+            for k, s in self.definition.trees[tree].params.items()
+            if s.default is not None
+        }
+        env.update(given)
+        root_ptr = f"/trees/{pointer_of([tree])[1:]}/root"
+        return self._node(self.raw["trees"][tree]["root"], env, root_ptr, depth)
+
+    def _node(self, value: Any, env: dict[str, Any], pointer: str, depth: int) -> Any:
+        if isinstance(value, str):
+            m = PARAM.match(value)
+            if m and m.group(1) in env:
+                v = env[m.group(1)]
+                return list(v) if isinstance(v, tuple) else v
+            return value
+        if isinstance(value, list):
+            return [self._node(v, env, f"{pointer}/{i}", depth) for i, v in enumerate(value)]
+        if not isinstance(value, dict):
+            return value
+        is_node = "type" in value
+        if is_node:
+            depth += 1
+            self.count += 1
+            if depth > self.max_depth:
+                raise _Stop(
+                    (
+                        "",
+                        f"the tree is deeper than {self.max_depth} levels after expanding subtrees",
+                        "too_deep",
+                    )
+                )
+            if self.count > MAX_EXPANDED_NODES:
+                raise _Stop(
+                    (
+                        "",
+                        f"the expanded tree has more than {MAX_EXPANDED_NODES:,} nodes",
+                        "too_large",
+                    )
+                )
+            if value.get("type") == "subtree":
+                params = self._node(value.get("params", {}), env, f"{pointer}/params", depth)
+                return self._tree(str(value["tree"]), params, depth - 1)
+        out = {
+            k: self._node(v, env, f"{pointer}/{pointer_of([k])[1:]}", depth)
+            for k, v in value.items()
+        }
+        self.origins[id(out)] = pointer
+        return out
+
+
+def _origin(expanded: Any, pointer: str, origins: dict[int, str]) -> str:
+    """Map a pointer inside an expanded tree back to the file: nearest origin + the rest."""
+    best, rest = origins.get(id(expanded), ""), []
+    node = expanded
+    tokens = pointer.split("/")[1:] if pointer else []
+    for token in tokens:
+        key = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and key in node:
+            node = node[key]
+        elif isinstance(node, list) and key.isdigit() and int(key) < len(node):
+            node = node[int(key)]
+        else:
+            rest.append(token)
+            continue
+        rest.append(token)
+        if id(node) in origins and isinstance(node, dict):
+            best, rest = origins[id(node)], []
+    return best + "".join("/" + t for t in rest)
+
+
+def _name_refs(root: BaseModel) -> list[tuple[list[str | int], str, str]]:
+    """(path, kind, value) of every string field marked with ``NameRef`` in a model tree."""
+    found: list[tuple[list[str | int], str, str]] = []
+    stack: list[tuple[list[str | int], Any]] = [([], root)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, BaseModel):
+            for fname, info in type(value).model_fields.items():
+                child = getattr(value, fname)
+                key = info.alias or fname
+                marker = next((m for m in info.metadata if isinstance(m, NameRef)), None)
+                if marker is not None and isinstance(child, str):
+                    found.append(([*path, key], marker.kind, child))
+                else:
+                    stack.append(([*path, key], child))
+        elif isinstance(value, (list, tuple)):
+            stack.extend(([*path, i], v) for i, v in enumerate(value))
+        elif isinstance(value, dict):
+            stack.extend(([*path, k], v) for k, v in value.items())
+    return found
+
+
+class _Names:
+    """What names the definition declares, answering without listing every agent id."""
+
+    def __init__(self, definition: Definition) -> None:
+        self.groups = {g.name: g for g in definition.groups}
+        self.paths = [p.name for p in definition.paths]
+        self.explicit = {n for g in definition.groups for n in (g.names or [])}
+
+    def problem(self, kind: str, value: str) -> str:
+        if kind == "group" and value not in self.groups:
+            return f"unknown group {value!r}{suggest(value, list(self.groups))}"
+        if kind == "path" and value not in self.paths:
+            return f"unknown path {value!r}{suggest(value, self.paths)}"
+        if kind == "agent" and not self._is_agent(value):
+            hint = suggest(value, sorted(self.explicit) + [f"{g}-0" for g in self.groups])
+            return f"unknown agent {value!r}{hint}"
+        return ""
+
+    def _is_agent(self, value: str) -> bool:
+        if value in self.explicit:
+            return True
+        group, _, index = value.rpartition("-")
+        g = self.groups.get(group)
+        return g is not None and index.isdigit() and len(g.names or []) <= int(index) < g.count

@@ -1,0 +1,211 @@
+"""Built-in tree structure nodes: composites, decorators and subtree references.
+
+Models only: the engines give them py_trees semantics. Leaves (steering,
+conditions, actions) live with their implementations and register themselves.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, model_validator
+
+from behaviortk import registry
+from behaviortk.spec.fields import Model, ParamValue, Positive, doc
+from behaviortk.spec.nodes import Condition, Node, NodeModel, add_format_node
+
+# --- composites ----------------------------------------------------------------------------
+
+
+class Sequence(NodeModel):
+    """Tick children in order until one does not succeed (py_trees Sequence)."""
+
+    type: Literal["sequence"] = "sequence"
+    memory: bool = doc(
+        "true: resume from the RUNNING child; false: restart from the first child every tick"
+    )
+    children: list[Node] = doc("Children, ticked in order (at least 1)", min_length=1)
+
+
+class Selector(NodeModel):
+    """Tick children in order until one does not fail: a priority list (py_trees Selector)."""
+
+    type: Literal["selector"] = "selector"
+    memory: bool = doc(
+        "true: resume from the RUNNING child; false: re-check higher priorities every tick"
+    )
+    children: list[Node] = doc("Children in priority order (at least 1)", min_length=1)
+
+
+class Parallel(NodeModel):
+    """Tick every child each tick; the policy decides success (py_trees Parallel)."""
+
+    type: Literal["parallel"] = "parallel"
+    policy: Literal["success_on_all", "success_on_one", "success_on_selected"] = doc(
+        "When the parallel succeeds: all children, any one, or the `selected` ones succeeded"
+    )
+    synchronise: bool = doc("Do not re-tick children that already succeeded", False)
+    selected: list[int] = doc(
+        "Child indices for success_on_selected (required and non-empty only then)",
+        default_factory=list,
+    )
+    children: list[Node] = doc("Children, all ticked every tick (at least 1)", min_length=1)
+
+    @model_validator(mode="after")
+    def _selected_fits(self) -> Parallel:
+        if self.policy == "success_on_selected":
+            if not self.selected:
+                raise ValueError("policy success_on_selected needs a non-empty 'selected' list")
+            bad = [i for i in self.selected if not 0 <= i < len(self.children)]
+            if bad:
+                raise ValueError(
+                    f"selected index {bad[0]} is out of range for {len(self.children)} children"
+                )
+        elif self.selected:
+            raise ValueError("'selected' is only allowed with policy success_on_selected")
+        return self
+
+
+for _composite in (Sequence, Selector, Parallel):
+    registry.composites.register(_composite)
+
+
+# --- decorators ----------------------------------------------------------------------------
+
+
+class Decorator(NodeModel):
+    """A node with exactly one child whose status it transforms."""
+
+    child: Node = doc("The decorated node")
+
+
+class Inverter(Decorator):
+    """SUCCESS <-> FAILURE; RUNNING unchanged."""
+
+    type: Literal["inverter"] = "inverter"
+
+
+class SuccessIsFailure(Decorator):
+    """SUCCESS becomes FAILURE."""
+
+    type: Literal["success_is_failure"] = "success_is_failure"
+
+
+class FailureIsSuccess(Decorator):
+    """FAILURE becomes SUCCESS."""
+
+    type: Literal["failure_is_success"] = "failure_is_success"
+
+
+class FailureIsRunning(Decorator):
+    """FAILURE becomes RUNNING."""
+
+    type: Literal["failure_is_running"] = "failure_is_running"
+
+
+class RunningIsFailure(Decorator):
+    """RUNNING becomes FAILURE."""
+
+    type: Literal["running_is_failure"] = "running_is_failure"
+
+
+class RunningIsSuccess(Decorator):
+    """RUNNING becomes SUCCESS."""
+
+    type: Literal["running_is_success"] = "running_is_success"
+
+
+class SuccessIsRunning(Decorator):
+    """SUCCESS becomes RUNNING."""
+
+    type: Literal["success_is_running"] = "success_is_running"
+
+
+class Timeout(Decorator):
+    """FAILURE if the child is still RUNNING after `duration` of simulated time."""
+
+    type: Literal["timeout"] = "timeout"
+    duration: Positive = doc("Time allowed, > 0", unit="s (simulated)")
+
+
+class Cooldown(Decorator):
+    """After the child completes, FAILURE without ticking it for `duration`."""
+
+    type: Literal["cooldown"] = "cooldown"
+    duration: Positive = doc("Rest time after completion, > 0", unit="s (simulated)")
+
+
+class Repeat(Decorator):
+    """Restart the child on SUCCESS until it succeeded `num_success` times."""
+
+    type: Literal["repeat"] = "repeat"
+    num_success: Annotated[int, Field(ge=1)] | Literal[-1] = doc(
+        "Successes needed, >= 1, or -1 to repeat forever"
+    )
+
+
+class Retry(Decorator):
+    """Restart the child on FAILURE until it failed `num_failures` times."""
+
+    type: Literal["retry"] = "retry"
+    num_failures: int = doc("Failures tolerated, >= 1", ge=1)
+
+
+class OneShot(Decorator):
+    """Run the child to completion once, then keep returning that result."""
+
+    type: Literal["one_shot"] = "one_shot"
+    policy: Literal["on_completion", "on_successful_completion"] = doc(
+        "Latch on any completion, or only on SUCCESS", "on_completion"
+    )
+
+
+class EternalGuard(Decorator):
+    """Check `condition` every tick; while it fails, stop the child and return FAILURE."""
+
+    type: Literal["eternal_guard"] = "eternal_guard"
+    condition: Condition = doc("A condition leaf re-checked every tick")
+
+
+for _decorator in (
+    Inverter,
+    SuccessIsFailure,
+    FailureIsSuccess,
+    FailureIsRunning,
+    RunningIsFailure,
+    RunningIsSuccess,
+    SuccessIsRunning,
+    Timeout,
+    Cooldown,
+    Repeat,
+    Retry,
+    OneShot,
+    EternalGuard,
+):
+    registry.decorators.register(_decorator)
+
+
+# --- subtree references --------------------------------------------------------------------
+
+
+class Subtree(NodeModel):
+    """Run a named tree here, with parameters (replaced by that tree when loading)."""
+
+    type: Literal["subtree"] = "subtree"
+    tree: str = doc("Name of a tree in `trees`", min_length=1)
+    params: dict[str, ParamValue] = doc(
+        "Values for that tree's parameters (may be `$param` of the enclosing tree)",
+        default_factory=dict,
+    )
+
+
+add_format_node(Subtree)
+
+
+class ParamSpec(Model):
+    """Declaration of a tree parameter."""
+
+    default: ParamValue | None = doc(
+        "Value used when the caller passes none (null = required)", None
+    )
+    description: str = doc("What the parameter means, for people reading the file", "")

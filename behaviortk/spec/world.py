@@ -1,0 +1,56 @@
+"""World geometry of a definition: bounds and edges, obstacles, walls, paths."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from behaviortk.spec.fields import Model, Point, Positive, doc
+
+
+class World(Model):
+    """The rectangle agents live in, its edge rule, the time step and the random seed."""
+
+    width: Positive = doc("Width of the world, > 0", unit="world units")
+    height: Positive = doc("Height of the world, > 0", unit="world units")
+    edges: Literal["wrap", "bounce", "contain"] = doc(
+        "What happens at the border: wrap (torus), bounce (reflect velocity) or contain (clamp)",
+        "wrap",
+    )
+    dt: float = doc("Simulation time step, in (0, 1]", 1 / 60, unit="s", gt=0, le=1)
+    seed: int = doc("Seed of the random generator (same seed, same run), >= 0", 0, ge=0)
+    heading_smoothing: int = doc(
+        "Average the heading over this many ticks (1 = no smoothing), >= 1", 1, ge=1, le=600
+    )
+
+
+class Obstacle(Model):
+    """A solid circle that obstacle avoidance and hide steer around."""
+
+    at: Point = doc("Centre of the circle", unit="world units")
+    radius: Positive = doc("Radius of the circle, > 0", unit="world units")
+
+
+class Wall(Model):
+    """A segment that wall avoidance keeps agents away from."""
+
+    start: Point = Field(alias="from", description="First end point [x, y]. Unit: world units.")
+    to: Point = doc("Second end point [x, y]", unit="world units")
+    inside: Literal["left", "right"] = doc(
+        "Which side of the segment (walking from `from` to `to`) faces the agents", "left"
+    )
+
+    @model_validator(mode="after")
+    def _has_length(self) -> Wall:
+        if self.start == self.to:
+            raise ValueError("wall has zero length: 'from' and 'to' are the same point")
+        return self
+
+
+class Path(Model):
+    """A named polyline that path following walks, optionally closed into a loop."""
+
+    name: str = doc("Name the `path` target refers to", min_length=1)
+    points: list[Point] = doc("Waypoints [x, y], at least 2", unit="world units", min_length=2)
+    looped: bool = doc("Whether the last point connects back to the first", False)

@@ -1,0 +1,224 @@
+"""Combiners: steering leaves whose children are primitives, combined by a rule that is data.
+
+- ``blend``: weighted sum truncated at max_force (Reynolds; Buckland's
+  "weighted truncated sum").
+- ``prioritized_sum``: Buckland's AccumulateForce over the children in order
+  (also how an agent's separate requests are combined by ``act``).
+- ``prioritized_dither``: Buckland's "prioritized dithering": in order, each
+  child applies with its probability (scaled by ``weight / probability``);
+  the first one that applies and is non-zero wins.
+- ``first_nonzero``: Millington's priority arbitration / OpenSteer: the first
+  child whose force is longer than ``epsilon``.
+
+Children are validated against the union of the *registered* primitives, so
+plugin primitives can be combined too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+import numpy as np
+from pydantic import GetCoreSchemaHandler, model_validator
+from pydantic_core import core_schema
+
+from behaviortk import registry
+from behaviortk.spec.fields import PNonNeg, PProbability, doc
+from behaviortk.spec.nodes import NodeModel, NodeSlot
+from behaviortk.steering.context import (
+    Steering,
+    SteeringContext,
+    evaluate,
+    random_numbers,
+)
+from behaviortk.vec import Array, length, truncate
+
+
+@dataclass(frozen=True)
+class PrimitiveSlot(NodeSlot):
+    """Annotation metadata: validate as the union of the registered steering primitives."""
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        import behaviortk.builtins  # noqa: F401  (registers the built-in primitives)
+
+        choices = {
+            registry.tag_of(m): handler.generate_schema(m) for m in registry.primitives.models()
+        }
+        return core_schema.tagged_union_schema(choices, discriminator="type")
+
+
+PrimitiveNode = Annotated[NodeModel, PrimitiveSlot()]
+"""Any registered steering primitive."""
+
+
+def accumulate(running: Array, force: Array, max_force: Array) -> Array:
+    """Buckland's AccumulateForce, vectorised: add ``force`` up to what is left of ``max_force``.
+
+    ``remaining = max_force - |running|``; the force is added whole if shorter,
+    else truncated to ``remaining`` (nothing once the budget is spent).
+    """
+    remaining = np.maximum(max_force - length(running), 0.0)
+    return running + truncate(force, remaining)
+
+
+def clamp_angular(angular: Array, max_angular: Array) -> Array:
+    return np.clip(angular, -max_angular, max_angular)
+
+
+class CombinerModel(NodeModel):
+    weight: PNonNeg = doc(
+        "Multiplies the combined force before it joins the agent's other requests", 1.0
+    )
+    children: list[PrimitiveNode] = doc(
+        "Primitives to combine, in priority order; each has its own weight", min_length=1
+    )
+
+    @property
+    def random_numbers(self) -> int:
+        """The children's random columns, in order."""
+        return sum(random_numbers(c) for c in self.children)
+
+
+def weighted_children(
+    p: CombinerModel, ctx: SteeringContext, first_rand: int = 0
+) -> Iterator[tuple[Array, Array | None]]:
+    """Each child's weighted (linear, angular) for the context's rows, in order."""
+    slot = first_rand
+    for index, child in enumerate(p.children):
+        out = evaluate(child, ctx.child(child, index, slot))
+        slot += random_numbers(child)
+        w = float(getattr(child, "weight", 1.0))
+        yield out.linear * w, None if out.angular is None else out.angular * w
+
+
+def _zero(ctx: SteeringContext) -> tuple[Array, Array]:
+    return np.zeros((ctx.n, 2)), np.zeros(ctx.n)
+
+
+def _result(linear: Array, angular: Array, saw_angular: bool) -> Steering:
+    return Steering(linear, angular if saw_angular else None)
+
+
+class Blend(CombinerModel):
+    """Weighted sum of the children, truncated at max_force."""
+
+    type: Literal["blend"] = "blend"
+
+
+@registry.combiners.implements(Blend)
+def blend(p: Blend, ctx: SteeringContext) -> Steering:
+    linear, angular = _zero(ctx)
+    saw = False
+    for f, a in weighted_children(p, ctx):
+        linear += f
+        if a is not None:
+            angular += a
+            saw = True
+    linear = truncate(linear, ctx.per_agent("max_force"))
+    return _result(linear, clamp_angular(angular, ctx.per_agent("max_angular_accel")), saw)
+
+
+class PrioritizedSum(CombinerModel):
+    """Buckland's AccumulateForce: add children in order until max_force is used up."""
+
+    type: Literal["prioritized_sum"] = "prioritized_sum"
+
+
+@registry.combiners.implements(PrioritizedSum)
+def prioritized_sum(p: PrioritizedSum, ctx: SteeringContext) -> Steering:
+    linear, angular = _zero(ctx)
+    saw = False
+    top = ctx.per_agent("max_force")
+    for f, a in weighted_children(p, ctx):
+        linear = accumulate(linear, f, top)
+        if a is not None:
+            angular += a
+            saw = True
+    return _result(linear, clamp_angular(angular, ctx.per_agent("max_angular_accel")), saw)
+
+
+class PrioritizedDither(CombinerModel):
+    """Buckland's prioritized dithering: each child, in order, applies with its probability.
+
+    A child that applies is scaled by ``weight / probability`` (so its expected
+    force is ``weight * force``) and, if non-zero, is the result (truncated at
+    max_force). Reads one random number per child, then the children's own.
+    """
+
+    type: Literal["prioritized_dither"] = "prioritized_dither"
+    probabilities: list[PProbability] = doc(
+        "Chance that each child is considered this tick, one per child, in order"
+    )
+
+    @model_validator(mode="after")
+    def _one_per_child(self) -> PrioritizedDither:
+        if len(self.probabilities) != len(self.children):
+            raise ValueError(
+                f"probabilities has {len(self.probabilities)} entries for {len(self.children)} children"
+            )
+        return self
+
+    @property
+    def random_numbers(self) -> int:
+        return len(self.children) + sum(random_numbers(c) for c in self.children)
+
+
+@registry.combiners.implements(PrioritizedDither)
+def prioritized_dither(p: PrioritizedDither, ctx: SteeringContext) -> Steering:
+    linear, angular = _zero(ctx)
+    decided = np.zeros(ctx.n, dtype=bool)
+    saw = False
+    pairs = zip(p.probabilities, weighted_children(p, ctx, len(p.children)), strict=True)
+    for index, (prob, (f, a)) in enumerate(pairs):
+        chance = float(prob)
+        if chance <= 0.0:
+            continue
+        applies = ~decided & (ctx.rand[:, index] < chance)
+        f = f / chance
+        a = None if a is None else a / chance
+        nonzero = length(f) > 0.0
+        if a is not None:
+            nonzero |= a != 0.0
+            saw = True
+        win = applies & nonzero
+        linear[win] = f[win]
+        if a is not None:
+            angular[win] = a[win]
+        decided |= win
+    linear = truncate(linear, ctx.per_agent("max_force"))
+    return _result(linear, clamp_angular(angular, ctx.per_agent("max_angular_accel")), saw)
+
+
+class FirstNonzero(CombinerModel):
+    """Priority arbitration (Millington; OpenSteer): the first child whose force exceeds ``epsilon``."""
+
+    type: Literal["first_nonzero"] = "first_nonzero"
+    epsilon: PNonNeg = doc(
+        "A child's weighted force (or angular acceleration) must be longer than this to win",
+        1e-3,
+        unit="force units",
+    )
+
+
+@registry.combiners.implements(FirstNonzero)
+def first_nonzero(p: FirstNonzero, ctx: SteeringContext) -> Steering:
+    linear, angular = _zero(ctx)
+    decided = np.zeros(ctx.n, dtype=bool)
+    saw = False
+    eps = float(p.epsilon)
+    for f, a in weighted_children(p, ctx):
+        big = length(f) > eps
+        if a is not None:
+            big |= np.abs(a) > eps
+            saw = True
+        win = ~decided & big
+        linear[win] = f[win]
+        if a is not None:
+            angular[win] = a[win]
+        decided |= win
+    linear = truncate(linear, ctx.per_agent("max_force"))
+    return _result(linear, clamp_angular(angular, ctx.per_agent("max_angular_accel")), saw)

@@ -1,0 +1,498 @@
+"""The maths of every steering primitive: pure functions on arrays.
+
+Each function takes ``(n, 2)`` positions/velocities and ``(n,)`` per-agent
+numbers for the ``n`` rows that asked, and returns forces ``(n, 2)`` (or
+angular accelerations ``(n,)``). No state, no models, no Python loop over
+agents: the registered adapters in ``primitives.py`` feed them from the
+context. Every division is guarded, so zero vectors, coincident agents, zero
+speed and ``d -> 0`` give finite numbers.
+
+Force conventions follow the source of each formula: Reynolds/Buckland
+behaviours return ``desired_velocity - velocity`` (Buckland, *Programming Game
+AI by Example*, ch. 3), Millington's return an acceleration, which the
+adapters multiply by the mass so that ``a = F / m`` is Millington's number.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from behaviortk.vec import (
+    EPS,
+    Array,
+    dot,
+    from_angle,
+    heading_angle,
+    length,
+    normalize,
+    perp,
+    rotate,
+    wrap_angle,
+)
+
+IntArray = NDArray[np.int64]
+
+#: Buckland's DecelerationTweaker: desired speed = distance / (deceleration * 0.3).
+DECELERATION_TWEAK = 0.3
+#: Buckland's Deceleration enum: slow = 3, normal = 2, fast = 1.
+DECELERATION = {"slow": 3.0, "normal": 2.0, "fast": 1.0}
+#: Pursuit's "facing" threshold (seed 000): acos(0.95) is about 18 degrees.
+FACING_COS = -0.95
+#: Smallest normalised distance used in the Lennard-Jones potential, so d -> 0 stays finite.
+LJ_MIN_D = 1e-2
+#: Distances shorter than this count as coincident in separation (push along a fixed direction).
+MIN_SEPARATION = 1e-3
+#: Stand-in for an unlimited rotation speed when it multiplies a ratio (inf * 0 would be NaN).
+BIG = 1e9
+
+
+def col(x: ArrayLike, n: int) -> Array:
+    """Broadcast a scalar or ``(n,)`` per-agent number to ``(n,)`` floats."""
+    return np.broadcast_to(np.asarray(x, dtype=np.float64), (n,)).astype(np.float64)
+
+
+def _finite(x: Array) -> Array:
+    return np.where(np.isfinite(x), x, BIG)
+
+
+def _safe_div(num: Array, den: Array) -> Array:
+    """``num / den`` where ``den > EPS``, else 0."""
+    ok = den > EPS
+    return np.where(ok, num / np.where(ok, den, 1.0), 0.0)
+
+
+def to_world(local: Array, heading: Array, pos: Array | None = None) -> Array:
+    """Local (x forward along heading, y along its left perpendicular) to world coordinates."""
+    out = heading * local[..., 0:1] + perp(heading) * local[..., 1:2]
+    return out if pos is None else out + pos
+
+
+# ------------------------------------------------------------- seek family
+def seek_force(pos: Array, vel: Array, target: Array, max_speed: ArrayLike) -> Array:
+    """Reynolds/Buckland seek: ``normalize(target - pos) * max_speed - vel``."""
+    n = pos.shape[0]
+    desired = normalize(target - pos) * col(max_speed, n)[:, None]
+    return desired - vel
+
+
+def flee_force(
+    pos: Array,
+    vel: Array,
+    threat: Array,
+    max_speed: ArrayLike,
+    heading: Array,
+    fear_distance: ArrayLike = np.inf,
+) -> Array:
+    """Flee (seed 004): away from ``threat`` at max speed; zero force beyond ``fear_distance``.
+
+    An agent exactly on the threat flees along its heading instead of standing still.
+    """
+    n = pos.shape[0]
+    away = pos - threat
+    dist = length(away)
+    direction = np.where((dist > EPS)[:, None], normalize(away), normalize(heading))
+    force = direction * col(max_speed, n)[:, None] - vel
+    force[dist > col(fear_distance, n)] = 0.0
+    return force
+
+
+def arrive_buckland(
+    pos: Array,
+    vel: Array,
+    target: Array,
+    max_speed: ArrayLike,
+    deceleration: float,
+    tolerance: ArrayLike = 0.0,
+) -> Array:
+    """Buckland's Arrive: desired speed ``min(dist / (deceleration * 0.3), max_speed)``.
+
+    Inside ``tolerance`` the desired velocity is zero (brake to a stop).
+    """
+    n = pos.shape[0]
+    to = target - pos
+    dist = length(to)
+    speed = np.minimum(dist / (deceleration * DECELERATION_TWEAK), col(max_speed, n))
+    speed = np.where(dist <= col(tolerance, n), 0.0, speed)
+    return normalize(to) * speed[:, None] - vel
+
+
+def arrive_millington(
+    pos: Array,
+    vel: Array,
+    target: Array,
+    max_speed: ArrayLike,
+    slowing_radius: ArrayLike,
+    tolerance: ArrayLike,
+    time_to_target: ArrayLike,
+) -> Array:
+    """Millington's Arrive (AI for Games 3.3.4) as an acceleration.
+
+    Target speed is max speed outside ``slowing_radius``, ``max_speed * dist /
+    slowing_radius`` inside it and zero within ``tolerance``; the acceleration
+    reaches that velocity in ``time_to_target``.
+    """
+    n = pos.shape[0]
+    to = target - pos
+    dist = length(to)
+    top = col(max_speed, n)
+    slow = col(slowing_radius, n)
+    speed = np.where(dist >= slow, top, top * _safe_div(dist, slow))
+    speed = np.where(dist <= col(tolerance, n), 0.0, speed)
+    desired = normalize(to) * speed[:, None]
+    return (desired - vel) / col(time_to_target, n)[:, None]
+
+
+# --------------------------------------------------------------- pursuit
+def ahead_and_facing(to_evader: Array, heading: Array, evader_heading: Array) -> NDArray[np.bool_]:
+    """Seed 000: evader ahead (``dot(to, heading) > 0``) and facing us (headings' dot < -0.95)."""
+    return (dot(to_evader, heading) > 0.0) & (dot(heading, evader_heading) < FACING_COS)
+
+
+def ahead_and_facing_by_velocity(
+    to_evader: Array, vel: Array, evader_vel: Array
+) -> NDArray[np.bool_]:
+    """Seed 002's test, literally: ``dot(to, v) > 0`` and ``dot(v, v_evader) < 0.95`` (raw velocities)."""
+    return (dot(to_evader, vel) > 0.0) & (dot(vel, evader_vel) < 0.95)
+
+
+def predicted(pos: Array, vel: Array, time: Array) -> Array:
+    """Where a constant-velocity target will be after ``time`` seconds."""
+    return pos + vel * time[:, None]
+
+
+# ---------------------------------------------------------------- wander
+def wander_jitter(
+    local_target: Array, rand: Array, jitter: Array, dt: float, radius: Array
+) -> Array:
+    """Buckland's wander step: add ``(2u - 1) * jitter * dt`` to each axis, re-project onto the circle.
+
+    ``rand`` is ``(n, 2)`` uniform [0, 1). A target that lands exactly on the
+    centre goes back to straight ahead.
+    """
+    step = (jitter * dt)[:, None]
+    moved = local_target + (2.0 * rand - 1.0) * step
+    unit = normalize(moved)
+    unit[length(moved) <= EPS] = (1.0, 0.0)
+    return unit * radius[:, None]
+
+
+def wander_world_target(local_target: Array, distance: Array, pos: Array, heading: Array) -> Array:
+    """The circle's target moved ``distance`` ahead along the heading, in world coordinates."""
+    local = local_target.copy()
+    local[:, 0] += distance
+    return to_world(local, heading, pos)
+
+
+# ------------------------------------------------------------- rotation
+def align_angular(
+    orientation: Array,
+    rotation: Array,
+    target_orientation: Array,
+    max_rotation: ArrayLike,
+    max_angular: ArrayLike,
+    target_radius: ArrayLike,
+    slow_radius: ArrayLike,
+    time_to_target: ArrayLike,
+) -> Array:
+    """Millington's Align (AI for Games 3.3.5): angular acceleration toward ``target_orientation``.
+
+    Target rotation is max rotation outside ``slow_radius`` (radians), scaled
+    by ``angle / slow_radius`` inside, and zero within ``target_radius`` (where
+    Millington returns no steering we aim for zero rotation, so the character
+    settles instead of drifting); clamped to ``max_angular``.
+    """
+    n = orientation.shape[0]
+    diff = wrap_angle(target_orientation - orientation)
+    size = np.abs(diff)
+    top = _finite(col(max_rotation, n))
+    slow = col(slow_radius, n)
+    goal = np.where(size > slow, top, top * _safe_div(size, slow))
+    goal = np.where(size < col(target_radius, n), 0.0, goal) * np.sign(diff)
+    angular = (goal - rotation) / col(time_to_target, n)
+    limit = col(max_angular, n)
+    return np.clip(angular, -limit, limit)
+
+
+def face_orientation(pos: Array, target: Array, orientation: Array) -> Array:
+    """Millington's Face: the angle of ``target - pos``; the current orientation when on the target."""
+    to = target - pos
+    return np.where(length(to) > EPS, heading_angle(to), orientation)
+
+
+def travel_orientation(vel: Array, orientation: Array) -> Array:
+    """Look where you are going: the angle of the velocity; unchanged when not moving."""
+    return np.where(length(vel) > EPS, heading_angle(vel), orientation)
+
+
+def velocity_match(vel: Array, target_vel: Array, time_to_target: ArrayLike) -> Array:
+    """Millington's VelocityMatch: acceleration ``(v_target - v) / time_to_target``."""
+    return (target_vel - vel) / col(time_to_target, vel.shape[0])[:, None]
+
+
+# -------------------------------------------------------------- flocking
+def _sum_by_owner(owner: IntArray, values: Array, n: int) -> Array:
+    """Per-owner sums of ``(P, 2)`` values (bincount: fixed order, so deterministic)."""
+    return np.stack(
+        [
+            np.bincount(owner, weights=values[:, 0], minlength=n),
+            np.bincount(owner, weights=values[:, 1], minlength=n),
+        ],
+        axis=1,
+    )
+
+
+def coincident_direction(i: IntArray, j: IntArray) -> Array:
+    """A fixed unit direction for the pair (i, j), opposite for (j, i): coincident agents split apart."""
+    lo, hi = np.minimum(i, j), np.maximum(i, j)
+    angle = (lo * 2.399963229728653 + hi * 0.7071067811865476) % (2.0 * np.pi)
+    return from_angle(angle) * np.where(i < j, 1.0, -1.0)[:, None]
+
+
+def separation_force(
+    owner: IntArray, d: Array, n: int, i: IntArray | None = None, j: IntArray | None = None
+) -> Array:
+    """Buckland's Separation: sum over neighbours of ``normalize(-d) / |d|`` (``d = pos_j - pos_i``).
+
+    ``owner`` is each pair's row in the output (0..n-1); ``i``/``j`` (global
+    rows) pick a fixed push direction for coincident pairs. The force is in
+    units of 1/distance, as in the book (whose weights are multiplied by 200).
+    """
+    dist = length(d)
+    away = normalize(-d)
+    if i is not None and j is not None:
+        tiny = dist <= EPS
+        if tiny.any():
+            away[tiny] = coincident_direction(i[tiny], j[tiny])
+    contrib = away / np.maximum(dist, MIN_SEPARATION)[:, None]
+    return _sum_by_owner(owner, contrib, n)
+
+
+def alignment_force(owner: IntArray, neighbour_vel: Array, vel: Array) -> Array:
+    """Seed 003: steer toward the average velocity of the neighbours in view (``avg - v``).
+
+    Rows without neighbours get zero.
+    """
+    n = vel.shape[0]
+    count = np.bincount(owner, minlength=n).astype(np.float64)
+    avg = _sum_by_owner(owner, neighbour_vel, n) / np.maximum(count, 1.0)[:, None]
+    return np.where((count > 0)[:, None], avg - vel, 0.0)
+
+
+def cohesion_force(
+    owner: IntArray, d: Array, pos: Array, vel: Array, max_speed: ArrayLike
+) -> Array:
+    """Buckland's Cohesion: seek the centre of mass of the neighbours (zero without neighbours)."""
+    n = pos.shape[0]
+    count = np.bincount(owner, minlength=n).astype(np.float64)
+    centre = pos + _sum_by_owner(owner, d, n) / np.maximum(count, 1.0)[:, None]
+    return np.where((count > 0)[:, None], seek_force(pos, vel, centre, max_speed), 0.0)
+
+
+# ------------------------------------------------------------- obstacles
+def obstacle_avoidance_force(
+    pos: Array,
+    heading: Array,
+    speed: Array,
+    max_speed: Array,
+    radius: Array,
+    obstacle_pos: Array,
+    obstacle_radius: Array,
+    min_length: ArrayLike = 40.0,
+    braking_weight: float = 0.2,
+) -> tuple[Array, Array]:
+    """Buckland's ObstacleAvoidance (ch. 3): detection box ``min_length * (1 + speed / max_speed)``.
+
+    Among obstacles within the box (tagged by ``|to| < box + r``, ahead,
+    ``|local y| < r + own radius``), the one whose intersection with the local x
+    axis is closest wins. Braking force ``(r - x) * braking_weight`` along the
+    heading; lateral force ``(r + own radius - |y|) * (1 + (box - x) / box)`` away
+    from the obstacle's side (the book's ``r - y`` pushes toward obstacles whose
+    centre is on the +y side, so the sign is taken from ``y``; centred ones go
+    to +y). Returns ``(force (n, 2), box length (n,))``.
+    """
+    n = pos.shape[0]
+    box = col(min_length, n) * (1.0 + _safe_div(speed, max_speed))
+    force = np.zeros((n, 2))
+    if obstacle_pos.shape[0] == 0 or n == 0:
+        return force, box
+    side = perp(heading)
+    to = obstacle_pos[None, :, :] - pos[:, None, :]  # (n, M, 2)
+    lx = to[..., 0] * heading[:, None, 0] + to[..., 1] * heading[:, None, 1]
+    ly = to[..., 0] * side[:, None, 0] + to[..., 1] * side[:, None, 1]
+    r = obstacle_radius[None, :]
+    expanded = r + radius[:, None]
+    tagged = length(to) < box[:, None] + r
+    hit = tagged & (lx >= 0.0) & (np.abs(ly) < expanded)
+    root = np.sqrt(np.maximum(expanded * expanded - ly * ly, 0.0))
+    ip = lx - root
+    ip = np.where(ip <= 0.0, lx + root, ip)
+    ip = np.where(hit, ip, np.inf)
+    k = np.argmin(ip, axis=1)
+    found = np.isfinite(ip[np.arange(n), k])
+    cx = lx[np.arange(n), k]
+    cy = ly[np.arange(n), k]
+    cr = np.broadcast_to(r, lx.shape)[np.arange(n), k]
+    ce = expanded[np.arange(n), k]
+    multiplier = 1.0 + _safe_div(box - cx, box)
+    lateral = (ce - np.abs(cy)) * multiplier * np.where(cy > 0.0, -1.0, 1.0)
+    braking = (cr - cx) * braking_weight
+    local = np.stack([braking, lateral], axis=1)
+    force = np.where(found[:, None], to_world(local, heading), 0.0)
+    return force, box
+
+
+def detection_box_corners(pos: Array, heading: Array, box: Array, radius: Array) -> Array:
+    """The four corners (n, 4, 2) of the detection box, for the debug overlay."""
+    side = perp(heading)
+    near_l = pos + side * radius[:, None]
+    near_r = pos - side * radius[:, None]
+    ahead = heading * box[:, None]
+    return np.stack([near_l, near_l + ahead, near_r + ahead, near_r], axis=1)
+
+
+def lj_potential(d: ArrayLike, a: float, n: float, b: float, m: float) -> Array:
+    """Seed 003's Lennard-Jones potential ``U = -A / d^n + B / d^m`` with ``d`` clamped at ``LJ_MIN_D``."""
+    dd = np.maximum(np.asarray(d, dtype=np.float64), LJ_MIN_D)
+    return -a / dd**n + b / dd**m
+
+
+def lj_force(
+    pos: Array,
+    heading: Array,
+    obstacle_pos: Array,
+    obstacle_radius: Array,
+    a: float = 0.0,
+    n_exp: float = 1.0,
+    b: float = 20.0,
+    m_exp: float = 2.5,
+    cutoff: float = 40.0,
+) -> Array:
+    """Seed 003: sum over obstacles within ``cutoff`` (centre distance) of ``U(|r| / R) * r / |r|``.
+
+    ``r = pos - obstacle``; positive ``U`` repels. An agent on an obstacle's
+    centre is pushed backwards along its heading.
+    """
+    rows = pos.shape[0]
+    if obstacle_pos.shape[0] == 0 or rows == 0:
+        return np.zeros((rows, 2))
+    r = pos[:, None, :] - obstacle_pos[None, :, :]
+    dist = length(r)
+    unit = normalize(r)
+    back = -normalize(heading)
+    unit = np.where((dist > EPS)[..., None], unit, back[:, None, :])
+    radius = np.maximum(obstacle_radius, EPS)[None, :]
+    u = lj_potential(dist / radius, a, n_exp, b, m_exp)
+    u = np.where(dist <= cutoff, u, 0.0)
+    return np.asarray((unit * u[..., None]).sum(axis=1))
+
+
+def feeler_ends(pos: Array, heading: Array, length_front: ArrayLike, side_angle: float) -> Array:
+    """Buckland's three wall feelers (n, 3, 2): front, left and right (half length, +-angle)."""
+    n = pos.shape[0]
+    front = col(length_front, n)[:, None]
+    h = normalize(heading)
+    ends = [
+        pos + h * front,
+        pos + rotate(h, side_angle) * front * 0.5,
+        pos + rotate(h, -side_angle) * front * 0.5,
+    ]
+    return np.stack(ends, axis=1)
+
+
+def _cross(a: Array, b: Array) -> Array:
+    return a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+
+
+def wall_avoidance_force(
+    pos: Array, ends: Array, wall_a: Array, wall_b: Array, wall_normal: Array
+) -> Array:
+    """Buckland's WallAvoidance: for each feeler, the nearest wall it crosses pushes along its normal.
+
+    Force = wall normal (turned to face the agent's side) * overshoot, the part
+    of the feeler beyond the wall. Of the three feelers, the deepest overshoot
+    wins (the book lets the last feeler with a hit overwrite the others).
+    """
+    n = pos.shape[0]
+    if wall_a.shape[0] == 0 or n == 0:
+        return np.zeros((n, 2))
+    p = pos[:, None, None, :]  # (n, 1, 1, 2)
+    r = ends[:, :, None, :] - p  # (n, 3, 1, 2)
+    q = wall_a[None, None, :, :]  # (1, 1, K, 2)
+    s = (wall_b - wall_a)[None, None, :, :]
+    denom = _cross(r, s)  # (n, 3, K)
+    qp = q - p
+    ok = np.abs(denom) > EPS
+    safe = np.where(ok, denom, 1.0)
+    t = _cross(qp, s) / safe
+    u = _cross(qp, r) / safe
+    hit = ok & (t >= 0.0) & (t <= 1.0) & (u >= 0.0) & (u <= 1.0)
+    t = np.where(hit, t, np.inf)
+    k = np.argmin(t, axis=2)  # (n, 3) nearest wall per feeler
+    t_best = np.take_along_axis(t, k[..., None], axis=2)[..., 0]
+    feeler_len = length(r[:, :, 0, :])
+    overshoot = np.where(np.isfinite(t_best), (1.0 - np.minimum(t_best, 1.0)) * feeler_len, 0.0)
+    f = np.argmax(overshoot, axis=1)  # deepest feeler
+    depth = overshoot[np.arange(n), f]
+    wall = k[np.arange(n), f]
+    normal = wall_normal[wall]
+    facing = dot(pos - wall_a[wall], normal)
+    normal = normal * np.where(facing < 0.0, -1.0, 1.0)[:, None]
+    return normal * depth[:, None]
+
+
+# ------------------------------------------------------------ hide etc.
+def hiding_spots(
+    pos: Array, hunter: Array, obstacle_pos: Array, obstacle_radius: Array, distance: float
+) -> Array:
+    """Buckland's GetHidingPosition for the nearest spot: ``distance`` beyond each obstacle's edge.
+
+    Spot = obstacle + normalize(obstacle - hunter) * (radius + distance); the
+    closest spot to the agent is returned (n, 2). Needs at least one obstacle.
+    A hunter on an obstacle's centre pushes the spot toward the agent's side.
+    """
+    away = obstacle_pos[None, :, :] - hunter[:, None, :]  # (n, M, 2)
+    unit = normalize(away)
+    fallback = normalize(pos[:, None, :] - obstacle_pos[None, :, :])
+    unit = np.where((length(away) > EPS)[..., None], unit, fallback)
+    spots = obstacle_pos[None, :, :] + unit * (obstacle_radius[None, :, None] + distance)
+    d2 = (spots[..., 0] - pos[:, None, 0]) ** 2 + (spots[..., 1] - pos[:, None, 1]) ** 2
+    best = np.argmin(d2, axis=1)
+    return np.asarray(spots[np.arange(pos.shape[0]), best])
+
+
+def advance_waypoints(
+    cursor: IntArray, pos: Array, points: Array, seek_distance: float, looped: bool
+) -> IntArray:
+    """Buckland's FollowPath step: move to the next waypoint once within ``seek_distance``.
+
+    A looped path wraps to its first point; an open one stays on its last.
+    """
+    current = points[cursor]
+    close = length(current - pos) < seek_distance
+    last = points.shape[0] - 1
+    nxt = (cursor + 1) % points.shape[0] if looped else np.minimum(cursor + 1, last)
+    return np.where(close, nxt, cursor).astype(np.int64)
+
+
+def containment_force(
+    pos: Array,
+    vel: Array,
+    max_speed: ArrayLike,
+    low: Array,
+    high: Array,
+    margin: float,
+    look_ahead: float,
+) -> Array:
+    """Stay inside the box ``[low, high]``: when the probe ``pos + vel * look_ahead`` leaves the
+    box shrunk by ``margin``, seek the nearest point of that inner box to the probe.
+
+    The agent slides along the edge instead of bouncing; zero force while the probe is inside.
+    """
+    inner_low = np.minimum(low + margin, (low + high) / 2.0)
+    inner_high = np.maximum(high - margin, (low + high) / 2.0)
+    probe = pos + vel * look_ahead
+    clamped = np.clip(probe, inner_low, inner_high)
+    outside = np.any(clamped != probe, axis=1)
+    force = seek_force(pos, vel, clamped, max_speed)
+    return np.where(outside[:, None], force, 0.0)

@@ -1,0 +1,715 @@
+"""Steering primitives: one format model and one registered adapter each.
+
+The model documents every parameter (unit, default); the adapter reads the
+context for the rows that asked and calls the pure kernel in ``kernels.py``.
+Sources: Reynolds 1999, Buckland (Programming Game AI by Example, ch. 3),
+Millington (AI for Games, ch. 3) and the seeds in ``shared/seeds``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+from pydantic import model_validator
+
+from behaviortk import registry
+from behaviortk.engines.leaf_status import done_check
+from behaviortk.sense import Sense, TargetFacts
+from behaviortk.spec.fields import (
+    PDegrees,
+    PNonNeg,
+    Point,
+    PPoint,
+    PPositive,
+    doc,
+)
+from behaviortk.spec.nodes import NodeModel
+from behaviortk.spec.targets import Target
+from behaviortk.steering import kernels as k
+from behaviortk.steering.context import Steering, SteeringContext
+from behaviortk.steering.predictors import Linear, Predictor, look_ahead
+from behaviortk.vec import EPS, Array, length, normalize
+
+WEIGHT_DOC = "Multiplies this leaf's force before it is combined with the agent's other requests"
+
+
+class SteeringModel(NodeModel):
+    """Base of steering leaves: every one has a weight."""
+
+    weight: PNonNeg = doc(WEIGHT_DOC, 1.0)
+
+
+class TargetedModel(SteeringModel):
+    target: Target = doc("What to steer relative to")
+
+
+# ----------------------------------------------------------------- helpers
+def _f(x: Any) -> float:
+    """A model number (``$params`` are substituted before running)."""
+    return float(x)
+
+
+def _mass_scaled(ctx: SteeringContext, accel: Array) -> Array:
+    """Millington's accelerations as forces, so that ``a = F / m`` is his number."""
+    return accel * ctx.per_agent("mass")[:, None]
+
+
+def _target_heading(ctx: SteeringContext, facts: TargetFacts) -> Array:
+    """The target agent's heading; a point target's heading is its velocity's direction."""
+    safe = np.where(facts.agent >= 0, facts.agent, 0)
+    own = ctx.agents.heading[safe] if ctx.agents.n else np.zeros((ctx.n, 2))
+    return np.where((facts.agent >= 0)[:, None], own, normalize(facts.vel))
+
+
+def _predict(ctx: SteeringContext, predictor: Any, pos: Array, vel: Array) -> Array:
+    """Predicted position of a constant-velocity target (pos, vel) by ``predictor``."""
+    t = look_ahead(predictor, pos - ctx.pos, ctx.vel, ctx.per_agent("max_speed"), vel)
+    return k.predicted(pos, vel, t)
+
+
+def _crosshair(ctx: SteeringContext, point: Array) -> None:
+    ctx.debug.add("crosshair", ctx.rows, point=point)
+
+
+def _buckland_arrive(ctx: SteeringContext, point: Array, preset: str) -> Array:
+    return k.arrive_buckland(
+        ctx.pos, ctx.vel, point, ctx.per_agent("max_speed"), k.DECELERATION[preset]
+    )
+
+
+# -------------------------------------------------------------- seek, flee
+class Seek(TargetedModel):
+    """Head for the target at full speed (Reynolds; Buckland 3 "Seek")."""
+
+    type: Literal["seek"] = "seek"
+
+
+@registry.primitives.implements(Seek)
+def seek(p: Seek, ctx: SteeringContext) -> Steering:
+    t = ctx.target_facts()
+    return Steering(k.seek_force(ctx.pos, ctx.vel, t.pos, ctx.per_agent("max_speed")))
+
+
+class Flee(TargetedModel):
+    """Run from the target at full speed while it is within the fear distance (seed 004)."""
+
+    type: Literal["flee"] = "flee"
+    fear_distance: PNonNeg | None = doc(
+        "Beyond this distance from the target the force is zero (null = always flee); "
+        "100 is Buckland's panic distance",
+        100.0,
+        unit="world units",
+    )
+
+
+@registry.primitives.implements(Flee)
+def flee(p: Flee, ctx: SteeringContext) -> Steering:
+    t = ctx.target_facts()
+    fear = np.inf if p.fear_distance is None else _f(p.fear_distance)
+    force = k.flee_force(ctx.pos, ctx.vel, t.pos, ctx.per_agent("max_speed"), ctx.heading, fear)
+    return Steering(force)
+
+
+# ------------------------------------------------------------------ arrive
+class Arrive(TargetedModel):
+    """Seek that slows down to stop on the target.
+
+    Two speed profiles: ``deceleration`` null (default) is Millington's (full
+    speed outside ``slowing_radius``, proportional inside, reached within
+    ``time_to_target``); a preset ``slow``/``normal``/``fast`` is Buckland's
+    ``speed = distance / (k * 0.3)`` with k = 3/2/1 (no slowing radius: the
+    speed is capped by max speed). Within ``tolerance`` the agent brakes to a
+    stop and the leaf reports SUCCESS.
+    """
+
+    type: Literal["arrive"] = "arrive"
+    deceleration: Literal["slow", "normal", "fast"] | None = doc(
+        "Buckland's deceleration preset; null uses Millington's slowing_radius and time_to_target",
+        None,
+    )
+    slowing_radius: PNonNeg = doc(
+        "Millington: start slowing down within this distance", 100.0, unit="world units"
+    )
+    tolerance: PNonNeg = doc(
+        "Arrived (SUCCESS, brake to a stop) within this distance", 1.0, unit="world units"
+    )
+    time_to_target: PPositive = doc(
+        "Millington: time over which to reach the desired velocity", 0.1, unit="s"
+    )
+
+
+def arrive_force(p: Arrive, ctx: SteeringContext, point: Array) -> Array:
+    """Arrive's force toward ``point`` for the context's rows."""
+    top = ctx.per_agent("max_speed")
+    if p.deceleration is not None:
+        return k.arrive_buckland(
+            ctx.pos, ctx.vel, point, top, k.DECELERATION[p.deceleration], _f(p.tolerance)
+        )
+    accel = k.arrive_millington(
+        ctx.pos,
+        ctx.vel,
+        point,
+        top,
+        _f(p.slowing_radius),
+        _f(p.tolerance),
+        _f(p.time_to_target),
+    )
+    return _mass_scaled(ctx, accel)
+
+
+@registry.primitives.implements(Arrive)
+def arrive(p: Arrive, ctx: SteeringContext) -> Steering:
+    return Steering(arrive_force(p, ctx, ctx.target_facts().pos))
+
+
+def arrived(p: Arrive, pos: Array, target: Array) -> np.ndarray:
+    """Where arrive is done (SUCCESS): within ``tolerance`` of the target."""
+    return np.asarray(length(target - pos) <= _f(p.tolerance))
+
+
+# ---------------------------------------------------------- pursuit, evade
+class Pursuit(TargetedModel):
+    """Seek where the target will be (seed 000, seed 004).
+
+    If the target is ahead and facing us (headings' dot product below -0.95,
+    about 18 degrees) seek its current position; otherwise seek the position
+    the ``predictor`` foresees. ``facing_test: velocity`` is seed 002's
+    variant: it compares raw velocities (``dot(to_target, v) > 0`` and
+    ``dot(v, v_target) < 0.95``), so it also seeks directly whenever the target
+    is ahead and not moving fast in our direction.
+    """
+
+    type: Literal["pursuit"] = "pursuit"
+    predictor: Predictor = doc("How far ahead to aim", default_factory=Linear)
+    facing_test: Literal["heading", "velocity"] = doc(
+        "Early-out test: 'heading' (seed 000, unit headings, -0.95) or 'velocity' (seed 002)",
+        "heading",
+    )
+
+
+@registry.primitives.implements(Pursuit)
+def pursuit(p: Pursuit, ctx: SteeringContext) -> Steering:
+    t = ctx.target_facts()
+    to = t.pos - ctx.pos
+    if p.facing_test == "velocity":
+        direct = k.ahead_and_facing_by_velocity(to, ctx.vel, t.vel)
+    else:
+        direct = k.ahead_and_facing(to, ctx.heading, _target_heading(ctx, t))
+    aim = np.where(direct[:, None], t.pos, _predict(ctx, p.predictor, t.pos, t.vel))
+    _crosshair(ctx, aim)
+    return Steering(k.seek_force(ctx.pos, ctx.vel, aim, ctx.per_agent("max_speed")))
+
+
+class Evade(TargetedModel):
+    """Flee where the pursuer will be, while it is within the threat range (seed 000)."""
+
+    type: Literal["evade"] = "evade"
+    predictor: Predictor = doc("How far ahead to look", default_factory=Linear)
+    threat_range: PNonNeg | None = doc(
+        "Zero force while the pursuer is farther than this (null = always)",
+        100.0,
+        unit="world units",
+    )
+
+
+def evade_force(ctx: SteeringContext, t: TargetFacts, predictor: Any, threat: float) -> Array:
+    """Evade ``t`` (seed 000): zero beyond ``threat``, else flee its predicted position."""
+    aim = _predict(ctx, predictor, t.pos, t.vel)
+    _crosshair(ctx, aim)
+    force = k.flee_force(ctx.pos, ctx.vel, aim, ctx.per_agent("max_speed"), ctx.heading)
+    force[length(t.pos - ctx.pos) > threat] = 0.0
+    return force
+
+
+@registry.primitives.implements(Evade)
+def evade(p: Evade, ctx: SteeringContext) -> Steering:
+    threat = np.inf if p.threat_range is None else _f(p.threat_range)
+    return Steering(evade_force(ctx, ctx.target_facts(), p.predictor, threat))
+
+
+# ------------------------------------------------------------------ wander
+class Wander(SteeringModel):
+    """A target on a circle ahead of the agent, jittered every tick (Buckland 3 "Wander"; seed 001).
+
+    Defaults are Buckland's (WanderRad 1.2, WanderDist 2.0, WanderJitterPerSec
+    80), measured in agent radii by default, as Buckland's own overlay scales
+    the circle by the vehicle's bounding radius: the same numbers then look
+    alike at any world scale. ``steer: seek`` (default) seeks the wander target
+    at max speed (seed 001: "seek the target"), so the force is comparable to
+    seek's; ``displacement`` returns Buckland's ``target - position``.
+    Uses two random numbers per tick (the scenario's seeded stream).
+    """
+
+    type: Literal["wander"] = "wander"
+    random_numbers: ClassVar[int] = 2
+    radius: PNonNeg = doc("Radius of the wander circle", 1.2, unit="agent radii (see units)")
+    distance: PNonNeg = doc(
+        "How far ahead of the agent the circle's centre is", 2.0, unit="agent radii (see units)"
+    )
+    jitter: PNonNeg = doc(
+        "Largest random move of the target per second, per axis",
+        80.0,
+        unit="agent radii per second (see units)",
+    )
+    units: Literal["agent_radius", "world"] = doc(
+        "Unit of radius, distance and jitter: the agent's radius or world units", "agent_radius"
+    )
+    steer: Literal["seek", "displacement"] = doc(
+        "'seek': seek the wander target at max speed; 'displacement': Buckland's target - position",
+        "seek",
+    )
+
+
+@registry.primitives.implements(Wander)
+def wander(p: Wander, ctx: SteeringContext) -> Steering:
+    scale = np.ones(ctx.n) if p.units == "world" else ctx.per_agent("radius")
+    radius = _f(p.radius) * scale
+    memory = ctx.state("wander_target", (2,), fill=np.nan)
+    local = memory[ctx.rows]
+    fresh = ~np.isfinite(local).all(axis=1)
+    local[fresh] = np.stack([radius[fresh], np.zeros(int(fresh.sum()))], axis=1)
+    local = k.wander_jitter(local, ctx.rand[:, :2], _f(p.jitter) * scale, ctx.dt, radius)
+    memory[ctx.rows] = local
+    distance = _f(p.distance) * scale
+    heading = normalize(ctx.heading)
+    target = k.wander_world_target(local, distance, ctx.pos, heading)
+    if ctx.debug.enabled:
+        centre = ctx.pos + heading * distance[:, None]
+        ctx.debug.add("wander", ctx.rows, center=centre, radius=radius, target=target)
+    if p.steer == "displacement":
+        return Steering(target - ctx.pos)
+    return Steering(k.seek_force(ctx.pos, ctx.vel, target, ctx.per_agent("max_speed")))
+
+
+# --------------------------------------------------------------- rotation
+class AlignParams(SteeringModel):
+    """Millington's Align parameters (AI for Games 3.3.5), shared by the rotation primitives."""
+
+    target_radius: PDegrees = doc(
+        "Within this angle of the goal the rotation is brought to rest", 2.0, unit="degrees"
+    )
+    slow_radius: PDegrees = doc(
+        "Start slowing the rotation within this angle", 30.0, unit="degrees"
+    )
+    time_to_target: PPositive = doc("Time over which to reach the goal rotation", 0.1, unit="s")
+
+
+def align_to(p: AlignParams, ctx: SteeringContext, goal: Array) -> Steering:
+    """Angular acceleration turning the rows' orientation to ``goal`` (radians)."""
+    angular = k.align_angular(
+        ctx.per_agent("orientation"),
+        ctx.per_agent("rotation"),
+        goal,
+        ctx.per_agent("max_rotation"),
+        ctx.per_agent("max_angular_accel"),
+        np.radians(_f(p.target_radius)),
+        np.radians(_f(p.slow_radius)),
+        _f(p.time_to_target),
+    )
+    return Steering(np.zeros((ctx.n, 2)), angular)
+
+
+class Face(AlignParams):
+    """Turn the orientation toward the target (Millington's Face; seed 001)."""
+
+    type: Literal["face"] = "face"
+    target: Target = doc("What to look at")
+
+
+@registry.primitives.implements(Face)
+def face(p: Face, ctx: SteeringContext) -> Steering:
+    goal = k.face_orientation(ctx.pos, ctx.target_facts().pos, ctx.per_agent("orientation"))
+    return align_to(p, ctx, goal)
+
+
+class LookWhereYouAreGoing(AlignParams):
+    """Turn the orientation toward the direction of travel (Millington; seed 001)."""
+
+    type: Literal["look_where_you_are_going"] = "look_where_you_are_going"
+
+
+@registry.primitives.implements(LookWhereYouAreGoing)
+def look_where_you_are_going(p: LookWhereYouAreGoing, ctx: SteeringContext) -> Steering:
+    return align_to(p, ctx, k.travel_orientation(ctx.vel, ctx.per_agent("orientation")))
+
+
+class Align(AlignParams):
+    """Match the target agent's orientation (Millington's Align).
+
+    A target that is not an agent has no orientation of its own: its velocity's
+    direction is used, and the current orientation when it is still.
+    """
+
+    type: Literal["align"] = "align"
+    target: Target = doc("Whose orientation to match")
+
+
+@registry.primitives.implements(Align)
+def align(p: Align, ctx: SteeringContext) -> Steering:
+    t = ctx.target_facts()
+    own = ctx.per_agent("orientation")
+    safe = np.where(t.agent >= 0, t.agent, 0)
+    theirs = ctx.agents.orientation[safe] if ctx.agents.n else own
+    goal = np.where(t.agent >= 0, theirs, k.travel_orientation(t.vel, own))
+    return align_to(p, ctx, goal)
+
+
+class VelocityMatch(TargetedModel):
+    """Match the target's velocity (Millington's VelocityMatch): ``(v_t - v) / time_to_target``."""
+
+    type: Literal["velocity_match"] = "velocity_match"
+    time_to_target: PPositive = doc("Time over which to match the velocity", 0.1, unit="s")
+
+
+@registry.primitives.implements(VelocityMatch)
+def velocity_match(p: VelocityMatch, ctx: SteeringContext) -> Steering:
+    accel = k.velocity_match(ctx.vel, ctx.target_facts().vel, _f(p.time_to_target))
+    return Steering(_mass_scaled(ctx, accel))
+
+
+# --------------------------------------------------------------- flocking
+class FlockModel(SteeringModel):
+    of: str = doc(
+        "Whose agents count as neighbours: 'same' (own group), 'any', or a group name",
+        "same",
+        min_length=1,
+    )
+
+
+def _pairs(ctx: SteeringContext, of: str) -> tuple[np.ndarray, Array, np.ndarray, np.ndarray]:
+    """Neighbour pairs of the context's rows: (owner position in rows, d, i, j)."""
+    nb = ctx.sense.neighbours(ctx.group, of)
+    start = ctx.agents.slices[ctx.group].start
+    n_group = nb.offsets.shape[0] - 1
+    position = np.full(n_group, -1, dtype=np.int64)
+    position[ctx.rows - start] = np.arange(ctx.n)
+    owner = position[nb.i - start] if nb.i.size else np.zeros(0, dtype=np.int64)
+    keep = owner >= 0
+    if keep.all():
+        return owner, nb.d, nb.i, nb.j
+    return owner[keep], nb.d[keep], nb.i[keep], nb.j[keep]
+
+
+class Separation(FlockModel):
+    """Steer away from neighbours in view, inversely to their distance (Buckland 3 "Separation")."""
+
+    type: Literal["separation"] = "separation"
+
+
+@registry.primitives.implements(Separation)
+def separation(p: Separation, ctx: SteeringContext) -> Steering:
+    owner, d, i, j = _pairs(ctx, p.of)
+    return Steering(k.separation_force(owner, d, ctx.n, i, j))
+
+
+class Alignment(FlockModel):
+    """Steer toward the average velocity of the neighbours in view (seed 003)."""
+
+    type: Literal["alignment"] = "alignment"
+
+
+@registry.primitives.implements(Alignment)
+def alignment(p: Alignment, ctx: SteeringContext) -> Steering:
+    owner, _, _, j = _pairs(ctx, p.of)
+    return Steering(k.alignment_force(owner, ctx.agents.vel[j], ctx.vel))
+
+
+class Cohesion(FlockModel):
+    """Seek the centre of mass of the neighbours in view (Buckland 3 "Cohesion")."""
+
+    type: Literal["cohesion"] = "cohesion"
+
+
+@registry.primitives.implements(Cohesion)
+def cohesion(p: Cohesion, ctx: SteeringContext) -> Steering:
+    owner, d, _, _ = _pairs(ctx, p.of)
+    return Steering(k.cohesion_force(owner, d, ctx.pos, ctx.vel, ctx.per_agent("max_speed")))
+
+
+# ------------------------------------------------------------- avoidance
+class ObstacleAvoidance(SteeringModel):
+    """Buckland's detection-box obstacle avoidance (ch. 3): box length 40 * (1 + speed / max_speed)."""
+
+    type: Literal["obstacle_avoidance"] = "obstacle_avoidance"
+    min_detection_length: PNonNeg = doc(
+        "Detection box length at zero speed (doubles at max speed)", 40.0, unit="world units"
+    )
+    braking_weight: PNonNeg = doc("Weight of the braking (forward) component", 0.2)
+
+
+@registry.primitives.implements(ObstacleAvoidance)
+def obstacle_avoidance(p: ObstacleAvoidance, ctx: SteeringContext) -> Steering:
+    heading = normalize(ctx.heading)
+    force, box = k.obstacle_avoidance_force(
+        ctx.pos,
+        heading,
+        ctx.speed,
+        ctx.per_agent("max_speed"),
+        ctx.per_agent("radius"),
+        ctx.world.obstacle_pos,
+        ctx.world.obstacle_radius,
+        _f(p.min_detection_length),
+        _f(p.braking_weight),
+    )
+    if ctx.debug.enabled:
+        corners = k.detection_box_corners(ctx.pos, heading, box, ctx.per_agent("radius"))
+        ctx.debug.add("box", ctx.rows, corners=corners)
+    return Steering(force)
+
+
+class LJAvoidance(SteeringModel):
+    """Lennard-Jones obstacle repulsion (seed 003): ``U = -A / d^n + B / d^m``, ``d = |r| / R``.
+
+    The force on the agent is the sum over obstacles whose centre is within
+    ``cutoff`` of ``U * r / |r|`` (``r`` from obstacle to agent). With ``a = 0``
+    there is no attraction, as in the seed.
+    """
+
+    type: Literal["lj_avoidance"] = "lj_avoidance"
+    a: PNonNeg = doc("Attraction strength A", 0.0)
+    n: PPositive = doc("Attraction exponent n", 1.0)
+    b: PNonNeg = doc("Repulsion strength B", 20.0)
+    m: PPositive = doc("Repulsion exponent m", 2.5)
+    cutoff: PNonNeg = doc(
+        "Ignore obstacles whose centre is farther than this", 40.0, unit="world units"
+    )
+
+
+@registry.primitives.implements(LJAvoidance)
+def lj_avoidance(p: LJAvoidance, ctx: SteeringContext) -> Steering:
+    force = k.lj_force(
+        ctx.pos,
+        ctx.heading,
+        ctx.world.obstacle_pos,
+        ctx.world.obstacle_radius,
+        _f(p.a),
+        _f(p.n),
+        _f(p.b),
+        _f(p.m),
+        _f(p.cutoff),
+    )
+    ctx.debug.add("potential", ctx.rows)
+    return Steering(force)
+
+
+class WallAvoidance(SteeringModel):
+    """Buckland's three feelers (ch. 3): front ``feeler_length``, sides half as long at ``side_angle``.
+
+    The deepest feeler crossing a wall pushes along the wall's normal by its overshoot.
+    """
+
+    type: Literal["wall_avoidance"] = "wall_avoidance"
+    feeler_length: PNonNeg = doc("Length of the front feeler", 40.0, unit="world units")
+    side_angle: PDegrees = doc(
+        "Angle of the two side feelers from the heading", 45.0, unit="degrees"
+    )
+
+
+@registry.primitives.implements(WallAvoidance)
+def wall_avoidance(p: WallAvoidance, ctx: SteeringContext) -> Steering:
+    ends = k.feeler_ends(ctx.pos, ctx.heading, _f(p.feeler_length), np.radians(_f(p.side_angle)))
+    ctx.debug.add("feelers", ctx.rows, ends=ends)
+    w = ctx.world
+    return Steering(k.wall_avoidance_force(ctx.pos, ends, w.wall_a, w.wall_b, w.wall_normal))
+
+
+class Hide(TargetedModel):
+    """Hide behind the obstacle nearest to a spot out of the hunter's sight (Buckland 3 "Hide").
+
+    Each obstacle's hiding spot is ``distance_from_boundary`` beyond its edge on
+    the side away from the hunter; arrive (fast) at the closest one. With no
+    obstacles in the world, evade the hunter.
+    """
+
+    type: Literal["hide"] = "hide"
+    distance_from_boundary: PNonNeg = doc(
+        "How far beyond the obstacle's edge to hide", 30.0, unit="world units"
+    )
+    threat_range: PNonNeg | None = doc(
+        "Evade's threat range when there is nowhere to hide (null = always)",
+        100.0,
+        unit="world units",
+    )
+
+
+@registry.primitives.implements(Hide)
+def hide(p: Hide, ctx: SteeringContext) -> Steering:
+    t = ctx.target_facts()
+    w = ctx.world
+    if w.obstacle_pos.shape[0] == 0:
+        threat = np.inf if p.threat_range is None else _f(p.threat_range)
+        return Steering(evade_force(ctx, t, Linear(), threat))
+    spot = k.hiding_spots(
+        ctx.pos, t.pos, w.obstacle_pos, w.obstacle_radius, _f(p.distance_from_boundary)
+    )
+    ctx.debug.add("hiding_spot", ctx.rows, point=spot)
+    return Steering(_buckland_arrive(ctx, spot, "fast"))
+
+
+class Interpose(TargetedModel):
+    """Get between two agents (Buckland 3 "Interpose"): arrive (fast) at their predicted midpoint.
+
+    The midpoint is treated as a target moving at the mean of the two
+    velocities; the ``predictor`` gives the look-ahead (Buckland's distance /
+    max speed is ``linear`` for a still midpoint), then each agent is projected
+    by that time and their midpoint is the aim.
+    """
+
+    type: Literal["interpose"] = "interpose"
+    other: Target = doc("The second target")
+    predictor: Predictor = doc("How far ahead to aim", default_factory=Linear)
+
+
+@registry.primitives.implements(Interpose)
+def interpose(p: Interpose, ctx: SteeringContext) -> Steering:
+    a = ctx.target_facts()
+    b = ctx.resolve(p.other)
+    mid = (a.pos + b.pos) / 2.0
+    mid_vel = (a.vel + b.vel) / 2.0
+    t = look_ahead(p.predictor, mid - ctx.pos, ctx.vel, ctx.per_agent("max_speed"), mid_vel)
+    aim = (k.predicted(a.pos, a.vel, t) + k.predicted(b.pos, b.vel, t)) / 2.0
+    _crosshair(ctx, aim)
+    force = _buckland_arrive(ctx, aim, "fast")
+    force[~b.valid] = 0.0
+    return Steering(force)
+
+
+class OffsetPursuit(TargetedModel):
+    """Keep an offset from a leader, in the leader's frame (Buckland 3 "OffsetPursuit").
+
+    ``offset`` is [ahead, left] relative to the leader's heading; arrive (fast)
+    at where that point will be after the ``predictor``'s look-ahead.
+    """
+
+    type: Literal["offset_pursuit"] = "offset_pursuit"
+    offset: PPoint = doc(
+        "Offset from the leader: [along its heading, to its left]", unit="world units"
+    )
+    predictor: Predictor = doc("How far ahead to aim", default_factory=Linear)
+
+
+@registry.primitives.implements(OffsetPursuit)
+def offset_pursuit(p: OffsetPursuit, ctx: SteeringContext) -> Steering:
+    t = ctx.target_facts()
+    offset = np.asarray(p.offset, dtype=np.float64)
+    heading = normalize(_target_heading(ctx, t))
+    heading[length(heading) <= EPS] = (1.0, 0.0)
+    world_offset = k.to_world(np.broadcast_to(offset, (ctx.n, 2)), heading, t.pos)
+    aim = _predict(ctx, p.predictor, world_offset, t.vel)
+    _crosshair(ctx, aim)
+    return Steering(_buckland_arrive(ctx, aim, "fast"))
+
+
+class PathFollowing(TargetedModel):
+    """Follow a path's waypoints (Buckland 3 "FollowPath").
+
+    Seek the current waypoint; within ``waypoint_seek_distance`` move on to the
+    next. A looped path starts over; an open one ends with arrive (normal) at
+    its last point. The target must be a ``path`` target. Each agent's waypoint
+    is remembered between ticks, starting at the first point.
+    """
+
+    type: Literal["path_following"] = "path_following"
+    waypoint_seek_distance: PNonNeg = doc(
+        "Move on to the next waypoint within this distance of the current one",
+        20.0,
+        unit="world units",
+    )
+    looped: bool | None = doc("Start over at the end (null = the path's own setting)", None)
+
+    @model_validator(mode="after")
+    def _needs_path(self) -> PathFollowing:
+        if getattr(self.target, "kind", None) != "path":
+            raise ValueError("path_following needs a target of kind 'path'")
+        return self
+
+
+def waypoint_state(p: PathFollowing, ctx: SteeringContext) -> tuple[Array, np.ndarray, bool]:
+    """(path points, this leaf's cursor memory, looped) for ``p``."""
+    path = ctx.world.paths.get(str(getattr(p.target, "path", "")))
+    if path is None or len(path.points) == 0:
+        return np.zeros((0, 2)), ctx.state("waypoint", (), 0, np.int64), False
+    looped = path.looped if p.looped is None else p.looped
+    return np.asarray(path.points, dtype=np.float64), ctx.state("waypoint", (), 0, np.int64), looped
+
+
+@registry.primitives.implements(PathFollowing)
+def path_following(p: PathFollowing, ctx: SteeringContext) -> Steering:
+    points, memory, looped = waypoint_state(p, ctx)
+    if points.shape[0] == 0:
+        return Steering(np.zeros((ctx.n, 2)))
+    cursor = np.clip(memory[ctx.rows], 0, points.shape[0] - 1)
+    cursor = k.advance_waypoints(cursor, ctx.pos, points, _f(p.waypoint_seek_distance), looped)
+    memory[ctx.rows] = cursor
+    current = points[cursor]
+    ctx.debug.add("waypoint", ctx.rows, point=current)
+    force = k.seek_force(ctx.pos, ctx.vel, current, ctx.per_agent("max_speed"))
+    if not looped:
+        finished = cursor == points.shape[0] - 1
+        arrive_at = _buckland_arrive(ctx, current, "normal")
+        force = np.where(finished[:, None], arrive_at, force)
+    return Steering(force)
+
+
+class Containment(SteeringModel):
+    """Stay inside the world, or a rectangle of it.
+
+    Looks ``look_ahead`` seconds ahead along the velocity; when that probe is
+    outside the area shrunk by ``margin``, seeks the nearest point of the shrunk
+    area to the probe (sliding along the edge). Zero force otherwise.
+    """
+
+    type: Literal["containment"] = "containment"
+    rect: tuple[Point, Point] | None = doc(
+        "Area to stay in: [[min_x, min_y], [max_x, max_y]] (null = the whole world)",
+        None,
+        unit="world units",
+    )
+    margin: PNonNeg = doc("Keep this far inside the area's edges", 20.0, unit="world units")
+    look_ahead: PNonNeg = doc("How far ahead along the velocity to probe", 0.5, unit="s")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Containment:
+        if self.rect is not None and not (
+            self.rect[0][0] < self.rect[1][0] and self.rect[0][1] < self.rect[1][1]
+        ):
+            raise ValueError("rect must be [[min_x, min_y], [max_x, max_y]] with min < max")
+        return self
+
+
+@registry.primitives.implements(Containment)
+def containment(p: Containment, ctx: SteeringContext) -> Steering:
+    if p.rect is None:
+        low, high = np.zeros(2), ctx.world.size
+    else:
+        low, high = np.asarray(p.rect[0], float), np.asarray(p.rect[1], float)
+    force = k.containment_force(
+        ctx.pos,
+        ctx.vel,
+        ctx.per_agent("max_speed"),
+        low,
+        high,
+        _f(p.margin),
+        _f(p.look_ahead),
+    )
+    return Steering(force)
+
+
+@done_check("path_following")
+def path_following_done(p: Any, sense: Sense, group: str, memory: Any) -> np.ndarray:
+    """SUCCESS for an open path: on its last waypoint and within ``waypoint_seek_distance`` of it."""
+    rows = sense.rows(group)
+    n = rows.stop - rows.start
+    path = sense.world.paths.get(str(getattr(p.target, "path", "")))
+    looped = path is not None and (path.looped if p.looped is None else bool(p.looped))
+    if path is None or looped or len(path.points) == 0:
+        return np.zeros(n, dtype=bool)
+    last = len(path.points) - 1
+    stored = memory.get("waypoint") if isinstance(memory, dict) else None
+    if stored is None or stored.shape[0] != sense.agents.n:
+        cursor = np.zeros(n, dtype=np.int64)
+    else:
+        cursor = stored[rows]
+    near = length(np.asarray(path.points[last]) - sense.agents.pos[rows])
+    return np.asarray((cursor == last) & (near < _f(p.waypoint_seek_distance)), dtype=bool)

@@ -238,9 +238,7 @@ def neighbours(
 
 
 @registry.conditions.implements(Arrived)
-def arrived(
-    m: Arrived, sense: Sense, group: str, prev: BoolArray, rand: Array | None
-) -> BoolArray:
+def arrived(m: Arrived, sense: Sense, group: str, prev: BoolArray, rand: Array | None) -> BoolArray:
     facts = sense.target(m.target, group)
     rows = _own(sense, group)
     dist = distances(sense.agents.pos[rows], facts.pos)

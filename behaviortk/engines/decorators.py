@@ -98,7 +98,9 @@ class SimTimeout(py_trees.decorators.Decorator):
     def update(self) -> common.Status:
         status = self.decorated.status
         if status == common.Status.RUNNING:
-            left = (self.limit - (self._now() - self.start)) * (self.clock.dt if self.clock else 0.0)
+            left = (self.limit - (self._now() - self.start)) * (
+                self.clock.dt if self.clock else 0.0
+            )
             self.feedback_message = f"running, {left:.3g}s left"
         else:
             self.feedback_message = f"child finished: {status.value}"

@@ -22,7 +22,6 @@ mentions and released when the engine is garbage collected.
 
 from __future__ import annotations
 
-import gc
 import itertools
 import math
 import re
@@ -350,15 +349,14 @@ class PyTreesEngine:
         self.namespace = f"/sim{next(_serial)}/agents"
         self.groups: dict[str, GroupTrees] = {}
         self._agent_group: list[tuple[GroupTrees, int]] = []
-        clients: list[py_trees.blackboard.Client] = []
+        self._prepared: Sense | None = None
+        self._all_clients: list[py_trees.blackboard.Client] = []
         for group, rows in sim.agents.slices.items():
             g = self._build_group(group, rows, sim.trees[group])
             self.groups[group] = g
-            clients.extend(g.clients)
+            self._all_clients.extend(g.clients)
             self._agent_group.extend((g, r) for r in range(len(g.trees)))
-        weakref.finalize(self, _release, clients)
-        gc.collect()
-        gc.freeze()  # the trees live as long as the simulation: keep them out of the collector
+        weakref.finalize(self, _release, self._all_clients)
 
     def _build_group(self, group: str, rows: slice, tree: FlatTree) -> GroupTrees:
         facts = GroupFacts(len(tree))
@@ -387,6 +385,9 @@ class PyTreesEngine:
             trees.append(bt)
             nodes.append(behaviours)
             clients.append(client)
+            self._all_clients.extend(
+                c for b in behaviours for c in b.blackboards if c is not client
+            )
         n = rows.stop - rows.start
         prev = {node.index: np.zeros(n, dtype=bool) for node in sensed}
         return GroupTrees(group, rows, tree, trees, nodes, clients, facts, sensed, prev)
@@ -408,11 +409,19 @@ class PyTreesEngine:
         width = len(g.flat.steering)
         facts.emitted = [[False] * width for _ in range(n)]
 
-    def decide(self, sim: Any, sense: Sense) -> dict[str, Decision]:
-        """Tick every agent's tree once; statuses and emissions per group (flat order)."""
-        out: dict[str, Decision] = {}
+    def prepare(self, sim: Any, sense: Sense) -> None:
+        """Compute this tick's group-wide facts (the simulation times this as *sense*)."""
         for g in self.groups.values():
             self._prepare(g, sense)
+        self._prepared = sense
+
+    def decide(self, sim: Any, sense: Sense) -> dict[str, Decision]:
+        """Tick every agent's tree once; statuses and emissions per group (flat order)."""
+        if self._prepared is not sense:
+            self.prepare(sim, sense)
+        self._prepared = None
+        out: dict[str, Decision] = {}
+        for g in self.groups.values():
             for bt in g.trees:
                 bt.root.tick_once()
                 bt.count += 1

@@ -74,7 +74,9 @@ def arcs(center: Array, radius: Array, facing: Array, fov: Array, width: float) 
     r = np.asarray(radius, dtype=np.float64)[:, None, None]
     pts = center[:, None, :] + np.stack([np.cos(ang), np.sin(ang)], axis=-1) * r
     arc = segments(pts[:, :-1].reshape(-1, 2), pts[:, 1:].reshape(-1, 2), width)
-    edges = segments(np.concatenate([center, center]), np.concatenate([pts[:, 0], pts[:, -1]]), width)
+    edges = segments(
+        np.concatenate([center, center]), np.concatenate([pts[:, 0], pts[:, -1]]), width
+    )
     return np.concatenate([arc, edges])
 
 

@@ -89,7 +89,8 @@ def params_from_trees(trees: dict[str, Any]) -> LJParams:
             )
             vals = [getattr(m, k, getattr(base, k)) for k in ("a", "b", "n", "m")]
             if all(isinstance(v, int | float) for v in [*vals, cutoff]):
-                return LJParams(*(float(v) for v in vals), cutoff=float(cutoff))
+                a, b, n, m_ = (float(v) for v in vals)
+                return LJParams(a, b, n, m_, float(cutoff))
     return LJParams()
 
 

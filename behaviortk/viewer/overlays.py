@@ -21,7 +21,7 @@ from behaviortk.viewer.batch import TriangleSoup
 from behaviortk.viewer.viewport import Viewport
 
 LINE = 2.0  # stroke width in pixels
-ARROW = 40.0  # pixels of a vector at its limit
+ARROW = 50.0  # pixels of a vector at its limit
 
 
 @dataclass
@@ -37,8 +37,8 @@ def debug_records(debug: Any, kind: str) -> Iterator[tuple[np.ndarray, dict[str,
     """``(rows, arrays)`` recorded in the DebugBuffer under ``kind`` this tick."""
     if debug is None:
         return
-    for rows, arrays in debug.records(kind):
-        yield np.asarray(rows, dtype=np.int64), arrays
+    for record in debug.of_kind(kind):
+        yield record.rows, record.arrays
 
 
 def _masked(inp: OverlayInput, kind: str) -> Iterator[tuple[np.ndarray, dict[str, Array]]]:
@@ -102,19 +102,19 @@ def view(inp: OverlayInput, soup: TriangleSoup) -> None:
 
 
 def neighbours(inp: OverlayInput, soup: TriangleSoup) -> None:
-    sense = getattr(inp.sim, "sense", None)
-    if sense is None:
-        return
     ag = inp.sim.agents
+    sense = getattr(inp.sim, "sense", None)
+    if sense is None:  # the simulation keeps no Sense: sense the current state afresh
+        from behaviortk.sense import Sense
+
+        sense = Sense(inp.sim.world, ag, np.zeros((ag.n, 1)), 0, 0.0)
     for group in ag.slices:
         nb = sense.neighbours(group, "same")
         keep = inp.rows[nb.i]
         if keep.any():
             a = ag.pos[nb.i[keep]]
             b = a + nb.d[keep]
-            soup.add(
-                geo.segments(inp.vp.to_screen(a), inp.vp.to_screen(b), 1.5), palette.NEIGHBOUR
-            )
+            soup.add(geo.segments(inp.vp.to_screen(a), inp.vp.to_screen(b), 1.5), palette.NEIGHBOUR)
 
 
 def feelers(inp: OverlayInput, soup: TriangleSoup) -> None:

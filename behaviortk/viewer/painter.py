@@ -60,10 +60,26 @@ class Painter:
         self.heatmap = HeatmapLayer(ctx)
         t = arcade.Text
         self.hud = t("", MARGIN, 0, palette.TEXT, 11, font_name=MONO, anchor_y="center")
-        self.panel = t("", 0, 0, palette.TEXT, 9, font_name=MONO, multiline=True, width=PANEL_WIDTH - 16, anchor_y="top")
-        self.legend = t("", 0, 0, palette.TEXT, 10, font_name=MONO, multiline=True, width=220, anchor_y="top")
-        self.help = t("", 0, 0, palette.TEXT, 11, font_name=MONO, multiline=True, width=560, anchor_y="top")
-        self.banner = t("", 0, 0, palette.TEXT, 11, font_name=MONO, multiline=True, width=800, anchor_y="bottom")
+        self.panel = t(
+            "",
+            0,
+            0,
+            palette.TEXT,
+            9,
+            font_name=MONO,
+            multiline=True,
+            width=PANEL_WIDTH - 16,
+            anchor_y="top",
+        )
+        self.legend = t(
+            "", 0, 0, palette.TEXT, 10, font_name=MONO, multiline=True, width=220, anchor_y="top"
+        )
+        self.help = t(
+            "", 0, 0, palette.TEXT, 11, font_name=MONO, multiline=True, width=560, anchor_y="top"
+        )
+        self.banner = t(
+            "", 0, 0, palette.TEXT, 11, font_name=MONO, multiline=True, width=800, anchor_y="bottom"
+        )
 
     def viewport(self, world: Any) -> Viewport:
         return layout(self.window.width, self.window.height, world)
@@ -82,7 +98,10 @@ class Painter:
             rows = help_text(opts).count("\n") + 1
             soup.add(geo.quads(x0 + 240, y1 - 24 - 17 * rows, x0 + 820, y1 - 8), palette.PANEL_BG)
         if extra.errors:
-            soup.add(geo.quads(0, 0, w - PANEL_WIDTH, 18 + 15 * min(len(extra.errors), 8)), palette.ERROR_BG)
+            soup.add(
+                geo.quads(0, 0, w - PANEL_WIDTH, 18 + 15 * min(len(extra.errors), 8)),
+                palette.ERROR_BG,
+            )
         return soup
 
     def draw(self, sim: Any, opts: ViewOptions, info: HudInfo, extra: Overlay2D) -> None:
@@ -103,7 +122,9 @@ class Painter:
         self.ui_batch.draw(v, c)
         self._texts(sim, opts, info, extra, vp)
 
-    def _texts(self, sim: Any, opts: ViewOptions, info: HudInfo, extra: Overlay2D, vp: Viewport) -> None:
+    def _texts(
+        self, sim: Any, opts: ViewOptions, info: HudInfo, extra: Overlay2D, vp: Viewport
+    ) -> None:
         w, h = self.window.width, self.window.height
         self.hud.text = hud_text(sim, info)
         self.hud.position = (MARGIN, h - HUD_HEIGHT / 2)
@@ -112,7 +133,9 @@ class Painter:
         if sel is not None and 0 <= sel < sim.agents.n:
             self.panel.text = panel_text(sim, sel)
         else:
-            self.panel.text = "Click an agent (or press Tab) to inspect its tree, blackboard and requests."
+            self.panel.text = (
+                "Click an agent (or press Tab) to inspect its tree, blackboard and requests."
+            )
         self.panel.position = (w - PANEL_WIDTH + 8, h - HUD_HEIGHT - 8)
         self.panel.draw()
         x0, _, _, y1 = vp.world_rect()

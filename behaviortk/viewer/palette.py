@@ -14,7 +14,7 @@ PATH: Color = (70, 110, 160, 255)
 SELECTED: Color = (255, 255, 255, 255)
 TEXT: Color = (230, 232, 240, 255)
 DIM_TEXT: Color = (150, 155, 170, 255)
-ERROR_BG: Color = (150, 20, 30, 235)
+ERROR_BG: Color = (150, 20, 30, 255)
 PANEL_BG: Color = (12, 14, 20, 230)
 IDLE: Color = (120, 120, 120, 255)  # agents whose tree emitted nothing
 
@@ -26,7 +26,7 @@ WANDER: Color = (0, 255, 255, 255)
 VIEW: Color = (255, 255, 0, 110)
 NEIGHBOUR: Color = (255, 128, 0, 160)
 BOX: Color = (128, 0, 255, 255)
-FEELER: Color = (255, 255, 255, 255)
+FEELER: Color = (190, 255, 60, 255)
 HIDING: Color = (0, 128, 255, 255)
 WAYPOINT: Color = (255, 200, 120, 255)
 

@@ -1,8 +1,8 @@
 """One frame's shapes, built on the CPU from the simulation's arrays (drawing only reads).
 
 ``build_scene`` returns the triangle soup for the whole world picture:
-geometry (paths, obstacles, walls), the enabled overlays, then all agents in
-one chunk (one draw call for every agent), then the selection ring. Text
+geometry (paths, obstacles, walls), all agents in one chunk (one draw call for every agent), the selection ring, then the
+enabled overlays on top. Text
 (HUD, panel, help) is drawn by the window on top.
 """
 
@@ -139,8 +139,8 @@ def agent_shapes(sim: Any, vp: Viewport, opts: ViewOptions, soup: TriangleSoup) 
 def build_scene(sim: Any, vp: Viewport, opts: ViewOptions) -> TriangleSoup:
     soup = TriangleSoup()
     world_shapes(sim.world, vp, soup)
-    overlay_shapes(sim, vp, opts, soup)
     agent_shapes(sim, vp, opts, soup)
+    overlay_shapes(sim, vp, opts, soup)  # on top: vectors start inside the triangles
     return soup
 
 

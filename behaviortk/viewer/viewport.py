@@ -44,4 +44,9 @@ class Viewport:
         """Screen (x0, y0, x1, y1) of the world's bounds."""
         o = self.origin
         s = self.scale
-        return float(o[0]), float(o[1]), float(o[0] + s * self.world_width), float(o[1] + s * self.world_height)
+        return (
+            float(o[0]),
+            float(o[1]),
+            float(o[0] + s * self.world_width),
+            float(o[1] + s * self.world_height),
+        )

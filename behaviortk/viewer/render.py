@@ -1,0 +1,77 @@
+"""Headless rendering: run a definition N ticks and write the last frame (PNG) or a GIF.
+
+Uses arcade's headless mode (EGL): ``ARCADE_HEADLESS=1`` is set here before
+arcade is first imported, so importing this module never opens a window.
+One hidden window is made on first use and reused.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("ARCADE_HEADLESS", "1")
+
+RENDER_SIZE = (1100, 640)
+
+
+def headless_window(size: tuple[int, int] = RENDER_SIZE) -> Any:
+    """The current arcade window, or a new hidden one of ``size``."""
+    import arcade
+
+    try:
+        window = arcade.get_window()
+    except RuntimeError:
+        window = None
+    if window is None:
+        window = arcade.Window(*size, "behaviortk render", visible=False, antialiasing=False)
+    return window
+
+
+def frame_image(sim: Any, painter: Any, opts: Any, show_help: bool = False) -> Any:
+    """Draw the simulation's current state and return it as a PIL RGB image."""
+    from PIL import Image
+
+    from behaviortk.viewer.hud import HudInfo
+    from behaviortk.viewer.painter import Overlay2D
+
+    painter.draw(sim, opts, HudInfo(fps=0.0, paused=True), Overlay2D(show_help=show_help))
+    return Image.fromarray(painter.snapshot())
+
+
+def render(
+    sim: Any,
+    out: str | Path,
+    ticks: int,
+    *,
+    every: int = 1,
+    overlays: Iterable[str] = (),
+    color_by: str = "group",
+    selected: int | None = None,
+    window: Any = None,
+) -> Path:
+    """Step ``sim`` ``ticks`` times; ``.gif`` outputs record every ``every``-th tick, others the last frame."""
+    from behaviortk.viewer.painter import Painter
+    from behaviortk.viewer.scene import ViewOptions
+
+    out = Path(out)
+    win = window if window is not None else headless_window()
+    painter = Painter(win)
+    opts = ViewOptions(overlays=set(overlays), color_by=color_by, selected=selected)
+    sim.debug.enabled = True
+    gif = out.suffix.lower() == ".gif"
+    frames = [frame_image(sim, painter, opts)] if gif else []
+    for t in range(1, ticks + 1):
+        sim.step()
+        if gif and t % max(every, 1) == 0:
+            frames.append(frame_image(sim, painter, opts))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if gif:
+        ms = max(20, round(1000.0 * float(sim.dt) * max(every, 1)))
+        pal = [f.convert("P", palette=1, colors=128) for f in frames]  # 1 = Image.ADAPTIVE
+        pal[0].save(out, save_all=True, append_images=pal[1:], duration=ms, loop=0, optimize=True)
+    else:
+        frame_image(sim, painter, opts).save(out)
+    return out

@@ -1,0 +1,177 @@
+"""The viewer's controller: one simulation, its clock, selection, reloads and errors.
+
+Independent of arcade so that the window class stays a thin mapping from
+events to these methods. Nothing here raises to the window: a failing step
+or an invalid reload becomes banner lines, and the last good simulation
+keeps running (a failing step pauses it).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from behaviortk.vec import Array
+from behaviortk.viewer.scene import ViewOptions, pick_agent, pick_obstacle
+
+MIN_SPEED, MAX_SPEED = 1.0 / 16.0, 16.0
+MAX_STEPS_PER_UPDATE = 8  # a slow machine drops simulated time instead of spiralling
+
+
+def load_simulation(path: str | Path, engine: str, seed: int | None) -> Any:
+    """Load and validate ``path`` and build a debug-enabled Simulation (raises DefinitionError)."""
+    from behaviortk import load
+    from behaviortk.sim import Simulation
+
+    return Simulation(load(path), engine=engine, seed=seed, debug=True)
+
+
+class Session:
+    def __init__(
+        self,
+        path: str | Path,
+        engine: str = "py_trees",
+        seed: int | None = None,
+        sim: Any = None,
+    ) -> None:
+        self.path = Path(path)
+        self.engine = engine
+        self.seed = seed
+        self.sim = sim if sim is not None else load_simulation(path, engine, seed)
+        if self.seed is None:
+            self.seed = getattr(self.sim, "seed", None)
+        self.opts = ViewOptions()
+        self.paused = False
+        self.speed = 1.0
+        self.reload_errors: list[str] = []
+        self.step_error: str | None = None
+        self.dragging: int | None = None  # obstacle index being dragged
+        self._acc = 0.0
+
+    # ------------------------------------------------------------ stepping
+    def _step(self) -> bool:
+        try:
+            self.sim.step()
+        except Exception as exc:  # shown in the window; the window must not die
+            self.step_error = f"step {self.sim.tick + 1} failed: {type(exc).__name__}: {exc}"
+            self.paused = True
+            return False
+        self.step_error = None
+        return True
+
+    def advance(self, real_dt: float) -> int:
+        """Called from on_fixed_update: run the ticks of ``real_dt * speed`` at the scenario's dt."""
+        if self.paused:
+            self._acc = 0.0
+            return 0
+        self._acc += real_dt * self.speed
+        steps = 0
+        dt = float(self.sim.dt)
+        while self._acc >= dt and steps < MAX_STEPS_PER_UPDATE:
+            self._acc -= dt
+            if not self._step():
+                return steps
+            steps += 1
+        if steps == MAX_STEPS_PER_UPDATE:
+            self._acc = 0.0
+        return steps
+
+    def toggle_pause(self) -> None:
+        self.paused = not self.paused
+
+    def step_once(self) -> None:
+        """One tick while paused (the '.' key)."""
+        self.paused = True
+        self._step()
+
+    def faster(self) -> None:
+        self.speed = min(self.speed * 2.0, MAX_SPEED)
+
+    def slower(self) -> None:
+        self.speed = max(self.speed / 2.0, MIN_SPEED)
+
+    # ------------------------------------------------------- rebuild paths
+    def restart(self) -> None:
+        """Same definition, same seed, tick 0 (keeps the selection and overlays)."""
+        self._replace(self._rebuild(self.sim.scenario))
+
+    def _rebuild(self, scenario: Any) -> Any:
+        from behaviortk.sim import Simulation
+
+        return Simulation(scenario, engine=self.engine, seed=self.seed, debug=True)
+
+    def _replace(self, sim: Any) -> None:
+        pointer = np.array(self.sim.pointer, dtype=np.float64)
+        self.sim = sim
+        self.sim.pointer = pointer
+        self.step_error = None
+        self.dragging = None
+        self._acc = 0.0
+        if self.opts.selected is not None and self.opts.selected >= sim.agents.n:
+            self.opts.selected = None
+
+    def reload(self) -> bool:
+        """Re-validate the file; on success rebuild, else keep the last good world and show why."""
+        from behaviortk.spec.errors import DefinitionError
+
+        try:
+            sim = load_simulation(self.path, self.engine, self.seed)
+        except DefinitionError as exc:
+            self.reload_errors = [
+                f"{self.path.name} is invalid; still running the last good version:",
+                *[str(i) for i in exc.issues],
+            ]
+            return False
+        except Exception as exc:
+            self.reload_errors = [
+                f"{self.path.name} could not be reloaded: {type(exc).__name__}: {exc}"
+            ]
+            return False
+        self.reload_errors = []
+        self._replace(sim)
+        return True
+
+    @property
+    def errors(self) -> list[str]:
+        return [*self.reload_errors, *([self.step_error] if self.step_error else [])]
+
+    # ------------------------------------------------------------ selection
+    def cycle_selection(self) -> None:
+        n = self.sim.agents.n
+        if n == 0:
+            self.opts.selected = None
+            return
+        sel = self.opts.selected
+        self.opts.selected = 0 if sel is None else (sel + 1) % n
+
+    def toggle_overlay(self, name: str) -> None:
+        self.opts.overlays ^= {name}
+
+    # ---------------------------------------------------------------- mouse
+    def press(self, point: Array, slack: float) -> None:
+        """Left click at a world point: select an agent, else grab an obstacle, else deselect."""
+        self.set_pointer(point)
+        agent = pick_agent(self.sim.agents, point, slack)
+        if agent is not None:
+            self.opts.selected = agent
+            return
+        self.dragging = pick_obstacle(self.sim.world, point)
+        if self.dragging is None:
+            self.opts.selected = None
+
+    def drag(self, point: Array) -> None:
+        """Move the grabbed obstacle (kept inside the world) and the pointer target."""
+        self.set_pointer(point)
+        if self.dragging is not None:
+            w = self.sim.world
+            if self.dragging < w.obstacle_pos.shape[0]:
+                w.obstacle_pos[self.dragging] = np.clip(point, 0.0, w.size)
+
+    def release(self) -> None:
+        self.dragging = None
+
+    def set_pointer(self, point: Array) -> None:
+        w = self.sim.world
+        self.sim.pointer = np.clip(np.asarray(point, dtype=np.float64), 0.0, w.size)

@@ -1,0 +1,268 @@
+"""The drawing layer on real (headless) arcade rendering: shapes, colours, overlays, heat map.
+
+States are built by hand (World + make_agents + a real DebugBuffer) so each
+expected pixel is known: the world 400 x 300 fits a 1000 x 600 window minus
+the 360 px panel and 26 px HUD, i.e. scale min(624/400, 558/300) = 1.56.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from behaviortk.steering.debug import DebugBuffer
+from behaviortk.viewer import geometry as geo
+from behaviortk.viewer import palette
+from behaviortk.viewer.heatmap import LJParams, lj_potential, params_from_trees, potential_grid
+from behaviortk.viewer.overlays import OVERLAYS
+from behaviortk.viewer.scene import ViewOptions, build_scene, pick_agent
+from behaviortk.world.factory import make_agents
+from behaviortk.world.state import Path, World
+from tests.viewer_support import count_color, draw, fake_sim, pixel_at
+
+
+def world() -> World:
+    return World(
+        400.0,
+        300.0,
+        "wrap",
+        obstacle_pos=np.array([[300.0, 80.0]]),
+        obstacle_radius=np.array([25.0]),
+        wall_a=np.array([[20.0, 280.0]]),
+        wall_b=np.array([[380.0, 280.0]]),
+        wall_normal=np.array([[0.0, -1.0]]),
+        paths={"loop": Path("loop", np.array([[50.0, 50.0], [150.0, 50.0], [100.0, 120.0]]), True)},
+    )
+
+
+def two_groups():
+    return make_agents(
+        [[100.0, 200.0], [250.0, 200.0]],
+        [[30.0, 0.0], [0.0, -30.0]],
+        groups=[("prey", 1), ("hunters", 1)],
+        radius=10.0,
+        view_distance=60.0,
+        fov=[np.pi, 2.0 * np.pi],
+    )
+
+
+# ---------------------------------------------------------------- geometry
+def test_agent_triangle_points_along_heading_and_scales_with_radius():
+    """Nose at pos + r h, back corners at pos - 0.7 r h +- 0.6 r side (worked by hand)."""
+    tri = geo.agent_triangles(np.array([[0.0, 0.0]]), np.array([[1.0, 0.0]]), np.array([10.0]))
+    np.testing.assert_allclose(tri, [[10.0, 0.0], [-7.0, 6.0], [-7.0, -6.0]])
+    up = geo.agent_triangles(np.array([[5.0, 5.0]]), np.array([[0.0, 2.0]]), np.array([1.0]))
+    np.testing.assert_allclose(up[0], [5.0, 6.0])
+
+
+def test_segments_are_two_triangles_of_the_stroke_width():
+    quad = geo.segments(np.array([[0.0, 0.0]]), np.array([[10.0, 0.0]]), 4.0)
+    assert quad.shape == (6, 2)
+    assert quad[:, 1].max() == pytest.approx(2.0) and quad[:, 1].min() == pytest.approx(-2.0)
+    assert geo.segments(np.zeros((0, 2)), np.zeros((0, 2)), 1.0).shape == (0, 2)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.floats(-1e3, 1e3), st.floats(-1e3, 1e3), st.floats(-1, 1), st.floats(-1, 1)),
+        min_size=1,
+        max_size=20,
+    ),
+    st.floats(0.0, 50.0),
+)
+def test_agent_triangles_finite_even_for_zero_heading(rows, r):
+    arr = np.array(rows)
+    tri = geo.agent_triangles(arr[:, :2], arr[:, 2:], np.full(len(rows), r))
+    assert tri.shape == (3 * len(rows), 2)
+    assert np.isfinite(tri).all()
+
+
+# ----------------------------------------------------------------- heat map
+def test_lj_potential_matches_seed_003_by_hand():
+    """Seed 003: U = -A/d^n + B/d^m, d = |r| / R. R = 10, |r| = 20 -> d = 2."""
+    c, r = np.array([[0.0, 0.0]]), np.array([10.0])
+    p = LJParams(a=0.0, b=20.0, n=1.0, m=2.5, cutoff=40.0)
+    u = lj_potential(np.array([[20.0, 0.0], [0.0, 100.0]]), c, r, p)
+    assert u[0] == pytest.approx(20.0 / 2.0**2.5)  # 3.5355...
+    assert u[1] == 0.0  # beyond the cutoff (40 + R)
+    attract = LJParams(a=1.0, b=20.0, n=1.0, m=2.5, cutoff=40.0)
+    assert lj_potential(np.array([[20.0, 0.0]]), c, r, attract)[0] == pytest.approx(
+        -0.5 + 3.5355339
+    )
+
+
+def test_potential_grid_is_finite_and_peaks_at_the_obstacle():
+    grid = potential_grid(
+        100.0, 50.0, 20, 10, np.array([[50.0, 25.0]]), np.array([5.0]), LJParams()
+    )
+    assert grid.shape == (10, 20)
+    assert np.isfinite(grid).all()
+    assert np.unravel_index(np.argmax(grid), grid.shape) in {(4, 9), (4, 10), (5, 9), (5, 10)}
+
+
+def test_lj_params_default_to_the_seed_without_a_potential_leaf():
+    assert params_from_trees({}) == LJParams(0.0, 20.0, 1.0, 2.5, 40.0)
+
+
+# --------------------------------------------------------------- rendering
+def test_agents_are_drawn_in_their_group_colours_where_they_are():
+    sim = fake_sim(world(), two_groups())
+    img, painter = draw(sim, ViewOptions())
+    vp = painter.viewport(sim.world)
+    assert vp.scale == pytest.approx(1.56)
+    at = vp.to_screen(sim.agents.pos)
+    np.testing.assert_allclose(pixel_at(img, at[0]), palette.group_color(0)[:3], atol=2)
+    np.testing.assert_allclose(pixel_at(img, at[1]), palette.group_color(1)[:3], atol=2)
+    obstacle = vp.to_screen(sim.world.obstacle_pos[0])
+    np.testing.assert_allclose(pixel_at(img, obstacle), palette.OBSTACLE[:3], atol=2)
+    wall_mid = vp.to_screen(np.array([200.0, 280.0]))
+    np.testing.assert_allclose(pixel_at(img, wall_mid), palette.WALL[:3], atol=2)
+
+
+def test_all_agents_are_one_draw_call_whatever_their_number():
+    calls = []
+    for n in (3, 400):
+        rng = np.random.default_rng(n)
+        ag = make_agents(rng.uniform(0, 300, (n, 2)), rng.normal(0, 10, (n, 2)), radius=3.0)
+        _, painter = draw(fake_sim(world(), ag), ViewOptions())
+        before = painter.world_batch.draw_calls
+        draw(fake_sim(world(), ag), ViewOptions())
+        calls.append(painter.world_batch.draw_calls - before)
+    assert calls[0] == calls[1] == 2  # the floor, then the whole world picture
+
+
+def debug_with_everything(agents) -> DebugBuffer:
+    """A DebugBuffer as primitives would fill it, for agent 0 at (100, 200)."""
+    d = DebugBuffer(enabled=True)
+    d.add("crosshair", np.array([0]), point=np.array([[160.0, 150.0]]))
+    d.add(
+        "wander",
+        np.array([0]),
+        center=np.array([[130.0, 200.0]]),
+        radius=np.array([15.0]),
+        target=np.array([[145.0, 200.0]]),
+    )
+    box = np.array([[[100.0, 190.0], [140.0, 190.0], [140.0, 210.0], [100.0, 210.0]]])
+    d.add("box", np.array([0]), corners=box)
+    d.add(
+        "feelers", np.array([0]), ends=np.array([[[140.0, 240.0], [140.0, 160.0], [60.0, 240.0]]])
+    )
+    d.add("hiding_spot", np.array([0]), point=np.array([[340.0, 40.0]]))
+    d.add("waypoint", np.array([0]), point=np.array([[150.0, 50.0]]))
+    return d
+
+
+OPAQUE_INKS = {
+    "velocity": palette.VELOCITY,
+    "force": palette.FORCE,
+    "crosshair": palette.CROSSHAIR,
+    "wander": palette.WANDER,
+    "feelers": palette.FEELER,
+    "hiding": palette.HIDING,
+    "waypoints": palette.WAYPOINT,
+}
+
+
+@pytest.mark.parametrize("name", [o.name for o in OVERLAYS])
+def test_each_overlay_is_present_when_on_and_absent_when_off(name):
+    agents = make_agents(
+        [[100.0, 200.0], [250.0, 200.0], [260.0, 215.0]],
+        [[30.0, 0.0], [0.0, -30.0], [0.0, 10.0]],
+        groups=[("prey", 1), ("hunters", 2)],
+        radius=10.0,
+        view_distance=60.0,
+        fov=[np.pi, 2.0 * np.pi, 2.0 * np.pi],
+    )
+    agents.force[:] = [[50.0, 50.0], [-80.0, 0.0], [0.0, 80.0]]
+    sim = fake_sim(world(), agents, debug_with_everything(agents))
+    off, _ = draw(sim, ViewOptions())
+    on, _ = draw(sim, ViewOptions(overlays={name}))
+    changed = int(np.any(on != off, axis=-1).sum())
+    assert changed > 40, f"overlay {name} changed only {changed} pixels"
+    ink = OPAQUE_INKS.get(name)
+    if ink is not None:
+        assert count_color(off, ink, tol=3) == 0
+        assert count_color(on, ink, tol=3) > 20
+
+
+def test_selected_agent_overlays_show_with_global_overlays_off():
+    agents = two_groups()
+    sim = fake_sim(world(), agents, debug_with_everything(agents))
+    plain, _ = draw(sim, ViewOptions())
+    picked, _ = draw(sim, ViewOptions(selected=0))
+    assert count_color(plain, palette.CROSSHAIR, tol=3) == 0
+    assert count_color(picked, palette.CROSSHAIR, tol=3) > 20
+    assert count_color(picked, palette.VELOCITY, tol=3) > 20
+    assert count_color(picked, palette.SELECTED, tol=0) > count_color(plain, palette.SELECTED, 0)
+
+
+def test_velocity_overlay_marks_only_the_selected_agent_when_off():
+    """Off globally: the arrow of agent 0 (heading +x) is drawn, agent 1's (heading -y) is not."""
+    agents = two_groups()
+    sim = fake_sim(world(), agents)
+    img, painter = draw(sim, ViewOptions(selected=0))
+    vp = painter.viewport(sim.world)
+    # |v| / max_speed = 30 / 100, so each arrow is 0.3 * 50 = 15 px long.
+    inside0 = vp.to_screen(agents.pos[0]) + np.array([10.0, 0.0])
+    beyond0 = vp.to_screen(agents.pos[0]) + np.array([20.0, 0.0])
+    inside1 = vp.to_screen(agents.pos[1]) + np.array([0.0, -10.0])
+    np.testing.assert_array_equal(pixel_at(img, inside0), palette.VELOCITY[:3])
+    assert tuple(pixel_at(img, beyond0)) != palette.VELOCITY[:3]
+    assert tuple(pixel_at(img, inside1)) != palette.VELOCITY[:3]
+
+
+def test_heat_map_reddens_around_obstacles_only_when_on():
+    sim = fake_sim(world(), two_groups())
+    off, painter = draw(sim, ViewOptions())
+    on, _ = draw(sim, ViewOptions(overlays={"potential"}))
+    vp = painter.viewport(sim.world)
+    near = vp.to_screen(np.array([300.0, 80.0 + 30.0]))  # 5 units outside the rim: repulsive
+    far = vp.to_screen(np.array([40.0, 260.0]))  # far beyond the cutoff: untouched
+    assert pixel_at(on, near)[0] > pixel_at(off, near)[0] + 40
+    np.testing.assert_array_equal(pixel_at(on, far), pixel_at(off, far))
+
+
+def test_colour_by_action_uses_the_first_emitted_request():
+    """Decisions say agent 0 ran leaf 1 ("flee"), agent 1 nothing: colours 'flee' and idle grey."""
+    from types import SimpleNamespace
+
+    agents = two_groups()
+    sim = fake_sim(world(), agents)
+    node = SimpleNamespace
+    tree = SimpleNamespace(nodes=(node(name="seek"), node(name="flee")), steering=(0, 1))
+    sim.trees = {"prey": tree, "hunters": tree}
+    sim.decisions = {
+        "prey": SimpleNamespace(emitted=np.array([[False, True]])),
+        "hunters": SimpleNamespace(emitted=np.array([[False, False]])),
+    }
+    img, painter = draw(sim, ViewOptions(color_by="action"))
+    vp = painter.viewport(sim.world)
+    at = vp.to_screen(agents.pos)
+    from behaviortk.viewer.scene import action_color
+
+    np.testing.assert_allclose(pixel_at(img, at[0]), action_color(1)[:3], atol=2)
+    np.testing.assert_allclose(pixel_at(img, at[1]), palette.IDLE[:3], atol=2)
+
+
+def test_error_banner_is_drawn_when_there_are_errors():
+    sim = fake_sim(world(), two_groups())
+    clean, _ = draw(sim, ViewOptions())
+    banner, _ = draw(sim, ViewOptions(), errors=["x.json:3:5: /groups/0: bad"])
+    assert count_color(clean, palette.ERROR_BG, tol=6) == 0
+    assert count_color(banner, palette.ERROR_BG, tol=6) > 1000
+
+
+def test_scene_holds_every_agent_in_one_chunk_and_picks_by_position():
+    agents = two_groups()
+    sim = fake_sim(world(), agents)
+    from behaviortk.viewer.viewport import Viewport
+
+    soup = build_scene(sim, Viewport(400, 300, 0, 0, 400, 300), ViewOptions())
+    verts, colors = soup.build()
+    assert verts.dtype == np.float32 and colors.dtype == np.uint8
+    assert verts.shape[0] == colors.shape[0]
+    assert pick_agent(agents, np.array([252.0, 203.0]), 0.0) == 1
+    assert pick_agent(agents, np.array([180.0, 100.0]), 2.0) is None

@@ -8,5 +8,5 @@ from __future__ import annotations
 
 import behaviortk.actions
 import behaviortk.conditions
-import behaviortk.spec.tree  # noqa: F401  (composites, decorators, subtree)
+import behaviortk.spec.tree
 import behaviortk.steering  # noqa: F401  (primitives, combiners, predictors)

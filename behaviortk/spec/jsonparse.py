@@ -61,7 +61,7 @@ class Parsed:
         for token in pointer.split("/")[1:] if pointer else []:
             key = token.replace("~1", "/").replace("~0", "~")
             table = self._offsets.get(id(node))
-            if isinstance(node, dict) and key in node and table is not None:
+            if isinstance(node, dict) and table is not None and key in table and key in node:
                 offset, node = table[key], node[key]
             elif (
                 isinstance(node, list)
@@ -104,9 +104,9 @@ def _describe(text: str, pos: int) -> tuple[str, str]:
         return "strings must use double quotes", "json_syntax"
     if re.match(r"[-+0-9.]", rest):
         return f"invalid number {re.match(r'[-+0-9.eE]*', rest).group()!r}", "json_syntax"  # type: ignore[union-attr]
-    word = re.match(r"[A-Za-z_]+", rest)
-    if word:
-        return f"unexpected word {word.group()!r} (strings need double quotes)", "json_syntax"
+    bare = re.match(r"[A-Za-z_]+", rest)
+    if bare:
+        return f"unexpected word {bare.group()!r} (strings need double quotes)", "json_syntax"
     return f"unexpected character {rest[0]!r}", "json_syntax"
 
 

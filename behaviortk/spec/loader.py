@@ -123,7 +123,7 @@ def _issues(parsed: Parsed, name: str, findings: list[tuple[str, str, str]]) -> 
     for pointer, message, kind in findings:
         line, col = parsed.position(pointer)
         out.append(Issue(name, line, col, pointer, message, kind))
-    return out
+    return sorted(out, key=lambda i: (i.line, i.col))
 
 
 def catalogue() -> dict[str, set[str]]:

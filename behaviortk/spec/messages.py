@@ -24,9 +24,11 @@ def _walk(data: Any, loc: tuple[str | int, ...], missing: bool) -> tuple[list[st
     node = data
     last = len(loc) - 1
     for i, part in enumerate(loc):
-        if (isinstance(node, dict) and isinstance(part, str) and part in node) or (isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)):
+        is_key = isinstance(node, dict) and isinstance(part, str) and part in node
+        is_index = isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
+        if is_key or is_index:
             path.append(part)
-            node = node[part]
+            node = node[part]  # type: ignore[index]
         elif missing and i == last:
             path.append(part)
             node = None
@@ -72,9 +74,9 @@ def _message(
         return f"missing required key {loc[-1]!r}", kind
     if kind == "union_tag_invalid":
         tag = ctx.get("tag", "")
-        expected = [t.strip().strip("'") for t in str(ctx.get("expected_tags", "")).split(",")]
+        tags = [t.strip().strip("'") for t in str(ctx.get("expected_tags", "")).split(",")]
         what = "node type" if "type" in str(ctx.get("discriminator")) else "kind"
-        return f"unknown {what} {tag!r}{suggest(str(tag), expected)}", (
+        return f"unknown {what} {tag!r}{suggest(str(tag), tags)}", (
             "unknown_type" if what == "node type" else "unknown_kind"
         )
     if kind == "union_tag_not_found":

@@ -151,7 +151,7 @@ def check(
         return result
 
     catalogue = field_catalogue(node_models())
-    names = _Names(definition)
+    known = _Names(definition)
     from behaviortk.spec.format import node_adapter
 
     adapter = node_adapter()
@@ -162,7 +162,7 @@ def check(
                 group.tree, group.params
             )
         except _Stop as stop:
-            where, message, kind = stop.finding
+            _where, message, kind = stop.finding
             out.append((f"/groups/{i}/tree", f"group {group.name!r}: {message}", kind))
             continue
         try:
@@ -174,7 +174,7 @@ def check(
                 )
             continue
         for path, kind, value in _name_refs(node):
-            problem = names.problem(kind, value)
+            problem = known.problem(kind, value)
             if problem:
                 out.append(
                     (

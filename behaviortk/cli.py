@@ -1,0 +1,81 @@
+"""The ``behaviortk`` command line: one subcommand per module in ``behaviortk/commands``.
+
+A command module has ``add_parser(subparsers) -> argparse.ArgumentParser`` and
+``run(args) -> int``; list it in ``COMMANDS``. Keep heavy imports (arcade,
+engines) inside ``run`` so that ``behaviortk validate`` starts fast.
+Users never see a traceback: errors become ``behaviortk: error: ...``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from types import ModuleType
+
+COMMANDS = ("validate", "schema", "run", "tree", "render", "demo", "bench")
+"""Modules of ``behaviortk.commands``, in help order (missing ones are skipped)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises instead of exiting, so ``main`` returns the code."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(f"{self.prog}: error: {message}")
+
+
+class UsageError(Exception):
+    """Bad command line: exit code 2."""
+
+
+def _command_modules() -> list[ModuleType]:
+    modules = []
+    for name in COMMANDS:
+        qualified = f"behaviortk.commands.{name}"
+        try:
+            modules.append(importlib.import_module(qualified))
+        except ModuleNotFoundError as exc:
+            if exc.name != qualified:
+                raise
+    return modules
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="behaviortk",
+        description="Declarative game AI: steering behaviours and behaviour trees authored in JSON.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for module in _command_modules():
+        command = module.add_parser(sub)
+        command.set_defaults(handler=module.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; return its exit code (0 ok, 1 failure, 2 usage error)."""
+    try:
+        parser = build_parser()
+        args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+        if getattr(args, "handler", None) is None:
+            parser.print_help(sys.stderr)
+            return 2
+        return int(args.handler(args))
+    except UsageError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    except SystemExit as exc:  # --help and --version exit through argparse
+        return exc.code if isinstance(exc.code, int) else 0
+    except KeyboardInterrupt:
+        print("behaviortk: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 1
+    except Exception as exc:  # the last line of defence: one line, never a traceback
+        print(f"behaviortk: error: {type(exc).__name__}: {exc}".splitlines()[0], file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,190 @@
+"""``behaviortk run FILE``: open the viewer, or run headless with a trace and a summary."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import IO, Any
+
+from behaviortk.sim import ENGINES, PHASES
+
+DEFAULT_TICKS = 600
+PROGRESS_AFTER = 1.0
+"""Seconds of running before the progress bar appears (short runs stay quiet)."""
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "run",
+        help="run a definition (viewer, or --headless with a trace)",
+        description="Run a definition. Without --headless it opens the viewer; with --headless "
+        "it steps N ticks, optionally writes a JSON Lines trace, and prints a summary.",
+    )
+    parser.add_argument("file", metavar="FILE", help="definition file (JSON)")
+    parser.add_argument("--headless", action="store_true", help="no window: run and summarise")
+    parser.add_argument(
+        "--ticks",
+        type=_positive_int,
+        default=DEFAULT_TICKS,
+        metavar="N",
+        help=f"ticks to run headless (default {DEFAULT_TICKS})",
+    )
+    parser.add_argument(
+        "--seed", type=_seed, default=None, metavar="S", help="seed (default: the file's)"
+    )
+    parser.add_argument("--trace", metavar="OUT.jsonl", help="write a JSON Lines trace here")
+    parser.add_argument(
+        "--every",
+        type=_positive_int,
+        default=1,
+        metavar="K",
+        help="record every K-th tick in the trace (default 1)",
+    )
+    parser.add_argument(
+        "--engine", choices=ENGINES, default="py_trees", help="decide engine (default py_trees)"
+    )
+    return parser
+
+
+class Progress:
+    """A one-line progress bar on stderr that appears only once a run has taken a second."""
+
+    def __init__(self, total: int, out: IO[str] = sys.stderr, width: int = 30) -> None:
+        self.total = max(1, total)
+        self.out = out
+        self.width = width
+        self.start = time.perf_counter()
+        self.shown = False
+        self.next_draw = self.start + PROGRESS_AFTER
+
+    def update(self, done: int) -> None:
+        now = time.perf_counter()
+        if now < self.next_draw and done < self.total:
+            return
+        if not self.shown and now - self.start < PROGRESS_AFTER:
+            return
+        self.shown = True
+        self.next_draw = now + 0.1
+        filled = self.width * done // self.total
+        rate = done / max(now - self.start, 1e-9)
+        bar = "#" * filled + "." * (self.width - filled)
+        self.out.write(f"\r[{bar}] {done}/{self.total} ticks {rate:,.0f} ticks/s")
+        self.out.flush()
+
+    def close(self) -> None:
+        if self.shown:
+            self.out.write("\n")
+            self.out.flush()
+
+
+def summary(sim: Any, wall: float) -> str:
+    """Ticks/s, agents and mean time per phase, for the end of a headless run."""
+    ticks = max(sim.tick, 1)
+    rate = sim.tick / wall if wall > 0 else float("inf")
+    phases = ", ".join(f"{p} {1000.0 * sim.timings[p] / ticks:.3f} ms" for p in PHASES)
+    return (
+        f"{sim.name}: {sim.tick} ticks, {sim.agents.n} agents, engine {sim.engine.name}, "
+        f"seed {sim.seed}: {wall:.2f} s, {rate:,.1f} ticks/s\n"
+        f"per tick: {phases}"
+    )
+
+
+def _load(path: str) -> Any:
+    from behaviortk.spec.loader import load
+
+    return load(path)
+
+
+def run_headless(args: argparse.Namespace) -> int:
+    from behaviortk.sim import EngineUnavailable, Simulation, freeze_gc
+    from behaviortk.trace import TraceWriter
+
+    scenario = _load(args.file)
+    try:
+        sim = Simulation(scenario, engine=args.engine, seed=args.seed)
+    except EngineUnavailable as exc:
+        print(f"behaviortk run: {exc}", file=sys.stderr)
+        return 1
+    freeze_gc()
+    trace_file: IO[str] | None = None
+    writer = None
+    if args.trace:
+        try:
+            trace_file = open(args.trace, "w", encoding="utf-8", newline="\n")  # noqa: SIM115
+        except OSError as exc:
+            print(
+                f"behaviortk run: cannot write trace {args.trace}: {exc.strerror}", file=sys.stderr
+            )
+            return 1
+        writer = TraceWriter(trace_file, sim, every=args.every)
+    progress = Progress(args.ticks)
+    start = time.perf_counter()
+    try:
+        for done in range(1, args.ticks + 1):
+            sim.step()
+            if writer is not None:
+                writer.on_tick(sim)
+            progress.update(done)
+    finally:
+        progress.close()
+        if trace_file is not None:
+            trace_file.close()
+    wall = time.perf_counter() - start
+    print(summary(sim, wall))
+    if writer is not None:
+        print(f"trace: {args.trace} ({writer.lines} lines)")
+    return 0
+
+
+def run_window(args: argparse.Namespace) -> int:
+    try:
+        from behaviortk import viewer
+    except ImportError as exc:
+        print(
+            f"behaviortk run: the viewer is not available ({exc}); use --headless", file=sys.stderr
+        )
+        return 1
+    opener = getattr(viewer, "run_window", None)
+    if opener is None:
+        try:
+            from behaviortk.viewer.app import run_viewer as opener
+        except ImportError as exc:
+            print(
+                f"behaviortk run: the viewer is not available ({exc}); use --headless",
+                file=sys.stderr,
+            )
+            return 1
+    _load(args.file)  # report definition errors before a window opens
+    return int(opener(args.file, engine=args.engine, seed=args.seed))
+
+
+def run(args: argparse.Namespace) -> int:
+    from behaviortk.spec.errors import DefinitionError
+
+    try:
+        return run_headless(args) if args.headless else run_window(args)
+    except DefinitionError as exc:
+        for issue in exc.issues:
+            print(issue, file=sys.stderr)
+        return 1

@@ -1,0 +1,71 @@
+"""``behaviortk validate FILE...``: check definitions, one line per mistake."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from behaviortk.spec.semantic import MAX_AGENTS
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "validate",
+        help="check definition files",
+        description="Check definition files. Prints FILE:LINE:COL: /json/pointer: message [kind] "
+        "for every mistake. Exit 0 if all are valid, 1 if any is not, 2 for usage errors.",
+    )
+    parser.add_argument("files", nargs="+", metavar="FILE", help="definition files (JSON)")
+    parser.add_argument(
+        "--schema-only",
+        action="store_true",
+        help="check against the JSON Schema with jsonschema only (no semantic checks)",
+    )
+    parser.add_argument(
+        "--max-agents",
+        type=_positive_int,
+        default=MAX_AGENTS,
+        metavar="N",
+        help=f"limit on the total number of agents (default {MAX_AGENTS:,})",
+    )
+    return parser
+
+
+def check(path: str, *, schema_only: bool, max_agents: int) -> list[str]:
+    """Error lines for one file (empty when valid)."""
+    from behaviortk.spec.errors import DefinitionError
+    from behaviortk.spec.loader import load, parse_text, read_text
+    from behaviortk.spec.schema import schema_issues
+
+    try:
+        if schema_only:
+            text = read_text(path)
+            return [str(i) for i in schema_issues(parse_text(text, path), path)]
+        load(path, max_agents=max_agents)
+    except DefinitionError as exc:
+        return [str(i) for i in exc.issues]
+    return []
+
+
+def run(args: argparse.Namespace) -> int:
+    failed = 0
+    for path in args.files:
+        lines = check(path, schema_only=args.schema_only, max_agents=args.max_agents)
+        for line in lines:
+            print(line)
+        if lines:
+            failed += 1
+        else:
+            print(f"{path}: ok", file=sys.stderr)
+    return 1 if failed else 0

@@ -1,0 +1,88 @@
+"""``behaviortk tree FILE``: show a group's tree as py_trees draws it, or write graphviz dot."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from typing import Any
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "tree",
+        help="print a group's behaviour tree (py_trees unicode) or write graphviz dot",
+        description="Print each group's expanded behaviour tree as py_trees displays it, "
+        "or write it as graphviz dot (no graphviz binary needed).",
+    )
+    parser.add_argument("file", metavar="FILE", help="definition file (JSON)")
+    parser.add_argument("--group", metavar="G", help="only this group (default: every group)")
+    parser.add_argument("--dot", metavar="OUT.dot", help="write graphviz dot instead of printing")
+    return parser
+
+
+def root_behaviour(scenario: Any, group: str) -> Any:
+    """The py_trees root of ``group``'s tree, built exactly as the engine builds it."""
+    from behaviortk.engines.flat import flatten
+    from behaviortk.engines.pytrees import build_behaviours
+
+    return build_behaviours(flatten(scenario.trees[group]))[0]
+
+
+def unicode_text(root: Any) -> str:
+    import py_trees
+
+    return _ANSI.sub("", py_trees.display.unicode_tree(root))
+
+
+def dot_text(root: Any) -> str:
+    import py_trees
+
+    return str(py_trees.display.dot_tree(root).to_string())
+
+
+def run(args: argparse.Namespace) -> int:
+    from behaviortk.registry import suggest
+    from behaviortk.spec.errors import DefinitionError
+    from behaviortk.spec.loader import load
+
+    try:
+        scenario = load(args.file)
+    except DefinitionError as exc:
+        for issue in exc.issues:
+            print(issue, file=sys.stderr)
+        return 1
+    groups = [g.name for g in scenario.definition.groups]
+    if args.group is not None and args.group not in groups:
+        print(
+            f"behaviortk tree: unknown group {args.group!r}{suggest(args.group, groups)} "
+            f"(groups: {', '.join(groups)})",
+            file=sys.stderr,
+        )
+        return 1
+    chosen = [args.group] if args.group else groups
+    if args.dot:
+        if len(chosen) > 1:
+            print(
+                f"behaviortk tree: --dot writes one tree; choose one with --group "
+                f"({', '.join(groups)})",
+                file=sys.stderr,
+            )
+            return 2
+        try:
+            with open(args.dot, "w", encoding="utf-8") as out:
+                out.write(dot_text(root_behaviour(scenario, chosen[0])))
+        except OSError as exc:
+            print(f"behaviortk tree: cannot write {args.dot}: {exc.strerror}", file=sys.stderr)
+            return 1
+        print(f"wrote {args.dot} (group {chosen[0]})")
+        return 0
+    for index, group in enumerate(chosen):
+        if len(chosen) > 1:
+            if index:
+                print()
+            print(f"group {group}:")
+        sys.stdout.write(unicode_text(root_behaviour(scenario, group)))
+    return 0

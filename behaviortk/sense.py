@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 
 from behaviortk.vec import Array
-from behaviortk.world.spatial import SpatialIndex, displacement
+from behaviortk.world.memory import reuse_freed_memory
+from behaviortk.world.spatial import SpatialIndex, displacement, displacement_between
 from behaviortk.world.state import Agents, World
 
 #: Cosine slack of the field-of-view test, so a neighbour exactly on the
@@ -71,6 +72,7 @@ class Sense:
         blackboard_points: BlackboardPoints | None = None,
         pointer: Array | None = None,
     ) -> None:
+        reuse_freed_memory()
         self.world = world
         self.agents = agents
         self.rand = rand
@@ -114,26 +116,37 @@ class Sense:
         return self.neighbours(group, of).count
 
     def _compute_neighbours(self, a: slice, b: slice) -> Neighbours:
+        """Candidates from the spatial index, sorted, then the exact tests.
+
+        Gathers use ``np.take`` on 1-D columns (much faster than fancy indexing
+        of ``(N, 2)`` arrays); the filters keep the sorted order.
+        """
         ag = self.agents
-        n = ag.n
         n_a = a.stop - a.start
         view = ag.view_distance[a]
+        fov = ag.fov[a]
         radius = float(view.max()) if n_a else 0.0
-        i, j = self.index.pairs(a, b, radius)
-        keys = np.sort(i * n + j)
-        i = keys // n
-        j = keys - i * n
-        d = displacement(ag.pos[i], ag.pos[j], self.world)
-        dist = np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1])
-        keep = dist <= ag.view_distance[i]
-        half = 0.5 * ag.fov[i]
-        limited = half < np.pi
-        if limited.any():
-            h = ag.heading[i]
-            along = h[:, 0] * d[:, 0] + h[:, 1] * d[:, 1]
-            seen = along >= dist * (np.cos(np.minimum(half, np.pi)) - FOV_COS_TOLERANCE)
-            keep &= ~limited | seen
-        i, j, d, dist = i[keep], j[keep], d[keep], dist[keep]
+        i, j = self.index.sorted_pairs(a, b, radius)
+        d = displacement_between(ag.pos, i, j, self.world)
+        d2 = d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1]
+        uniform_view = n_a > 0 and float(view.min()) == radius
+        vd = radius if uniform_view else np.take(ag.view_distance, i)
+        keep = d2 <= vd * vd
+        dist = np.sqrt(d2)
+        half = 0.5 * fov
+        if n_a and float(half.min()) < np.pi:
+            hx = np.take(ag.heading[:, 0], i)
+            hy = np.take(ag.heading[:, 1], i)
+            along = hx * d[:, 0] + hy * d[:, 1]
+            if float(half.max()) == float(half.min()):
+                cos_half = float(np.cos(half[0])) - FOV_COS_TOLERANCE
+                keep &= along >= dist * cos_half
+            else:
+                half_i = np.take(0.5 * ag.fov, i)
+                cos_i = np.cos(np.minimum(half_i, np.pi)) - FOV_COS_TOLERANCE
+                keep &= (half_i >= np.pi) | (along >= dist * cos_i)
+        if not keep.all():
+            i, j, d, dist = i[keep], j[keep], d[keep], dist[keep]
         offsets = np.searchsorted(i, np.arange(a.start, a.stop + 1)).astype(np.int64)
         return Neighbours(i=i, j=j, offsets=offsets, d=d, dist=dist)
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from behaviortk.world.spatial import SpatialIndex, displacement, wrap_positions
+from behaviortk.world.spatial import SpatialIndex, displacement, padded, wrap_positions
 from behaviortk.world.state import World
 
 
@@ -81,3 +83,53 @@ def test_empty_inputs() -> None:
     one = SpatialIndex(w, np.array([[5.0, 5]]))
     k, d = one.nearest(slice(0, 1), slice(0, 1), np.inf)
     assert k.tolist() == [-1] and d.tolist() == [np.inf]
+
+
+def brute_pairs(pos: np.ndarray, world: World, r: float) -> set[tuple[int, int]]:
+    n = len(pos)
+    out = set()
+    for i in range(n):
+        for j in range(i + 1, n):
+            d = displacement(pos[i], pos[j], world)
+            if np.hypot(d[0], d[1]) <= r:
+                out.add((i, j))
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    edges=st.sampled_from(["wrap", "bounce"]),
+    n=st.integers(0, 40),
+    r=st.floats(0.0, 60.0),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_grid_and_tree_find_exactly_the_brute_force_pairs(
+    edges: str, n: int, r: float, seed: int
+) -> None:
+    """Both indexes (grid with half stencil, cKDTree) return every pair within r once;
+    positions include a cluster of coincident agents and points on the edges."""
+    rng = np.random.default_rng(seed)
+    w = World(width=100.0, height=70.0, edges=edges)
+    pos = rng.random((n, 2)) * [100.0, 70.0]
+    if n > 4:
+        pos[:3] = pos[3]  # coincident
+        pos[4] = [0.0, 69.999]
+    expected = brute_pairs(pos, w, r)
+    for use_grid in (True, False):
+        lo, hi = SpatialIndex(w, pos, use_grid=use_grid).unordered_pairs(slice(0, n), padded(r))
+        got = list(zip(lo.tolist(), hi.tolist(), strict=True))
+        assert len(got) == len(set(got))
+        # the padded radius may add pairs within 1e-9 of r; none is missing
+        assert expected <= set(got)
+        extra = set(got) - expected
+        for i, j in extra:
+            d = displacement(pos[i], pos[j], w)
+            assert np.hypot(d[0], d[1]) <= padded(r)
+
+
+def test_grid_on_a_small_wrapped_world_falls_back_to_the_tree() -> None:
+    """A radius larger than a third of the world leaves < 3 cells: the tree answers."""
+    w = World(width=30, height=30, edges="wrap")
+    pos = np.array([[1.0, 1], [29, 29], [15, 15]])
+    lo, hi = SpatialIndex(w, pos).unordered_pairs(slice(0, 3), 12.0)
+    assert sorted(zip(lo.tolist(), hi.tolist(), strict=True)) == [(0, 1)]

@@ -18,6 +18,7 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from behaviortk.vec import Array
+from behaviortk.world.grid import grid_pairs
 from behaviortk.world.state import World
 
 #: Padding of query radii so the exact filter downstream never misses a pair.
@@ -39,6 +40,19 @@ def displacement(a: Array, b: Array, world: World) -> Array:
     return d - size * np.round(d / size)
 
 
+def displacement_between(pos: Array, i: IntArray, j: IntArray, world: World) -> Array:
+    """``displacement(pos[i], pos[j], world)`` for index arrays, gathered column-wise."""
+    x = pos[:, 0]
+    y = pos[:, 1]
+    d = np.empty((i.shape[0], 2))
+    np.subtract(np.take(x, j), np.take(x, i), out=d[:, 0])
+    np.subtract(np.take(y, j), np.take(y, i), out=d[:, 1])
+    if world.edges == "wrap":
+        size = world.size
+        d -= size * np.round(d / size)
+    return d
+
+
 def wrap_positions(pos: Array, world: World) -> Array:
     """Positions folded into ``[0, width) x [0, height)`` (never equal to the size)."""
     size = world.size
@@ -53,8 +67,9 @@ def padded(radius: float) -> float:
 class SpatialIndex:
     """Trees over row ranges of one tick's positions, built lazily and cached."""
 
-    def __init__(self, world: World, pos: Array) -> None:
+    def __init__(self, world: World, pos: Array, *, use_grid: bool = True) -> None:
         self.world = world
+        self.use_grid = use_grid
         self.pos = pos
         self._points = wrap_positions(pos, world) if world.edges == "wrap" else pos
         self._trees: dict[tuple[int, int], cKDTree] = {}
@@ -82,15 +97,35 @@ class SpatialIndex:
             return empty, empty
         r = padded(radius)
         if a.start == b.start and a.stop == b.stop:
-            p = self.tree(a).query_pairs(r, output_type="ndarray").astype(np.int64)
-            i = np.concatenate([p[:, 0], p[:, 1]]) + a.start
-            j = np.concatenate([p[:, 1], p[:, 0]]) + a.start
-            return i, j
+            lo, hi = self.unordered_pairs(a, r)
+            return np.concatenate([lo, hi]), np.concatenate([hi, lo])
         m = self.tree(a).sparse_distance_matrix(self.tree(b), r, output_type="ndarray")
         i = m["i"].astype(np.int64) + a.start
         j = m["j"].astype(np.int64) + b.start
         keep = i != j
         return i[keep], j[keep]
+
+    def unordered_pairs(self, rows: slice, radius: float) -> tuple[IntArray, IntArray]:
+        """Each pair of ``rows`` within ``radius`` once, as global ``(lo, hi)``.
+
+        The uniform grid when it fits the world, else the tree.
+        """
+        found = None
+        if self.use_grid:
+            w = self.world
+            found = grid_pairs(self._points[rows], w.width, w.height, radius, w.edges == "wrap")
+        if found is None:
+            p = self.tree(rows).query_pairs(radius, output_type="ndarray").astype(np.int64)
+            found = (p[:, 0], p[:, 1])
+        return found[0] + rows.start, found[1] + rows.start
+
+    def sorted_pairs(self, a: slice, b: slice, radius: float) -> tuple[IntArray, IntArray]:
+        """:meth:`pairs` sorted by ``(i, j)``: one ``np.sort`` of ``i << 32 | j`` keys
+        (several times faster than an argsort plus gathers)."""
+        i, j = self.pairs(a, b, radius)
+        keys = (i << 32) | j
+        keys.sort()
+        return keys >> 32, keys & 0xFFFFFFFF
 
     def nearest(self, a: slice, b: slice, radius: float) -> tuple[IntArray, Array]:
         """For each row of ``a``: the closest row of ``b`` other than itself within ``radius``.

@@ -476,23 +476,19 @@ def advance_waypoints(
 
 
 def containment_force(
-    pos: Array,
-    vel: Array,
-    max_speed: ArrayLike,
-    low: Array,
-    high: Array,
-    margin: float,
-    look_ahead: float,
+    pos: Array, vel: Array, low: Array, high: Array, margin: float, look_ahead: float
 ) -> Array:
-    """Stay inside the box ``[low, high]``: when the probe ``pos + vel * look_ahead`` leaves the
-    box shrunk by ``margin``, seek the nearest point of that inner box to the probe.
+    """Stay inside the box ``[low, high]`` (Reynolds' containment, probe form).
 
-    The agent slides along the edge instead of bouncing; zero force while the probe is inside.
+    The probe ``pos + vel * look_ahead`` is compared with the box shrunk by
+    ``margin``; when it is outside, the force is the velocity change that would
+    put the probe back on the inner edge, ``(clamp(probe) - probe) / look_ahead``:
+    it pushes inward along the edge normal, in proportion to the overshoot, and
+    lets the tangential velocity slide along. Zero while the probe is inside.
     """
-    inner_low = np.minimum(low + margin, (low + high) / 2.0)
-    inner_high = np.maximum(high - margin, (low + high) / 2.0)
+    mid = (low + high) / 2.0
+    inner_low = np.minimum(low + margin, mid)
+    inner_high = np.maximum(high - margin, mid)
     probe = pos + vel * look_ahead
     clamped = np.clip(probe, inner_low, inner_high)
-    outside = np.any(clamped != probe, axis=1)
-    force = seek_force(pos, vel, clamped, max_speed)
-    return np.where(outside[:, None], force, 0.0)
+    return np.asarray((clamped - probe) / max(look_ahead, EPS))

@@ -8,10 +8,10 @@ Millington (AI for Games, ch. 3) and the seeds in ``shared/seeds``.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import numpy as np
-from pydantic import model_validator
+from pydantic import Field, model_validator
 
 from behaviortk import registry
 from behaviortk.engines.leaf_status import done_check
@@ -652,22 +652,28 @@ def path_following(p: PathFollowing, ctx: SteeringContext) -> Steering:
     return Steering(force)
 
 
+Rect = Annotated[tuple[Point, Point], Field(strict=False)]
+"""Two corners [[min_x, min_y], [max_x, max_y]]; a JSON array of arrays."""
+
+
 class Containment(SteeringModel):
     """Stay inside the world, or a rectangle of it.
 
     Looks ``look_ahead`` seconds ahead along the velocity; when that probe is
-    outside the area shrunk by ``margin``, seeks the nearest point of the shrunk
-    area to the probe (sliding along the edge). Zero force otherwise.
+    outside the area shrunk by ``margin``, the force is the velocity change that
+    brings the probe back to the inner edge, ``(clamp(probe) - probe) /
+    look_ahead``: inward, proportional to the overshoot, sliding along the edge.
+    Zero force otherwise.
     """
 
     type: Literal["containment"] = "containment"
-    rect: tuple[Point, Point] | None = doc(
+    rect: Rect | None = doc(
         "Area to stay in: [[min_x, min_y], [max_x, max_y]] (null = the whole world)",
         None,
         unit="world units",
     )
     margin: PNonNeg = doc("Keep this far inside the area's edges", 20.0, unit="world units")
-    look_ahead: PNonNeg = doc("How far ahead along the velocity to probe", 0.5, unit="s")
+    look_ahead: PPositive = doc("How far ahead along the velocity to probe", 0.5, unit="s")
 
     @model_validator(mode="after")
     def _ordered(self) -> Containment:
@@ -684,15 +690,7 @@ def containment(p: Containment, ctx: SteeringContext) -> Steering:
         low, high = np.zeros(2), ctx.world.size
     else:
         low, high = np.asarray(p.rect[0], float), np.asarray(p.rect[1], float)
-    force = k.containment_force(
-        ctx.pos,
-        ctx.vel,
-        ctx.per_agent("max_speed"),
-        low,
-        high,
-        _f(p.margin),
-        _f(p.look_ahead),
-    )
+    force = k.containment_force(ctx.pos, ctx.vel, low, high, _f(p.margin), _f(p.look_ahead))
     return Steering(force)
 
 

@@ -1,0 +1,65 @@
+"""Helpers for the steering tests: build a context for a few agents and run one leaf."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+import behaviortk.builtins  # noqa: F401  (registers every node type)
+from behaviortk.sense import Sense
+from behaviortk.spec.format import node_adapter
+from behaviortk.steering.act import make_context, weighted
+from behaviortk.steering.context import Steering, evaluate
+from behaviortk.steering.debug import DebugBuffer
+from behaviortk.world.state import Agents, World
+
+
+def node(data: dict[str, Any]) -> Any:
+    """Validate a leaf from its JSON form, as a definition file would."""
+    return node_adapter().validate_python(data)
+
+
+def world(
+    width: float = 1000.0, height: float = 1000.0, edges: str = "contain", **kw: Any
+) -> World:
+    return World(width=width, height=height, edges=edges, **kw)
+
+
+def run(
+    model: Any,
+    agents: Agents,
+    w: World | None = None,
+    *,
+    rows: Any = None,
+    group: str = "agents",
+    dt: float = 0.01,
+    rand: Any = None,
+    memory: dict[str, np.ndarray] | None = None,
+    debug: DebugBuffer | None = None,
+    with_weight: bool = False,
+) -> Steering:
+    """Evaluate ``model`` for ``rows`` (default: the whole group), reading random columns from 0."""
+    w = w or world()
+    n = agents.n
+    table = np.zeros((n, 8)) if rand is None else np.asarray(rand, dtype=np.float64).reshape(n, -1)
+    sense = Sense(w, agents, rand=table, tick=0, time=0.0)
+    sl = agents.slices[group]
+    rows = np.arange(sl.start, sl.stop) if rows is None else np.asarray(rows)
+    ctx = make_context(
+        model,
+        group=group,
+        rows=rows,
+        agents=agents,
+        world=w,
+        sense=sense,
+        dt=dt,
+        rand_slot=0,
+        memory={} if memory is None else memory,
+        debug=debug or DebugBuffer(),
+    )
+    return weighted(model, ctx) if with_weight else evaluate(model, ctx)
+
+
+def point(x: float, y: float) -> dict[str, Any]:
+    return {"kind": "point", "at": [x, y]}

@@ -17,7 +17,7 @@ import numpy as np
 
 from behaviortk.vec import Array
 from behaviortk.world.memory import reuse_freed_memory
-from behaviortk.world.spatial import SpatialIndex, displacement, displacement_between
+from behaviortk.world.spatial import SpatialIndex, displacement, displacement_columns
 from behaviortk.world.state import Agents, World
 
 #: Cosine slack of the field-of-view test, so a neighbour exactly on the
@@ -118,26 +118,25 @@ class Sense:
     def _compute_neighbours(self, a: slice, b: slice) -> Neighbours:
         """Candidates from the spatial index, sorted, then the exact tests.
 
-        Gathers use ``np.take`` on 1-D columns (much faster than fancy indexing
-        of ``(N, 2)`` arrays); the filters keep the sorted order.
+        Everything works on 1-D columns gathered with ``np.take`` (much faster
+        than fancy indexing of ``(N, 2)`` arrays); filtering keeps the order.
         """
         ag = self.agents
         n_a = a.stop - a.start
         view = ag.view_distance[a]
-        fov = ag.fov[a]
+        half = 0.5 * ag.fov[a]
         radius = float(view.max()) if n_a else 0.0
         i, j = self.index.sorted_pairs(a, b, radius)
-        d = displacement_between(ag.pos, i, j, self.world)
-        d2 = d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1]
-        uniform_view = n_a > 0 and float(view.min()) == radius
-        vd = radius if uniform_view else np.take(ag.view_distance, i)
-        keep = d2 <= vd * vd
+        dx, dy = displacement_columns(ag.pos, i, j, self.world)
+        d2 = dx * dx + dy * dy
+        if n_a and float(view.min()) == radius:
+            keep = d2 <= radius * radius
+        else:
+            vd = np.take(ag.view_distance, i)
+            keep = d2 <= vd * vd
         dist = np.sqrt(d2)
-        half = 0.5 * fov
         if n_a and float(half.min()) < np.pi:
-            hx = np.take(ag.heading[:, 0], i)
-            hy = np.take(ag.heading[:, 1], i)
-            along = hx * d[:, 0] + hy * d[:, 1]
+            along = np.take(ag.heading[:, 0], i) * dx + np.take(ag.heading[:, 1], i) * dy
             if float(half.max()) == float(half.min()):
                 cos_half = float(np.cos(half[0])) - FOV_COS_TOLERANCE
                 keep &= along >= dist * cos_half
@@ -146,8 +145,15 @@ class Sense:
                 cos_i = np.cos(np.minimum(half_i, np.pi)) - FOV_COS_TOLERANCE
                 keep &= (half_i >= np.pi) | (along >= dist * cos_i)
         if not keep.all():
-            i, j, d, dist = i[keep], j[keep], d[keep], dist[keep]
-        offsets = np.searchsorted(i, np.arange(a.start, a.stop + 1)).astype(np.int64)
+            idx = np.flatnonzero(keep)
+            i, j = np.take(i, idx), np.take(j, idx)
+            dx, dy, dist = np.take(dx, idx), np.take(dy, idx), np.take(dist, idx)
+        counts = np.bincount(i - a.start, minlength=n_a) if n_a else np.zeros(0, np.int64)
+        offsets = np.zeros(n_a + 1, dtype=np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        d = np.empty((i.shape[0], 2))
+        d[:, 0] = dx
+        d[:, 1] = dy
         return Neighbours(i=i, j=j, offsets=offsets, d=d, dist=dist)
 
     # -------------------------------------------------------------- nearest

@@ -40,17 +40,16 @@ def displacement(a: Array, b: Array, world: World) -> Array:
     return d - size * np.round(d / size)
 
 
-def displacement_between(pos: Array, i: IntArray, j: IntArray, world: World) -> Array:
-    """``displacement(pos[i], pos[j], world)`` for index arrays, gathered column-wise."""
+def displacement_columns(pos: Array, i: IntArray, j: IntArray, world: World) -> tuple[Array, Array]:
+    """``displacement(pos[i], pos[j], world)`` as x and y columns, gathered with ``np.take``."""
     x = pos[:, 0]
     y = pos[:, 1]
-    d = np.empty((i.shape[0], 2))
-    np.subtract(np.take(x, j), np.take(x, i), out=d[:, 0])
-    np.subtract(np.take(y, j), np.take(y, i), out=d[:, 1])
+    dx = np.take(x, j) - np.take(x, i)
+    dy = np.take(y, j) - np.take(y, i)
     if world.edges == "wrap":
-        size = world.size
-        d -= size * np.round(d / size)
-    return d
+        dx -= world.width * np.round(dx / world.width)
+        dy -= world.height * np.round(dy / world.height)
+    return dx, dy
 
 
 def wrap_positions(pos: Array, world: World) -> Array:

@@ -28,7 +28,7 @@ ARROW = 50.0  # pixels of a vector at its limit
 class OverlayInput:
     """What an overlay may read: the simulation-like object, the mapping, the rows to mark."""
 
-    sim: Any  # needs .world and .agents; .debug and .sense used when present
+    sim: Any  # needs .world and .agents; .debug used when present
     vp: Viewport
     rows: np.ndarray  # (N,) bool
 
@@ -102,12 +102,11 @@ def view(inp: OverlayInput, soup: TriangleSoup) -> None:
 
 
 def neighbours(inp: OverlayInput, soup: TriangleSoup) -> None:
-    ag = inp.sim.agents
-    sense = getattr(inp.sim, "sense", None)
-    if sense is None:  # the simulation keeps no Sense: sense the current state afresh
-        from behaviortk.sense import Sense
+    from behaviortk.sense import Sense
 
-        sense = Sense(inp.sim.world, ag, np.zeros((ag.n, 1)), 0, 0.0)
+    # A fresh Sense of the current state (Simulation.sense() would draw random numbers).
+    ag = inp.sim.agents
+    sense = Sense(inp.sim.world, ag, np.zeros((ag.n, 1)), 0, 0.0)
     for group in ag.slices:
         nb = sense.neighbours(group, "same")
         keep = inp.rows[nb.i]

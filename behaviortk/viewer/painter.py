@@ -117,7 +117,13 @@ class Painter:
             self.heatmap.update(sim.world, params_from_trees(getattr(sim, "trees", {})))
             self.heatmap.draw(vp.world_rect())
         v, c = build_scene(sim, vp, opts).build()
-        self.world_batch.draw(v, c)
+        x0, y0, x1, y1 = vp.world_rect()
+        ctx = win.ctx
+        ctx.scissor = (int(x0), int(y0), int(np.ceil(x1 - x0)), int(np.ceil(y1 - y0)))
+        try:  # overlays (view cones, links) stay inside the world rectangle
+            self.world_batch.draw(v, c)
+        finally:
+            ctx.scissor = None
         v, c = self.ui_soup(sim, opts, extra, vp).build()
         self.ui_batch.draw(v, c)
         self._texts(sim, opts, info, extra, vp)

@@ -103,9 +103,9 @@ class Session:
         return Simulation(scenario, engine=self.engine, seed=self.seed, debug=True)
 
     def _replace(self, sim: Any) -> None:
-        pointer = np.array(self.sim.pointer, dtype=np.float64)
+        pointer = self.sim.pointer
         self.sim = sim
-        self.sim.pointer = pointer
+        self.sim.pointer = None if pointer is None else np.array(pointer, dtype=np.float64)
         self.step_error = None
         self.dragging = None
         self._acc = 0.0

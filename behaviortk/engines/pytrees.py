@@ -22,6 +22,7 @@ mentions and released when the engine is garbage collected.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import re
@@ -48,6 +49,8 @@ STATUSES = (Status.INVALID, Status.RUNNING, Status.SUCCESS, Status.FAILURE)
 """py_trees status of each int8 code (index = code)."""
 CODE = {s: i for i, s in enumerate(STATUSES)}
 """int8 code of each py_trees status."""
+_CODE_BY_ID = {id(s): i for i, s in enumerate(STATUSES)}
+"""The same, keyed by identity: Enum.__hash__ is Python code, id() is not (hot loop)."""
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _serial = itertools.count()
@@ -333,10 +336,8 @@ class GroupTrees:
 
 def _release(clients: list[py_trees.blackboard.Client]) -> None:
     for client in clients:
-        try:
+        with contextlib.suppress(KeyError):
             client.unregister(clear=True)
-        except KeyError:
-            pass
 
 
 class PyTreesEngine:
@@ -426,7 +427,8 @@ class PyTreesEngine:
                 bt.root.tick_once()
                 bt.count += 1
             n, k = len(g.trees), len(g.flat)
-            codes = [CODE[b.status] for behaviours in g.nodes for b in behaviours]
+            by_id = _CODE_BY_ID
+            codes = [by_id[id(b.status)] for behaviours in g.nodes for b in behaviours]
             status = np.array(codes, dtype=np.int8).reshape(n, k)
             emitted = np.array(g.facts.emitted, dtype=bool).reshape(n, len(g.flat.steering))
             out[g.name] = Decision(emitted=emitted, status=status)

@@ -1,0 +1,230 @@
+"""The batch engine decides exactly as the py_trees engine (issue 6, "Proof of equality").
+
+1. Every shipped scenario in ``definitions/``: identical ``Decision.emitted`` and
+   ``Decision.status`` on every tick for 600 ticks, and byte-identical traces apart
+   from the header's engine name.
+2. Random trees (hypothesis; depth up to 5, every composite, policy, decorator,
+   condition and action kind of the format) loaded through the real loader and run
+   in two real ``Simulation``s: the py_trees one ticks one real py_trees tree per
+   agent (``PyTreesEngine``), the other the batch engine; statuses and requests
+   must agree tick for tick. Conditions are driven by the seeded per-tick random
+   table (``chance``), by geometry (``in_range``, ``neighbours``, steering to the
+   nearest agent within a radius, ``arrive`` with a tolerance) and by the blackboard.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from behaviortk.sim import Simulation
+from behaviortk.spec.loader import load, load_text
+from behaviortk.trace import TraceWriter
+
+DEFINITIONS = Path(__file__).resolve().parent.parent / "definitions"
+
+
+def scenarios() -> list[Path]:
+    """Shipped scenario files (reusable tree libraries and the schema have no groups)."""
+    out = []
+    for path in sorted(DEFINITIONS.glob("*.json")):
+        try:
+            data = json.loads(path.read_text())
+        except ValueError:
+            continue
+        if isinstance(data, dict) and "groups" in data and "world" in data:
+            out.append(path)
+    return out
+
+
+def assert_same_decisions(a: Simulation, b: Simulation, tick: int) -> None:
+    assert a.decisions.keys() == b.decisions.keys()
+    for group, da in a.decisions.items():
+        db = b.decisions[group]
+        where = np.argwhere(da.status != db.status)
+        assert np.array_equal(da.status, db.status), (
+            f"tick {tick}, group {group}: statuses differ at (agent, node) {where[:5].tolist()}"
+        )
+        assert np.array_equal(da.emitted, db.emitted), f"tick {tick}, group {group}: requests"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", scenarios(), ids=lambda p: p.stem)
+def test_shipped_scenarios_identical_for_600_ticks(path: Path) -> None:
+    scenario = load(path)
+    sims = [Simulation(scenario, engine=e) for e in ("py_trees", "batch")]
+    outs = [io.StringIO() for _ in sims]
+    writers = [TraceWriter(out, sim) for out, sim in zip(outs, sims, strict=True)]
+    for t in range(600):
+        for sim, writer in zip(sims, writers, strict=True):
+            sim.step()
+            writer.on_tick(sim)
+        assert_same_decisions(sims[0], sims[1], t)
+    a, b = (out.getvalue().splitlines() for out in outs)
+    head_a, head_b = json.loads(a[0]), json.loads(b[0])
+    assert (head_a.pop("engine"), head_b.pop("engine")) == ("py_trees", "batch")
+    assert head_a == head_b
+    assert len(a) == len(b) == 601
+    assert a[1:] == b[1:]
+
+
+# ------------------------------------------------------------------ random trees
+
+CONVERTERS = [
+    "inverter",
+    "success_is_failure",
+    "failure_is_success",
+    "failure_is_running",
+    "running_is_failure",
+    "running_is_success",
+    "success_is_running",
+]
+
+
+def conditions() -> st.SearchStrategy[dict[str, Any]]:
+    return st.one_of(
+        st.builds(lambda p: {"type": "chance", "probability": p}, st.sampled_from([0.2, 0.5, 0.8])),
+        st.builds(
+            lambda r, h: {
+                "type": "in_range",
+                "target": {"kind": "nearest", "group": "b"},
+                "radius": r,
+                "hysteresis": h,
+            },
+            st.sampled_from([60.0, 120.0]),
+            st.sampled_from([0.0, 30.0]),
+        ),
+        st.builds(lambda k: {"type": "neighbours", "min_count": k}, st.integers(1, 3)),
+        st.builds(
+            lambda op, v: {"type": "blackboard_compare", "key": "mood", "op": op, "value": v},
+            st.sampled_from(["==", "!=", ">="]),
+            st.sampled_from([1, 2]),
+        ),
+    )
+
+
+def leaves() -> st.SearchStrategy[dict[str, Any]]:
+    return st.one_of(
+        conditions(),
+        st.just({"type": "seek", "target": {"kind": "point", "at": [100.0, 100.0]}}),
+        st.builds(
+            lambda r: {"type": "seek", "target": {"kind": "nearest", "group": "b", "radius": r}},
+            st.sampled_from([50.0, 150.0]),
+        ),
+        st.just(
+            {"type": "arrive", "target": {"kind": "point", "at": [100.0, 100.0]}, "tolerance": 60}
+        ),
+        st.just({"type": "wander"}),
+        st.builds(lambda d: {"type": "wait", "duration": d}, st.sampled_from([0.05, 0.1])),
+        st.builds(
+            lambda v: {"type": "blackboard_set", "key": "mood", "value": v},
+            st.sampled_from([1, 2]),
+        ),
+    )
+
+
+def extend(inner: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[dict[str, Any]]:
+    kids = st.lists(inner, min_size=1, max_size=4)
+    seq_sel = st.builds(
+        lambda t, m, c: {"type": t, "memory": m, "children": c},
+        st.sampled_from(["sequence", "selector"]),
+        st.booleans(),
+        kids,
+    )
+
+    def parallel(policy: str, sync: bool, children: list[Any], pick: list[int]) -> dict[str, Any]:
+        node: dict[str, Any] = {"type": "parallel", "policy": policy, "children": children}
+        if policy != "success_on_one":
+            node["synchronise"] = sync
+        if policy == "success_on_selected":
+            node["selected"] = sorted({p % len(children) for p in pick})
+        return node
+
+    par = st.builds(
+        parallel,
+        st.sampled_from(["success_on_all", "success_on_one", "success_on_selected"]),
+        st.booleans(),
+        kids,
+        st.lists(st.integers(0, 3), min_size=1, max_size=3),
+    )
+    conv = st.builds(lambda t, c: {"type": t, "child": c}, st.sampled_from(CONVERTERS), inner)
+    timed = st.builds(
+        lambda t, d, c: {"type": t, "duration": d, "child": c},
+        st.sampled_from(["timeout", "cooldown"]),
+        st.sampled_from([0.04, 0.1]),
+        inner,
+    )
+    repeat = st.builds(
+        lambda n, c: {"type": "repeat", "num_success": n, "child": c},
+        st.sampled_from([1, 2, 3, -1]),
+        inner,
+    )
+    retry = st.builds(
+        lambda n, c: {"type": "retry", "num_failures": n, "child": c}, st.integers(1, 3), inner
+    )
+    one_shot = st.builds(
+        lambda p, c: {"type": "one_shot", "policy": p, "child": c},
+        st.sampled_from(["on_completion", "on_successful_completion"]),
+        inner,
+    )
+    guard = st.builds(
+        lambda cond, c: {"type": "eternal_guard", "condition": cond, "child": c},
+        conditions(),
+        inner,
+    )
+    return st.one_of(seq_sel, par, conv, timed, repeat, retry, one_shot, guard)
+
+
+def depth(node: dict[str, Any]) -> int:
+    kids = node.get("children") or ([node["child"]] if "child" in node else [])
+    return 1 + max((depth(k) for k in kids), default=0)
+
+
+random_trees = st.recursive(leaves(), extend, max_leaves=14).filter(lambda t: depth(t) <= 5)
+
+
+def scenario_text(tree: dict[str, Any], seed: int) -> str:
+    group = {
+        "spawn": {"kind": "area", "min": [0, 0], "max": [300, 300]},
+        "max_speed": 60,
+        "max_force": 200,
+        "view_distance": 70,
+        "fov": 300,
+    }
+    return json.dumps(
+        {
+            "name": "random_tree",
+            "world": {"width": 300, "height": 300, "edges": "wrap", "dt": 0.02, "seed": seed},
+            "groups": [
+                {**group, "name": "a", "count": 12, "tree": "t"},
+                {**group, "name": "b", "count": 3, "tree": "w"},
+            ],
+            "trees": {"t": {"root": tree}, "w": {"root": {"type": "wander"}}},
+        }
+    )
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+@given(tree=random_trees, seed=st.integers(0, 10_000))
+def test_random_trees_batch_matches_py_trees(tree: dict[str, Any], seed: int) -> None:
+    scenario = load_text(scenario_text(tree, seed))
+    a = Simulation(scenario, engine="py_trees")
+    b = Simulation(scenario, engine="batch")
+    for t in range(40):
+        a.step()
+        b.step()
+        assert_same_decisions(a, b, t)
+        np.testing.assert_array_equal(a.agents.pos, b.agents.pos)
+    for agent in (0, 5, 11):
+        assert a.engine.blackboard(agent) == b.engine.blackboard(agent)

@@ -6,6 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from behaviortk.world.grid import grid_shape
 from behaviortk.world.spatial import SpatialIndex, displacement, padded, wrap_positions
 from behaviortk.world.state import World
 
@@ -133,3 +134,13 @@ def test_grid_on_a_small_wrapped_world_falls_back_to_the_tree() -> None:
     pos = np.array([[1.0, 1], [29, 29], [15, 15]])
     lo, hi = SpatialIndex(w, pos).unordered_pairs(slice(0, 3), 12.0)
     assert sorted(zip(lo.tolist(), hi.tolist(), strict=True)) == [(0, 1)]
+
+
+def test_grid_shape_cells_at_least_radius_and_capped() -> None:
+    """1000 wide, radius 16: floor(1000/16) = 62 cells per axis (62.5 -> 62, each 16.1 wide);
+    a tiny radius is capped at 4 cells per agent and never more than 65535 cells."""
+    assert grid_shape(1000.0, 1000.0, 16.0, 10_000) == (62, 62)
+    nx, ny = grid_shape(1000.0, 1000.0, 1e-9, 100)
+    assert nx * ny <= 400 and 1000.0 / nx >= 1e-9
+    nx, ny = grid_shape(1e6, 1.0, 1e-9, 10**7)
+    assert nx * ny <= 65535

@@ -20,10 +20,17 @@ FORWARD_DY = np.array([0, 1, 1, 1])
 
 
 def grid_shape(width: float, height: float, radius: float, n: int) -> tuple[int, int]:
-    """Cells per axis: as many as fit with cells >= radius, at most ~4 per agent."""
-    max_cells = max(16, 4 * n)
+    """Cells per axis: as many as fit with cells >= radius, at most ~4 per agent and
+    at most 65535 (so cell ids fit uint16, which NumPy sorts by radix)."""
+    max_cells = min(max(16, 4 * n), 65535)
     cell = max(radius, float(np.sqrt(width * height / max_cells)))
-    return max(1, int(width // cell)), max(1, int(height // cell))
+    nx, ny = max(1, int(width // cell)), max(1, int(height // cell))
+    while nx * ny > max_cells:  # rounding in sqrt may overshoot by a cell
+        if nx >= ny:
+            nx -= 1
+        else:
+            ny -= 1
+    return nx, ny
 
 
 def grid_pairs(
@@ -44,7 +51,8 @@ def grid_pairs(
     cx = np.clip((x * (nx / width)).astype(np.int64), 0, nx - 1)
     cy = np.clip((y * (ny / height)).astype(np.int64), 0, ny - 1)
     cell = cy * nx + cx
-    order = np.argsort(cell, kind="stable")
+    # cell ids < 65535: a stable sort of uint16 is a radix sort (~5x faster than int64)
+    order = np.argsort(cell.astype(np.uint16), kind="stable")
     empty_cell = nx * ny
     count = np.bincount(cell, minlength=empty_cell + 1)
     start = np.cumsum(count) - count

@@ -55,6 +55,8 @@ def displacement_columns(pos: Array, i: IntArray, j: IntArray, world: World) -> 
 def wrap_positions(pos: Array, world: World) -> Array:
     """Positions folded into ``[0, width) x [0, height)`` (never equal to the size)."""
     size = world.size
+    if bool(((pos >= 0.0) & (pos < size)).all()):
+        return pos  # the usual case after integrate: skip the slow np.mod
     p = np.mod(pos, size)
     return np.where(p >= size, p - size, p)
 

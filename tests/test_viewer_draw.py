@@ -266,3 +266,34 @@ def test_scene_holds_every_agent_in_one_chunk_and_picks_by_position():
     assert verts.shape[0] == colors.shape[0]
     assert pick_agent(agents, np.array([252.0, 203.0]), 0.0) == 1
     assert pick_agent(agents, np.array([180.0, 100.0]), 2.0) is None
+
+
+def test_selected_agent_neighbour_links_agree_with_sense():
+    """The direct path (few selected rows) links exactly the pairs Sense.neighbours finds."""
+    from behaviortk.sense import Sense
+    from behaviortk.viewer.overlays import OverlayInput, _few_neighbours
+    from behaviortk.viewer.viewport import Viewport
+
+    rng = np.random.default_rng(3)
+    agents = make_agents(
+        rng.uniform(0, 400, (40, 2)),
+        rng.normal(0, 10, (40, 2)),
+        groups=[("a", 25), ("b", 15)],
+        view_distance=90.0,
+        fov=np.deg2rad(200.0),
+    )
+    sim = fake_sim(world(), agents)
+    rows = np.zeros(40, dtype=bool)
+    rows[[3, 30]] = True
+    starts, b = _few_neighbours(
+        OverlayInput(sim, Viewport(400, 300, 0, 0, 400, 300), rows), np.array([3, 30])
+    )
+    sense = Sense(sim.world, agents, np.zeros((40, 1)), 0, 0.0)
+    expected = []
+    for g in ("a", "b"):
+        nb = sense.neighbours(g, "same")
+        keep = rows[nb.i]
+        expected.append(agents.pos[nb.i[keep]] + nb.d[keep])
+    exp = np.concatenate(expected)
+    assert len(exp) > 0 and len(starts) == len(b)
+    np.testing.assert_allclose(np.sort(b, axis=0), np.sort(exp, axis=0))

@@ -101,19 +101,49 @@ def view(inp: OverlayInput, soup: TriangleSoup) -> None:
     soup.add(geo.arcs(center[~full], radius[~full], facing, fov[~full], LINE), palette.VIEW)
 
 
-def neighbours(inp: OverlayInput, soup: TriangleSoup) -> None:
-    from behaviortk.sense import Sense
+def _few_neighbours(inp: OverlayInput, marked: np.ndarray) -> tuple[Array, Array]:
+    """Links of a few marked agents, by direct distances (no spatial index to build).
 
-    # A fresh Sense of the current state (Simulation.sense() would draw random numbers).
+    Same rule as Sense.neighbours(group, "same"): same group, not oneself,
+    within view distance, inside the field of view of the observer's heading.
+    """
+    from behaviortk.world.spatial import displacement
+
     ag = inp.sim.agents
-    sense = Sense(inp.sim.world, ag, np.zeros((ag.n, 1)), 0, 0.0)
-    for group in ag.slices:
-        nb = sense.neighbours(group, "same")
-        keep = inp.rows[nb.i]
-        if keep.any():
-            a = ag.pos[nb.i[keep]]
-            b = a + nb.d[keep]
-            soup.add(geo.segments(inp.vp.to_screen(a), inp.vp.to_screen(b), 1.5), palette.NEIGHBOUR)
+    starts, ends = [], []
+    for i in marked:  # only the selected agent(s): a handful of rows
+        rows = ag.slices[ag.group_names[int(ag.group[i])]]
+        j = np.arange(rows.start, rows.stop)
+        j = j[j != i]
+        d = displacement(np.broadcast_to(ag.pos[i], (j.size, 2)), ag.pos[j], inp.sim.world)
+        dist = np.hypot(d[:, 0], d[:, 1])
+        keep = dist <= ag.view_distance[i]
+        if ag.fov[i] < 2.0 * np.pi:
+            along = d @ ag.heading[i]
+            keep &= along >= dist * np.cos(0.5 * ag.fov[i]) - 1e-9
+        starts.append(np.broadcast_to(ag.pos[i], (int(keep.sum()), 2)))
+        ends.append(ag.pos[i] + d[keep])
+    return np.concatenate(starts), np.concatenate(ends)
+
+
+def neighbours(inp: OverlayInput, soup: TriangleSoup) -> None:
+    ag = inp.sim.agents
+    marked = np.flatnonzero(inp.rows)
+    if marked.size <= 8:
+        a, b = _few_neighbours(inp, marked)
+    else:
+        from behaviortk.sense import Sense
+
+        # A fresh Sense of the current state (Simulation.sense() would draw random numbers).
+        sense = Sense(inp.sim.world, ag, np.zeros((ag.n, 1)), 0, 0.0)
+        a_parts, b_parts = [], []
+        for group in ag.slices:
+            nb = sense.neighbours(group, "same")
+            keep = inp.rows[nb.i]
+            a_parts.append(ag.pos[nb.i[keep]])
+            b_parts.append(ag.pos[nb.i[keep]] + nb.d[keep])
+        a, b = np.concatenate(a_parts), np.concatenate(b_parts)
+    soup.add(geo.segments(inp.vp.to_screen(a), inp.vp.to_screen(b), 1.5), palette.NEIGHBOUR)
 
 
 def feelers(inp: OverlayInput, soup: TriangleSoup) -> None:

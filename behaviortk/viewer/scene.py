@@ -20,7 +20,7 @@ from behaviortk.viewer.batch import TriangleSoup
 from behaviortk.viewer.overlays import PER_AGENT, OverlayInput, facing_of
 from behaviortk.viewer.viewport import Viewport
 
-MIN_AGENT_PIXELS = 5.0  # tiny agents stay visible and clickable
+MIN_AGENT_PIXELS = 7.0  # tiny agents stay visible and clickable
 
 ACTION_COLORS: tuple[palette.Color, ...] = (
     (255, 99, 71, 255),  # tomato

@@ -1,0 +1,268 @@
+"""``behaviortk bench FILE --engine E --scale N``: how fast a scenario ticks at a given crowd size.
+
+The largest group is resized to N agents and the world grown by
+``sqrt(new total / old total)`` in both directions so the density stays the same
+(spawn regions, obstacles, walls, paths and point targets move with it; radii
+and view distances do not). After a warm-up, every tick is timed; the report is
+the median ms per tick, ticks/s and the mean time per phase. ``--json`` adds a
+last line with the same figures (and peak resident memory) for scripts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import math
+import resource
+import statistics
+import sys
+import time
+from typing import Any
+
+from behaviortk.sim import AUTO_BATCH_AGENTS, ENGINES, PHASES
+
+DEFAULT_TICKS = 200
+DEFAULT_WARMUP = 20
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text.replace("_", "").replace(",", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "bench",
+        help="measure ticks per second at a given number of agents",
+        description="Scale the largest group of FILE to N agents (world grown to keep the "
+        "density), warm up, then time T ticks: median ms per tick, ticks/s, time per phase.",
+    )
+    parser.add_argument("file", metavar="FILE", help="definition file (JSON)")
+    parser.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default="batch",
+        help=f"decide engine (default batch; auto = batch from {AUTO_BATCH_AGENTS:,} agents)",
+    )
+    parser.add_argument(
+        "--scale",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help="agents in the largest group (default: as in the file)",
+    )
+    parser.add_argument(
+        "--ticks",
+        type=_positive_int,
+        default=DEFAULT_TICKS,
+        metavar="T",
+        help=f"timed ticks (default {DEFAULT_TICKS})",
+    )
+    parser.add_argument(
+        "--warmup",
+        type=_non_negative_int,
+        default=DEFAULT_WARMUP,
+        metavar="W",
+        help=f"untimed ticks first (default {DEFAULT_WARMUP})",
+    )
+    parser.add_argument(
+        "--seed", type=_non_negative_int, default=None, metavar="S", help="seed (default: file's)"
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="end with one JSON line of the figures (for scripts)"
+    )
+    return parser
+
+
+# ------------------------------------------------------------------ scaling
+
+
+def _scale_point(value: Any, s: float) -> Any:
+    if isinstance(value, list) and len(value) == 2 and all(_is_number(v) for v in value):
+        return [value[0] * s, value[1] * s]
+    return value
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+def _scale_targets(node: Any, s: float) -> None:
+    """Move every ``point``/``pointer`` target position of a tree (nested anywhere) by ``s``."""
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if item.get("kind") in ("point", "pointer") and "at" in item:
+                item["at"] = _scale_point(item["at"], s)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
+def scale_definition(raw: dict[str, Any], agents: int) -> tuple[dict[str, Any], float]:
+    """A copy of the parsed definition with its largest group at ``agents`` and the same density.
+
+    Returns ``(data, s)`` where ``s`` is the factor applied to the world's width and height.
+    """
+    data = copy.deepcopy(raw)
+    groups = data.get("groups") or []
+    if not groups:
+        raise ValueError("the definition has no groups to scale")
+    counts = [int(g.get("count", 0)) for g in groups]
+    largest = max(range(len(groups)), key=lambda i: counts[i])
+    old_total = sum(counts)
+    new_total = old_total - counts[largest] + agents
+    s = math.sqrt(new_total / old_total) if old_total > 0 else 1.0
+    world = data["world"]
+    world["width"] = world["width"] * s
+    world["height"] = world["height"] * s
+    for group in groups:
+        spawn = group.get("spawn")
+        if isinstance(spawn, dict):
+            for key in ("min", "max", "center"):
+                if key in spawn:
+                    spawn[key] = _scale_point(spawn[key], s)
+            if spawn.get("kind") == "ring" and _is_number(spawn.get("radius")):
+                spawn["radius"] = spawn["radius"] * s
+    big = groups[largest]
+    big["count"] = agents
+    spawn = big.get("spawn")
+    if isinstance(spawn, dict) and spawn.get("kind") == "positions":
+        # a list of positions cannot grow: spawn over the area it spanned (or the whole world)
+        pts = [_scale_point(p, s) for p in spawn.get("points", [])]
+        xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+        if pts and max(xs) > min(xs) and max(ys) > min(ys):
+            big["spawn"] = {"kind": "area", "min": [min(xs), min(ys)], "max": [max(xs), max(ys)]}
+        else:
+            big["spawn"] = {"kind": "area", "min": [0, 0], "max": [world["width"], world["height"]]}
+    if isinstance(big.get("names"), list):
+        big["names"] = big["names"][:agents]
+    for obstacle in data.get("obstacles") or []:
+        if isinstance(obstacle, dict) and "at" in obstacle:
+            obstacle["at"] = _scale_point(obstacle["at"], s)
+    for wall in data.get("walls") or []:
+        if isinstance(wall, dict):
+            for key in ("from", "to"):
+                if key in wall:
+                    wall[key] = _scale_point(wall[key], s)
+    for path in data.get("paths") or []:
+        if isinstance(path, dict) and isinstance(path.get("points"), list):
+            path["points"] = [_scale_point(p, s) for p in path["points"]]
+    _scale_targets(data.get("trees"), s)
+    return data, s
+
+
+# ------------------------------------------------------------------ running
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory of this process so far (Linux reports KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def measure(sim: Any, ticks: int, warmup: int) -> dict[str, Any]:
+    """Warm up, then time each tick; figures in milliseconds."""
+    for _ in range(warmup):
+        sim.step()
+    for phase in PHASES:
+        sim.timings[phase] = 0.0
+    per_tick = []
+    clock = time.perf_counter
+    start = clock()
+    for _ in range(ticks):
+        t0 = clock()
+        sim.step()
+        per_tick.append(clock() - t0)
+    wall = clock() - start
+    median = statistics.median(per_tick) * 1000.0
+    return {
+        "ms_per_tick": round(median, 4),
+        "mean_ms_per_tick": round(1000.0 * wall / ticks, 4),
+        "ticks_per_s": round(ticks / wall, 2) if wall > 0 else float("inf"),
+        "phases_ms": {p: round(1000.0 * sim.timings[p] / ticks, 4) for p in PHASES},
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    from behaviortk.sim import EngineUnavailable, Simulation, freeze_gc
+    from behaviortk.spec.errors import DefinitionError
+    from behaviortk.spec.loader import load, load_text
+    from behaviortk.spec.semantic import MAX_AGENTS
+
+    prog = "behaviortk bench"
+    try:
+        scenario = load(args.file)
+        if args.scale is not None:
+            data, _ = scale_definition(scenario.raw, args.scale)
+            total = sum(int(g["count"]) for g in data["groups"])
+            scenario = load_text(
+                json.dumps(data), str(args.file), max_agents=max(MAX_AGENTS, total)
+            )
+    except DefinitionError as exc:
+        for issue in exc.issues:
+            print(issue, file=sys.stderr)
+        return 1
+    except (OSError, ValueError) as exc:
+        print(f"{prog}: {args.file}: {exc}".splitlines()[0], file=sys.stderr)
+        return 1
+    baseline = peak_rss_mb()
+    build_start = time.perf_counter()
+    try:
+        sim = Simulation(scenario, engine=args.engine, seed=args.seed)
+    except EngineUnavailable as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return 1
+    build_s = time.perf_counter() - build_start
+    n = sim.agents.n
+    if args.engine == "auto":
+        print(
+            f"{prog}: --engine auto chose {sim.engine.name} for {n:,} agents "
+            f"(batch from {AUTO_BATCH_AGENTS:,})",
+            file=sys.stderr,
+        )
+    freeze_gc()
+    figures = measure(sim, args.ticks, args.warmup)
+    peak = peak_rss_mb()
+    result = {
+        "scenario": sim.name,
+        "engine": sim.engine.name,
+        "agents": n,
+        "ticks": args.ticks,
+        "warmup": args.warmup,
+        **figures,
+        "build_s": round(build_s, 3),
+        "peak_rss_mb": round(peak, 1),
+        "baseline_rss_mb": round(baseline, 1),
+        "bytes_per_agent": round((peak - baseline) * 1024 * 1024 / max(n, 1)),
+    }
+    phases = ", ".join(f"{p} {ms:.3f} ms" for p, ms in figures["phases_ms"].items())
+    print(
+        f"{sim.name}: {n:,} agents, engine {sim.engine.name}, {args.ticks} ticks after "
+        f"{args.warmup} warm-up: median {figures['ms_per_tick']:.3f} ms per tick, "
+        f"{figures['ticks_per_s']:,.1f} ticks/s"
+    )
+    print(f"per tick: {phases}")
+    print(
+        f"build {build_s:.2f} s, peak memory {peak:,.0f} MB "
+        f"(~{result['bytes_per_agent']:,} bytes per agent above {baseline:,.0f} MB)"
+    )
+    if args.json:
+        print(json.dumps(result, separators=(",", ":")))
+    return 0

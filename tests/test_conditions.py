@@ -157,10 +157,13 @@ def test_evaluate_neighbours_arrived_facing_chance() -> None:
     assert evaluate(tight, s, "a", prev, -1).tolist() == [False, False, True, True]
     at = Arrived(target={"kind": "point", "at": [0, 1]}, tolerance=2.0, max_speed=1.0)
     assert evaluate(at, s, "a", prev, -1).tolist() == [True, False, False, False]
-    # heading +x; (510, 500) is 44.4 deg off for rows 0 and 1, dead ahead for 2, behind 3
-    face = Facing(target={"kind": "point", "at": [510, 500]}, angle=10.0)
-    assert evaluate(face, s, "a", prev, -1).tolist() == [False, False, True, False]
-    wide = Facing(target={"kind": "point", "at": [510, 500]}, angle=45.0)
-    assert evaluate(wide, s, "a", prev, -1).tolist() == [True, True, True, False]
+    # heading +x; (100, 0) is dead ahead of rows 0 and 1, behind rows 2 and 3
+    face = Facing(target={"kind": "point", "at": [100, 0]}, angle=10.0)
+    assert evaluate(face, s, "a", prev, -1).tolist() == [True, True, False, False]
+    # (100, 100) is exactly 45 degrees off for row 0
+    wide = Facing(target={"kind": "point", "at": [100, 100]}, angle=45.0)
+    assert evaluate(wide, s, "a", prev, -1).tolist()[0] is True
+    narrow = Facing(target={"kind": "point", "at": [100, 100]}, angle=44.0)
+    assert evaluate(narrow, s, "a", prev, -1).tolist()[0] is False
     luck = Chance(probability=0.5)
     assert evaluate(luck, s, "a", prev, 0).tolist() == [True, False, True, False]

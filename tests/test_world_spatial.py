@@ -144,3 +144,11 @@ def test_grid_shape_cells_at_least_radius_and_capped() -> None:
     assert nx * ny <= 400 and 1000.0 / nx >= 1e-9
     nx, ny = grid_shape(1e6, 1.0, 1e-9, 10**7)
     assert nx * ny <= 65535
+
+
+def test_wrap_positions_next_to_multiples_of_the_size() -> None:
+    w = World(width=1000, height=3, edges="wrap")
+    near = np.array([[1000 - 1e-13, 3 - 1e-16], [-1e-13, -3e-16], [2000.0, 6.0], [-1000.0, -3.5]])
+    p = wrap_positions(near, w)
+    assert (p >= 0).all() and (p[:, 0] < 1000).all() and (p[:, 1] < 3).all()
+    np.testing.assert_allclose(p[2:], [[0.0, 0.0], [0.0, 2.5]])

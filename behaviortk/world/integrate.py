@@ -58,15 +58,16 @@ def integrate(
     accel = force / agents.mass[:, None]
 
     vel = agents.vel + accel * dt
-    vel = limit_turn(vel, agents.heading, agents.max_turn_rate * dt)
+    if not np.isinf(agents.max_turn_rate).all():
+        vel = limit_turn(vel, agents.heading, agents.max_turn_rate * dt)
     vel = truncate(vel, agents.max_speed)
     pos = agents.pos + vel * dt
     pos, vel = apply_edges(pos, vel, world)
 
     speed = length(vel)
     moving = speed > HEADING_MIN_SPEED
-    heading = agents.heading.copy()
-    heading[moving] = vel[moving] / speed[moving, None]
+    inv_speed = 1.0 / np.where(moving, speed, 1.0)
+    heading = np.where(moving[:, None], vel * inv_speed[:, None], agents.heading)
 
     if heading_smoothing > 1:
         smoother = agents.smoother

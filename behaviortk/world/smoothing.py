@@ -35,6 +35,5 @@ class HeadingSmoother:
         mean = self.history.mean(axis=0)
         n = length(mean)
         ok = n > EPS
-        out = previous.copy()
-        out[ok] = mean[ok] / n[ok, None]
-        return out
+        inv = 1.0 / np.where(ok, n, 1.0)
+        return np.where(ok[:, None], mean * inv[:, None], previous)

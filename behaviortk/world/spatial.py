@@ -53,12 +53,16 @@ def displacement_columns(pos: Array, i: IntArray, j: IntArray, world: World) -> 
 
 
 def wrap_positions(pos: Array, world: World) -> Array:
-    """Positions folded into ``[0, width) x [0, height)`` (never equal to the size)."""
+    """Positions folded into ``[0, width) x [0, height)`` (never equal to the size).
+
+    ``x - w * floor(x / w)`` is several times faster than ``np.mod``; the two
+    corrections catch the rounding of ``x / w`` next to a multiple of ``w``.
+    """
     size = world.size
-    if bool(((pos >= 0.0) & (pos < size)).all()):
-        return pos  # the usual case after integrate: skip the slow np.mod
-    p = np.mod(pos, size)
-    return np.where(p >= size, p - size, p)
+    p = pos - size * np.floor(pos / size)
+    p = np.where(p < 0.0, p + size, p)
+    p = np.where(p >= size, p - size, p)
+    return np.clip(p, 0.0, np.nextafter(size, 0.0))
 
 
 def padded(radius: float) -> float:

@@ -86,7 +86,7 @@ class SteeringContext:
     def _take(self, name: str) -> Array:
         found = self._cache.get(name)
         if found is None:
-            found = np.asarray(getattr(self.agents, name)[self.rows])
+            found = np.take(getattr(self.agents, name), self.rows, axis=0)
             self._cache[name] = found
         return found
 

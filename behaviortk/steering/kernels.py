@@ -258,13 +258,13 @@ def separation_force(
     rows) pick a fixed push direction for coincident pairs. The force is in
     units of 1/distance, as in the book (whose weights are multiplied by 200).
     """
-    dist = length(d)
-    away = normalize(-d)
+    d2 = d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1]
+    # normalize(-d) / |d| == -d / |d|^2, with |d| floored at MIN_SEPARATION
+    contrib = d * (-1.0 / np.maximum(d2, MIN_SEPARATION * MIN_SEPARATION))[:, None]
     if i is not None and j is not None:
-        tiny = dist <= EPS
+        tiny = d2 <= EPS * EPS
         if tiny.any():
-            away[tiny] = coincident_direction(i[tiny], j[tiny])
-    contrib = away / np.maximum(dist, MIN_SEPARATION)[:, None]
+            contrib[tiny] = coincident_direction(i[tiny], j[tiny]) / MIN_SEPARATION
     return _sum_by_owner(owner, contrib, n)
 
 

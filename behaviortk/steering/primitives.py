@@ -382,12 +382,12 @@ def _pairs(ctx: SteeringContext, of: str) -> tuple[np.ndarray, Array, np.ndarray
     nb = ctx.sense.neighbours(ctx.group, of)
     start = ctx.agents.slices[ctx.group].start
     n_group = nb.offsets.shape[0] - 1
+    if ctx.n == n_group:  # rows are sorted and unique: the whole group asked
+        return nb.i - start, nb.d, nb.i, nb.j
     position = np.full(n_group, -1, dtype=np.int64)
     position[ctx.rows - start] = np.arange(ctx.n)
-    owner = position[nb.i - start] if nb.i.size else np.zeros(0, dtype=np.int64)
+    owner = np.take(position, nb.i - start)
     keep = owner >= 0
-    if keep.all():
-        return owner, nb.d, nb.i, nb.j
     return owner[keep], nb.d[keep], nb.i[keep], nb.j[keep]
 
 
@@ -412,7 +412,7 @@ class Alignment(FlockModel):
 @registry.primitives.implements(Alignment)
 def alignment(p: Alignment, ctx: SteeringContext) -> Steering:
     owner, _, _, j = _pairs(ctx, p.of)
-    return Steering(k.alignment_force(owner, ctx.agents.vel[j], ctx.vel))
+    return Steering(k.alignment_force(owner, np.take(ctx.agents.vel, j, axis=0), ctx.vel))
 
 
 class Cohesion(FlockModel):

@@ -183,3 +183,28 @@ def test_target_blackboard_callback_and_missing_rows() -> None:
     assert t.valid.tolist() == [True, False]
     np.testing.assert_allclose(t.pos, [[1, 2], [0, 0]])
     assert not sense_of(w, a).target(BlackboardTarget(key="goal"), "b").valid.any()
+
+
+def test_mixed_fields_of_view_use_the_observers() -> None:
+    """Both agents face +x, 4 apart on the x axis: agent 0 (fov 90 degrees) sees 1 ahead;
+    agent 1 (fov 90 degrees) does not see 0 behind it, agent 2 (all round) sees both."""
+    a = make_agents(
+        [[0, 0], [4, 0], [2, 1]],
+        heading=[[1, 0]] * 3,
+        view_distance=10.0,
+        fov=[np.pi / 2, np.pi / 2, 2 * np.pi],
+    )
+    nb = sense_of(World(100, 100, "contain"), a).neighbours("agents")
+    pairs = list(zip(nb.i.tolist(), nb.j.tolist(), strict=True))
+    # 0 -> 2 at (2,1): 26.6 degrees, inside 45; 1 -> 2 at (-2,1): behind
+    assert pairs == [(0, 1), (0, 2), (2, 0), (2, 1)]
+    assert nb.count.tolist() == [2, 0, 2]
+
+
+def test_nearest_target_unlimited_radius_and_velocity() -> None:
+    w, a = two_groups()
+    a.vel[3] = [1.0, -1.0]
+    t = sense_of(w, a).target(NearestTarget(group="b"), "b")
+    assert t.agent.tolist() == [3, 2] and t.valid.all()
+    np.testing.assert_allclose(t.vel[0], [1, -1])
+    np.testing.assert_allclose(t.pos, [[40, 40], [11, 10]])

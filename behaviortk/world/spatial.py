@@ -1,15 +1,18 @@
 """Minimum-image geometry and the per-tick spatial index.
 
 Every module that measures "from a to b" goes through :func:`displacement`, so
-wrapped (toroidal) worlds are handled in one place. The index is a scipy
-``cKDTree`` (with ``boxsize`` on wrapped worlds): measured against a uniform
-grid with lexsort cell binning in ``benchmarks/bench_neighbours.py``, the tree
-was about three times faster for 10,000 agents, because the grid's candidate
-expansion is memory bound in NumPy while the tree walks in C.
+wrapped (toroidal) worlds are handled in one place.
+
+Pairs within one row range (a group and itself, or everyone) come from the
+uniform grid of ``grid.py``: measured in ``benchmarks/bench_neighbours.py`` at
+2.7 ms against 6.2 ms for ``cKDTree`` build + ``query_pairs`` (10,000 agents,
+~8 neighbours each). A scipy ``cKDTree`` (``boxsize`` on wrapped worlds)
+answers the rest: pairs between two different ranges, nearest-agent queries,
+and wrapped worlds too small for a 3 x 3 grid.
 
 The index returns candidate pairs within a slightly padded radius; callers
 filter them with their own exact distance (see ``sense.py``), so the result
-does not depend on the tree's internal rounding or traversal order.
+does not depend on the index's rounding or traversal order.
 """
 
 from __future__ import annotations
@@ -70,7 +73,7 @@ def padded(radius: float) -> float:
 
 
 class SpatialIndex:
-    """Trees over row ranges of one tick's positions, built lazily and cached."""
+    """One tick's positions: grid pair searches, and trees over row ranges built lazily."""
 
     def __init__(self, world: World, pos: Array, *, use_grid: bool = True) -> None:
         self.world = world

@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from behaviortk.vec import Array
-
-D_MIN = 0.05  # d is clamped here so the field stays finite at obstacle centres
+from behaviortk.steering import kernels
+from behaviortk.steering.primitives import LJAvoidance
+from behaviortk.vec import EPS, Array
 
 
 @dataclass(frozen=True)
@@ -31,15 +31,18 @@ class LJParams:
 
 
 def lj_potential(points: Array, centers: Array, radii: Array, p: LJParams) -> Array:
-    """Summed potential at each point ``(P, 2)`` from obstacles ``(M, 2)``, ``(M,)``."""
+    """Summed potential at each point ``(P, 2)`` from obstacles ``(M, 2)``, ``(M,)``.
+
+    Uses the steering kernel's potential and the same cut-off (centre distance),
+    so the picture shows exactly the field ``lj_avoidance`` steers by.
+    """
     if centers.shape[0] == 0:
         return np.zeros(points.shape[0])
     r = points[:, None, :] - centers[None, :, :]  # (P, M, 2)
     dist = np.sqrt(np.einsum("pmk,pmk->pm", r, r))
-    safe_r = np.where(radii > 0.0, radii, 1.0)[None, :]
-    d = np.maximum(dist / safe_r, D_MIN)
-    u = -p.a / d**p.n + p.b / d**p.m
-    return np.where(dist <= p.cutoff + radii[None, :], u, 0.0).sum(axis=1)
+    d = dist / np.maximum(radii, EPS)[None, :]
+    u = kernels.lj_potential(d, p.a, p.n, p.b, p.m)
+    return np.where(dist <= p.cutoff, u, 0.0).sum(axis=1)
 
 
 def potential_grid(
@@ -71,26 +74,12 @@ def colorize(u: Array, p: LJParams) -> np.ndarray:
 
 
 def params_from_trees(trees: dict[str, Any]) -> LJParams:
-    """The first Lennard-Jones leaf's constants in any group's tree, else seed 003's.
-
-    Reads fields named ``a, b, n, m`` and a range named ``cutoff``,
-    ``distance`` or ``range`` when the leaf has them.
-    """
+    """The first ``lj_avoidance`` leaf's constants in any group's tree, else seed 003's."""
     for tree in trees.values():
         for node in getattr(tree, "nodes", ()):
-            tag = str(getattr(node.model, "type", ""))
-            if "lennard" not in tag and "potential" not in tag and tag != "lj":
-                continue
-            m = node.model
-            base = LJParams()
-            cutoff = next(
-                (getattr(m, k) for k in ("cutoff", "distance", "range") if hasattr(m, k)),
-                base.cutoff,
-            )
-            vals = [getattr(m, k, getattr(base, k)) for k in ("a", "b", "n", "m")]
-            if all(isinstance(v, int | float) for v in [*vals, cutoff]):
-                a, b, n, m_ = (float(v) for v in vals)
-                return LJParams(a, b, n, m_, float(cutoff))
+            if isinstance(node.model, LJAvoidance):
+                m = node.model
+                return LJParams(float(m.a), float(m.b), float(m.n), float(m.m), float(m.cutoff))
     return LJParams()
 
 

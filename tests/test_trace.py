@@ -1,0 +1,106 @@
+"""Traces: format of issue 4, byte-identical per seed, --every, and the evade rule read from the trace.
+
+The evade rule from the trace alone: record ``t`` holds the state after tick
+``t``'s integration, which is the state tick ``t + 1`` senses. So for every
+``t >= 1`` a prey's `active` contains "evade" exactly when, in record
+``t - 1``, its nearest predator (minimum-image distance on the wrapped world)
+was within 100.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import behaviortk
+from behaviortk.sim import Simulation
+from behaviortk.trace import TraceWriter, read
+
+REFERENCE = Path(__file__).resolve().parent.parent / "definitions" / "evade_or_flock.json"
+
+
+@pytest.fixture(scope="module")
+def reference() -> behaviortk.Scenario:
+    return behaviortk.load(REFERENCE)
+
+
+def trace_text(scenario, ticks: int, seed: int | None = None, every: int = 1) -> str:
+    sim = Simulation(scenario, seed=seed)
+    out = io.StringIO()
+    writer = TraceWriter(out, sim, every=every)
+    sim.run(ticks, writer.on_tick)
+    return out.getvalue()
+
+
+def test_header_and_record_layout(reference) -> None:
+    lines = trace_text(reference, 3).splitlines()
+    assert len(lines) == 4
+    head = json.loads(lines[0])
+    assert list(head) == ["scenario", "seed", "dt", "engine", "world"]
+    assert head == {
+        "scenario": "evade_or_flock",
+        "seed": 7,
+        "dt": 1 / 60,
+        "engine": "py_trees",
+        "world": {"width": 800.0, "height": 600.0, "edges": "wrap"},
+    }
+    first = json.loads(lines[1])
+    assert list(first) == ["tick", "time", "agents"]
+    assert first["tick"] == 0 and first["time"] == 1 / 60
+    assert json.loads(lines[3])["time"] == 3 * (1 / 60)
+    agent = first["agents"][0]
+    assert list(agent) == ["id", "group", "pos", "vel", "active"]
+    assert agent["id"] == "prey-0" and agent["group"] == "prey"
+    assert len(first["agents"]) == 63
+    assert first["agents"][-1]["active"] == ["pursue prey"]
+    assert ", " not in lines[1] and ": " not in lines[1]  # compact separators
+
+
+def test_state_is_after_integration(reference) -> None:
+    sim = Simulation(reference)
+    out = io.StringIO()
+    writer = TraceWriter(out, sim)
+    sim.run(2, writer.on_tick)
+    _, records = read(out.getvalue().splitlines())
+    last = list(records)[-1]
+    assert np.array_equal(np.array([a["pos"] for a in last["agents"]]), sim.agents.pos)
+    assert np.array_equal(np.array([a["vel"] for a in last["agents"]]), sim.agents.vel)
+
+
+def test_same_seed_same_bytes_other_seed_other_bytes(reference) -> None:
+    a = trace_text(reference, 40, seed=3)
+    b = trace_text(reference, 40, seed=3)
+    c = trace_text(reference, 40, seed=4)
+    assert a == b
+    assert a != c
+
+
+def test_every_k_records_ticks_0_k_2k(reference) -> None:
+    _, records = read(trace_text(reference, 10, every=4).splitlines())
+    assert [r["tick"] for r in records] == [0, 4, 8]
+    with pytest.raises(ValueError, match="every"):
+        TraceWriter(io.StringIO(), Simulation(reference), every=0)
+
+
+def test_evade_from_the_trace_matches_the_previous_records_distances(reference) -> None:
+    head, records = read(trace_text(reference, 200).splitlines())
+    size = np.array([head["world"]["width"], head["world"]["height"]])
+    evade_count = 0
+    previous = None
+    for rec in records:
+        if previous is not None:
+            agents = previous["agents"]
+            pos = np.array([a["pos"] for a in agents])
+            prey = np.array([a["group"] == "prey" for a in agents])
+            d = pos[~prey][None, :, :] - pos[prey][:, None, :]
+            d = d - size * np.round(d / size)
+            within = np.sqrt((d * d).sum(axis=2)).min(axis=1) <= 100.0
+            evading = np.array(["evade" in a["active"] for a in rec["agents"]])[prey]
+            assert evading.tolist() == within.tolist(), f"tick {rec['tick']}"
+            evade_count += int(evading.sum())
+        previous = rec
+    assert evade_count > 50

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+import typing
+from collections.abc import Callable
 from typing import IO, Any
 
 from behaviortk.sim import ENGINES, PHASES
@@ -157,24 +159,26 @@ def run_headless(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_window(args: argparse.Namespace) -> int:
+def _viewer_opener() -> Callable[..., Any] | None:
+    """``behaviortk.viewer.run_window`` if the viewer exports it, else ``viewer.app.run_viewer``."""
     try:
         from behaviortk import viewer
-    except ImportError as exc:
-        print(
-            f"behaviortk run: the viewer is not available ({exc}); use --headless", file=sys.stderr
-        )
-        return 1
-    opener = getattr(viewer, "run_window", None)
+
+        opener = getattr(viewer, "run_window", None)
+        if opener is None:
+            from behaviortk.viewer.app import run_viewer
+
+            opener = run_viewer
+    except ImportError:
+        return None
+    return typing.cast(Callable[..., Any], opener)
+
+
+def run_window(args: argparse.Namespace) -> int:
+    opener = _viewer_opener()
     if opener is None:
-        try:
-            from behaviortk.viewer.app import run_viewer as opener
-        except ImportError as exc:
-            print(
-                f"behaviortk run: the viewer is not available ({exc}); use --headless",
-                file=sys.stderr,
-            )
-            return 1
+        print("behaviortk run: the viewer is not available; use --headless", file=sys.stderr)
+        return 1
     _load(args.file)  # report definition errors before a window opens
     return int(opener(args.file, engine=args.engine, seed=args.seed))
 

@@ -4,8 +4,8 @@
    ``Decision.status`` on every tick for 600 ticks, and byte-identical traces apart
    from the header's engine name.
 2. Random trees (hypothesis; depth up to 5, every composite, policy, decorator,
-   condition and action kind of the format) loaded through the real loader and run
-   in two real ``Simulation``s: the py_trees one ticks one real py_trees tree per
+   condition and action kind of the format, steering leaves and a combiner) loaded
+   through the real loader and run in two real ``Simulation``s: the py_trees one ticks one real py_trees tree per
    agent (``PyTreesEngine``), the other the batch engine; statuses and requests
    must agree tick for tick. Conditions are driven by the seeded per-tick random
    table (``chance``), by geometry (``in_range``, ``neighbours``, steering to the
@@ -103,6 +103,18 @@ def conditions() -> st.SearchStrategy[dict[str, Any]]:
         ),
         st.builds(lambda k: {"type": "neighbours", "min_count": k}, st.integers(1, 3)),
         st.builds(
+            lambda a: {"type": "facing", "target": {"kind": "nearest", "group": "b"}, "angle": a},
+            st.sampled_from([30.0, 90.0]),
+        ),
+        st.just(
+            {
+                "type": "arrived",
+                "target": {"kind": "point", "at": [100.0, 100.0]},
+                "tolerance": 80.0,
+                "max_speed": 40.0,
+            }
+        ),
+        st.builds(
             lambda op, v: {"type": "blackboard_compare", "key": "mood", "op": op, "value": v},
             st.sampled_from(["==", "!=", ">="]),
             st.sampled_from([1, 2]),
@@ -122,6 +134,12 @@ def leaves() -> st.SearchStrategy[dict[str, Any]]:
             {"type": "arrive", "target": {"kind": "point", "at": [100.0, 100.0]}, "tolerance": 60}
         ),
         st.just({"type": "wander"}),
+        st.just(
+            {
+                "type": "blend",
+                "children": [{"type": "separation"}, {"type": "alignment"}, {"type": "cohesion"}],
+            }
+        ),
         st.builds(lambda d: {"type": "wait", "duration": d}, st.sampled_from([0.05, 0.1])),
         st.builds(
             lambda v: {"type": "blackboard_set", "key": "mood", "value": v},

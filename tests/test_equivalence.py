@@ -5,11 +5,12 @@
    from the header's engine name.
 2. Random trees (hypothesis; depth up to 5, every composite, policy, decorator,
    condition and action kind of the format, steering leaves and a combiner) loaded
-   through the real loader and run in two real ``Simulation``s: the py_trees one ticks one real py_trees tree per
-   agent (``PyTreesEngine``), the other the batch engine; statuses and requests
-   must agree tick for tick. Conditions are driven by the seeded per-tick random
-   table (``chance``), by geometry (``in_range``, ``neighbours``, steering to the
-   nearest agent within a radius, ``arrive`` with a tolerance) and by the blackboard.
+   through the real loader and run in two real ``Simulation``s: the py_trees one
+   ticks one real py_trees tree per agent (``PyTreesEngine``), the other the batch
+   engine; statuses and requests must agree tick for tick. Conditions are driven
+   by the seeded per-tick random table (``chance``), by geometry (``in_range``,
+   ``neighbours``, ``facing``, ``arrived``, steering to the nearest agent within a
+   radius, ``arrive`` with a tolerance) and by the blackboard.
 """
 
 from __future__ import annotations

@@ -200,6 +200,16 @@ def measure(sim: Any, ticks: int, warmup: int) -> dict[str, Any]:
     }
 
 
+def announce_auto(prog: str, requested: str, sim: Any) -> None:
+    """Say on stderr which engine ``--engine auto`` chose (run, render and bench call this)."""
+    if requested == "auto":
+        print(
+            f"{prog}: --engine auto chose {sim.engine.name} for {sim.agents.n:,} agents "
+            f"(batch from {AUTO_BATCH_AGENTS:,})",
+            file=sys.stderr,
+        )
+
+
 def run(args: argparse.Namespace) -> int:
     from behaviortk.sim import EngineUnavailable, Simulation, freeze_gc
     from behaviortk.spec.errors import DefinitionError
@@ -231,12 +241,7 @@ def run(args: argparse.Namespace) -> int:
         return 1
     build_s = time.perf_counter() - build_start
     n = sim.agents.n
-    if args.engine == "auto":
-        print(
-            f"{prog}: --engine auto chose {sim.engine.name} for {n:,} agents "
-            f"(batch from {AUTO_BATCH_AGENTS:,})",
-            file=sys.stderr,
-        )
+    announce_auto(prog, args.engine, sim)
     freeze_gc()
     figures = measure(sim, args.ticks, args.warmup)
     peak = peak_rss_mb()

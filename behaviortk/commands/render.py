@@ -32,7 +32,7 @@ def _count(text: str) -> int:
 
 def add_render_options(parser: argparse.ArgumentParser) -> None:
     """Options shared by ``render`` and ``demo``."""
-    parser.add_argument("--engine", choices=("py_trees", "batch"), default="py_trees")
+    parser.add_argument("--engine", choices=("py_trees", "batch", "auto"), default="py_trees")
     parser.add_argument("--seed", type=int, default=None, help="override the file's seed")
     parser.add_argument(
         "--overlay",
@@ -92,6 +92,9 @@ def render_file(args: argparse.Namespace, path: str, out: str, ticks: int, every
     except OSError as exc:
         print(f"behaviortk render: error: {exc}", file=sys.stderr)
         return 1
+    from behaviortk.commands.bench import announce_auto
+
+    announce_auto("behaviortk render", args.engine, sim)
     selected = None
     if args.select is not None:
         if args.select not in sim.agents.ids:

@@ -128,6 +128,9 @@ def run_headless(args: argparse.Namespace) -> int:
     except EngineUnavailable as exc:
         print(f"behaviortk run: {exc}", file=sys.stderr)
         return 1
+    from behaviortk.commands.bench import announce_auto
+
+    announce_auto("behaviortk run", args.engine, sim)
     freeze_gc()
     trace_file: IO[str] | None = None
     writer = None

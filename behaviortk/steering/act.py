@@ -109,9 +109,13 @@ def act(sim: Any, sense: Sense, decisions: dict[str, Decision]) -> tuple[Array, 
             )
             out = weighted(node.model, ctx)
             mine[emit_index] = (rows, out.linear)
-            linear[rows] = accumulate(linear[rows], out.linear, agents.max_force[rows])
+            # the whole group asked: a slice avoids three fancy-index copies
+            at: slice | np.ndarray = rows
+            if local.size == decision.emitted.shape[0]:
+                at = slice(start, start + local.size)
+            linear[at] = accumulate(linear[at], out.linear, agents.max_force[at])
             if out.angular is not None:
-                angular[rows] += out.angular
+                angular[at] += out.angular
         contributions[group] = mine
     sim.contributions = contributions
     return linear, clamp_angular(angular, agents.max_angular_accel)

@@ -427,3 +427,28 @@ def test_weight_scales_force():
     a = agent((0, 0), (10, 0), max_speed=50)
     out = run(node({"type": "seek", "target": point(30, 40), "weight": 0.5}), a, with_weight=True)
     assert_allclose(out.linear, [[10.0, 20.0]])
+
+
+def test_obstacle_avoidance_closest_intersection_wins():
+    """Buckland: box 40 at rest; A (30,0) r5 meets the x axis at 25, B (20,3) r5 at 20 - 4 = 16: B.
+    mult 1 + (40-20)/40 = 1.5; lateral (5-3)*1.5 away (-y) = -3; braking (5-20)*0.2 = -3."""
+    w = world(
+        obstacle_pos=np.array([[30.0, 0.0], [20.0, 3.0]]), obstacle_radius=np.array([5.0, 5.0])
+    )
+    out = run(node({"type": "obstacle_avoidance"}), agent((0, 0), radius=0.0), w)
+    assert_allclose(out.linear, [[-3.0, -3.0]])
+
+
+def test_path_following_reports_done_at_the_end_of_an_open_path():
+    """On the last waypoint (cursor 2) within the seek distance 20: SUCCESS; looped paths never end."""
+    from behaviortk.sense import Sense
+    from behaviortk.steering.primitives import path_following_done
+
+    spec = node({"type": "path_following", "target": {"kind": "path", "path": "p"}})
+    a = make_agents([[100, 90], [0, 0]])
+    memory = {"waypoint": np.array([2, 2])}
+    for looped, expected in ((False, [True, False]), (True, [False, False])):
+        sense = Sense(path_world(looped), a, rand=np.zeros((2, 1)), tick=0, time=0.0)
+        assert path_following_done(spec, sense, "agents", memory).tolist() == expected
+    sense = Sense(path_world(False), a, rand=np.zeros((2, 1)), tick=0, time=0.0)
+    assert path_following_done(spec, sense, "agents", None).tolist() == [False, False]

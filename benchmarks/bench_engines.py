@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -93,6 +94,7 @@ def main() -> int:
     parser.add_argument("--out", default="benchmarks/results_engines.md")
     args = parser.parse_args()
     rows: list[dict[str, Any]] = []
+    load_before = os.getloadavg()[0]
     for engine in ("batch", "py_trees"):
         for n in args.sizes:
             r = bench(args.file, engine, n)
@@ -111,7 +113,8 @@ def main() -> int:
         f"Median ms per tick (whole tick: sense + decide + act + integrate) and peak memory "
         f"per agent, {Path(args.file).stem} scaled to N prey at constant density.\n\n"
         + table(rows, args.sizes)
-        + "\n"
+        + f"\n\n{os.cpu_count()} cores; 1-minute load average {load_before:.1f} before, "
+        f"{os.getloadavg()[0]:.1f} after (other work on the machine inflates the figures).\n"
     )
     print(text)
     out = ROOT / args.out

@@ -30,6 +30,11 @@ RADIUS_PAD_ABS = 1e-9
 
 IntArray = np.ndarray
 
+#: ``nearest`` goes brute force when one side has at most this many rows (e.g. 3
+#: predators among 10,000 prey): a loop over the small side, vectorised over the
+#: other, costs about 0.25 ms at 10,000 where building or querying a tree costs 1.6-1.8 ms.
+SMALL_SIDE = 16
+
 
 def displacement(a: Array, b: Array, world: World) -> Array:
     """Vector from ``a`` to ``b`` (``b - a``); the shortest image on wrapped worlds.
@@ -146,6 +151,8 @@ class SpatialIndex:
         dist = np.full(n_a, np.inf)
         if n_a == 0 or b.stop <= b.start or not radius >= 0:
             return index, dist
+        if min(n_a, b.stop - b.start) <= SMALL_SIDE:
+            return self._nearest_small(a, b, radius, index, dist)
         overlap = a.start < b.stop and b.start < a.stop
         k = 2 if overlap else 1
         k = min(k, b.stop - b.start)
@@ -168,4 +175,40 @@ class SpatialIndex:
         inside = dd <= radius
         index[rows[inside]] = pick[rows[inside]]
         dist[rows[inside]] = dd[inside]
+        return index, dist
+
+    def _nearest_small(
+        self, a: slice, b: slice, radius: float, index: IntArray, dist: Array
+    ) -> tuple[IntArray, Array]:
+        """:meth:`nearest` by brute force, looping over whichever side is small.
+
+        Distances use the same :func:`displacement` and ``sqrt(x*x + y*y)`` as the
+        tree path, so the figures are the same; on exact ties the lower row wins.
+        """
+        pa, pb = self.pos[a], self.pos[b]
+        ia = np.arange(a.start, a.stop, dtype=np.int64)
+        ib = np.arange(b.start, b.stop, dtype=np.int64)
+        if ib.size <= ia.size:
+            best = np.full(ia.size, np.inf)
+            pick = np.full(ia.size, -1, dtype=np.int64)
+            for t in range(ib.size):
+                d = displacement(pa, pb[t], self.world)
+                d2 = d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1]
+                d2 = np.where(ia == ib[t], np.inf, d2)
+                better = d2 < best
+                best = np.where(better, d2, best)
+                pick = np.where(better, ib[t], pick)
+        else:
+            best = np.empty(ia.size)
+            pick = np.empty(ia.size, dtype=np.int64)
+            for r in range(ia.size):
+                d = displacement(pa[r], pb, self.world)
+                d2 = d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1]
+                d2 = np.where(ib == ia[r], np.inf, d2)
+                j = int(np.argmin(d2))
+                best[r], pick[r] = d2[j], ib[j]
+        dd = np.sqrt(best)
+        inside = np.isfinite(dd) & (dd <= radius)
+        index[inside] = pick[inside]
+        dist[inside] = dd[inside]
         return index, dist

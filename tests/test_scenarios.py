@@ -337,7 +337,7 @@ def test_rabbits_end_behind_a_pillar() -> None:
     hunter = run.pos[:, run.rows("hunter").start][:, None, None, :]
     rabbits = run.pos[:, run.rows("rabbits")][:, :, None, :]
     sight = segment_point_distance(hunter, rabbits, w.obstacle_pos)
-    hidden = np.asarray(sight < w.obstacle_radius).any(axis=-1)  # (ticks, rabbits)
+    hidden: Array = np.any(sight < w.obstacle_radius, axis=-1)  # (ticks, rabbits)
     assert hidden[-1].all()
     assert hidden[240:].mean() > 0.95
 

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 from behaviortk import load, load_text
+from behaviortk.cli import main
 from behaviortk.sim import Simulation
 from behaviortk.spec.loader import Scenario
 from behaviortk.vec import Array, length
@@ -133,6 +134,23 @@ def test_there_are_at_least_eleven_scenarios() -> None:
     assert len(scenario_paths()) >= 11
 
 
+@pytest.mark.parametrize("schema_only", [False, True], ids=["full", "schema-only"])
+def test_cli_validates_every_scenario(
+    schema_only: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    flags = ["--schema-only"] if schema_only else []
+    code = main(["validate", *flags, *map(str, scenario_paths())])
+    assert code == 0, capsys.readouterr().out
+
+
+def test_every_scenario_names_the_schema_and_runs_at_60_hz() -> None:
+    for path in scenario_paths():
+        data = json.loads(path.read_text())
+        assert data["$schema"] == "behaviortk.schema.json", path.name
+        assert data["description"].strip(), path.name
+        assert data["world"]["dt"] == pytest.approx(1 / 60), path.name
+
+
 @pytest.mark.parametrize("path", scenario_paths(), ids=lambda p: p.stem)
 def test_runs_600_ticks_with_finite_state_and_speed_limits(path: Path) -> None:
     run = shipped(path.stem)
@@ -195,7 +213,7 @@ def test_mice_escape_the_fear_distance_and_keep_the_cat_at_bay() -> None:
     assert (dist[0] < 150).all()  # they start on a ring of 90 around the cat
     assert (dist[120] > 150).all()  # within two seconds every mouse is out
     assert dist[120:].min() > 75.0  # strays are turned back well before the cat
-    assert (dist[120:] > 150).mean() > 0.9
+    assert (dist[120:] > 150).mean() > 0.85
 
 
 # ------------------------------------------------------------- pursuit, evade

@@ -28,7 +28,7 @@ def _walk(data: Any, loc: tuple[str | int, ...], missing: bool) -> tuple[list[st
         is_index = isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
         if is_key or is_index:
             path.append(part)
-            node = node[part]  # type: ignore[index]
+            node = node[part]
         elif missing and i == last:
             path.append(part)
             node = None
@@ -70,6 +70,8 @@ def _message(
         key = str(loc[-1])
         known = _keys_for(parent, catalogue, key) if isinstance(parent, dict) else set()
         return f"unknown key {key!r}{suggest(key, known)}", kind
+    if kind == "missing" and isinstance(loc[-1], int):
+        return f"array is too short: item {loc[-1]} is missing", "too_short"
     if kind == "missing":
         return f"missing required key {loc[-1]!r}", kind
     if kind == "union_tag_invalid":
@@ -98,7 +100,11 @@ def _message(
         hint = suggest(value, options) if isinstance(value, str) else ""
         return f"expected {expected}{got}{hint}", kind
     if kind in ("too_short", "too_long"):
-        return f"{err['msg'].split(' after validation')[0]}", kind
+        bound = ctx.get("min_length") if kind == "too_short" else ctx.get("max_length")
+        word = "at least" if kind == "too_short" else "at most"
+        return f"needs {word} {bound} item(s), got {ctx.get('actual_length', '?')}", kind
+    if kind == "string_pattern_mismatch" and not str(ctx.get("pattern", "")).startswith("^\\$"):
+        return f"does not match the pattern {ctx.get('pattern')}{got}", kind
     if kind == "value_error":
         return str(err["msg"]).removeprefix("Value error, "), kind
     simple = {
@@ -148,7 +154,10 @@ def pydantic_issues(
     by_pointer: dict[str, list[tuple[ErrorDetails, Any]]] = {}
     parents: dict[str, Any] = {}
     for err in exc.errors(include_url=False):
+        missing_item = err["type"] == "missing" and isinstance(err["loc"][-1], int)
         path, value = _walk(data, err["loc"], missing=err["type"] in ("missing", "extra_forbidden"))
+        if missing_item:
+            path = path[:-1]
         pointer = pointer_of([*base, *path])
         by_pointer.setdefault(pointer, []).append((err, value))
         parents[pointer] = _walk(data, tuple(path[:-1]), missing=False)[1] if path else None

@@ -40,7 +40,7 @@ def json_schema() -> dict[str, Any]:
             if isinstance(disc, dict) and disc.get("propertyName") == "type" and "oneOf" in value:
                 name = unions.get(frozenset(disc.get("mapping", {})))
                 if name is not None:
-                    defs.setdefault(name, {k: v for k, v in value.items()})
+                    defs.setdefault(name, _by_tag(disc["mapping"], name))
                     return {"$ref": f"#/$defs/{name}"}
             return {k: factor(v) for k, v in value.items()}
         if isinstance(value, list):
@@ -59,13 +59,47 @@ def json_schema() -> dict[str, Any]:
     return {"$schema": DRAFT, "$id": SCHEMA_ID, **body, "$defs": dict(sorted(defs.items()))}
 
 
+def _by_tag(mapping: dict[str, str], name: str) -> dict[str, Any]:
+    """A node union as ``if type == X then X's schema``: only the named variant is checked.
+
+    (``oneOf`` would validate every variant, recursing into children each time,
+    which is exponential in the depth of the tree.)
+    """
+    tags = sorted(mapping)
+    return {
+        "description": f"A {name.lower()}: an object whose `type` names one of the registered kinds.",
+        "type": "object",
+        "required": ["type"],
+        "properties": {"type": {"enum": tags}},
+        "allOf": [
+            {
+                "if": {"properties": {"type": {"const": tag}}, "required": ["type"]},
+                "then": {"$ref": mapping[tag]},
+            }
+            for tag in tags
+        ],
+    }
+
+
 def schema_text() -> str:
     """The schema as committed in definitions/behaviortk.schema.json."""
     return json.dumps(json_schema(), indent=2, ensure_ascii=False) + "\n"
 
 
+_validators: dict[int, Draft202012Validator] = {}
+
+
 def _validator() -> Draft202012Validator:
-    return Draft202012Validator(json_schema())
+    """One validator per generation of the node unions (building the schema is not free)."""
+    from behaviortk.spec import nodes
+    from behaviortk.spec.format import definition_adapter
+
+    definition_adapter()  # imports the built-ins, so the generation below is current
+    hit = _validators.get(nodes.generation)
+    if hit is None:
+        _validators.clear()
+        hit = _validators[nodes.generation] = Draft202012Validator(json_schema())
+    return hit
 
 
 def schema_issues(parsed: Parsed, name: str) -> list[Issue]:
@@ -127,6 +161,13 @@ def _describe(err: SchemaError) -> tuple[str, str, str]:
                 f"unknown key {key!r}{suggest(key, known)}",
                 "extra_forbidden",
             )
+    if err.validator == "enum" and path and path[-1] == "type" and isinstance(inst, str):
+        tags = [str(t) for t in err.validator_value]
+        return (
+            pointer_of(path[:-1]),
+            f"unknown node type {inst!r}{suggest(inst, tags)}",
+            "unknown_type",
+        )
     if err.validator == "required":
         return (
             pointer,

@@ -134,3 +134,11 @@ def test_subprocess_never_shows_a_traceback(tmp_path: Path) -> None:
         f"{bad}:1:9: /: trailing comma before '}}' [json_trailing_comma]",
         f"{tmp_path / 'gone.json'}:1:1: /: no such file [file_not_found]",
     ]
+
+
+def test_shipped_folder_validates_and_skips_the_schema(capsys: pytest.CaptureFixture[str]) -> None:
+    """`behaviortk validate definitions/*.json` exits 0; the schema file itself is skipped."""
+    files = sorted(str(p) for p in (ROOT / "definitions").glob("*.json"))
+    code, out, err = _run(capsys, "validate", *files)
+    assert (code, out) == (0, [])
+    assert "behaviortk.schema.json: skipped (a JSON Schema, not a definition)" in err

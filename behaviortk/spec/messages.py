@@ -69,7 +69,7 @@ def _message(
     if kind == "extra_forbidden":
         key = str(loc[-1])
         known = _keys_for(parent, catalogue, key) if isinstance(parent, dict) else set()
-        return f"unknown key {key!r}{suggest(key, known)}", kind
+        return f"unknown key {key!r}{suggest(key, known - {key})}", kind
     if kind == "missing" and isinstance(loc[-1], int):
         return f"array is too short: item {loc[-1]} is missing", "too_short"
     if kind == "missing":

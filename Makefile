@@ -28,7 +28,7 @@ pytest: $(STAMP)
 test: lint typecheck pytest
 
 bench: $(STAMP)
-	$(BIN)/python benchmarks/run_all.py
+	for b in benchmarks/bench_*.py; do $(BIN)/python $$b || exit 1; done
 
 schema: $(STAMP)
 	$(BIN)/behaviortk schema > definitions/behaviortk.schema.json

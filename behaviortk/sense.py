@@ -16,7 +16,6 @@ from typing import Any
 import numpy as np
 
 from behaviortk.vec import Array
-from behaviortk.world.memory import reuse_freed_memory
 from behaviortk.world.spatial import SpatialIndex, displacement, displacement_columns
 from behaviortk.world.state import Agents, World
 
@@ -72,7 +71,6 @@ class Sense:
         blackboard_points: BlackboardPoints | None = None,
         pointer: Array | None = None,
     ) -> None:
-        reuse_freed_memory()
         self.world = world
         self.agents = agents
         self.rand = rand

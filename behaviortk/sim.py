@@ -32,6 +32,7 @@ from behaviortk.sense import Sense
 from behaviortk.steering.debug import DebugBuffer
 from behaviortk.world.build import build
 from behaviortk.world.integrate import integrate
+from behaviortk.world.memory import reuse_freed_memory
 from behaviortk.world.state import Agents, World
 
 PHASES = ("sense", "decide", "act", "integrate")
@@ -100,6 +101,7 @@ class Simulation:
             from behaviortk.spec.loader import load
 
             scenario = load(scenario)
+        reuse_freed_memory()  # process-wide allocator setting; halves the neighbour query
         self.scenario = scenario
         definition = scenario.definition
         self.seed = int(definition.world.seed if seed is None else seed)

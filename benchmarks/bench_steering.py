@@ -25,6 +25,7 @@ from behaviortk.steering.act import act, make_context
 from behaviortk.steering.context import evaluate
 from behaviortk.steering.debug import DebugBuffer
 from behaviortk.world.factory import make_agents
+from behaviortk.world.memory import reuse_freed_memory
 from behaviortk.world.state import World
 
 N = 10_000
@@ -57,6 +58,7 @@ def timed_ms(fn: Callable[[], object]) -> tuple[float, float, float]:
 
 
 def main() -> None:
+    reuse_freed_memory()  # as Simulation does
     w, agents = setup()
     adapter = node_adapter()
     models = {

@@ -20,30 +20,15 @@ import sys
 import time
 from typing import Any
 
+from behaviortk.commands.options import (
+    add_seed_option,
+    non_negative_int,
+    positive_int,
+)
 from behaviortk.sim import AUTO_BATCH_AGENTS, ENGINES, PHASES
 
 DEFAULT_TICKS = 200
 DEFAULT_WARMUP = 20
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text.replace("_", "").replace(",", ""))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
-    return value
-
-
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
-    return value
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -62,28 +47,26 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--scale",
-        type=_positive_int,
+        type=positive_int,
         default=None,
         metavar="N",
         help="agents in the largest group (default: as in the file)",
     )
     parser.add_argument(
         "--ticks",
-        type=_positive_int,
+        type=positive_int,
         default=DEFAULT_TICKS,
         metavar="T",
         help=f"timed ticks (default {DEFAULT_TICKS})",
     )
     parser.add_argument(
         "--warmup",
-        type=_non_negative_int,
+        type=non_negative_int,
         default=DEFAULT_WARMUP,
         metavar="W",
         help=f"untimed ticks first (default {DEFAULT_WARMUP})",
     )
-    parser.add_argument(
-        "--seed", type=_non_negative_int, default=None, metavar="S", help="seed (default: file's)"
-    )
+    add_seed_option(parser)
     parser.add_argument(
         "--json", action="store_true", help="end with one JSON line of the figures (for scripts)"
     )

@@ -6,6 +6,13 @@ import argparse
 import sys
 from typing import Any
 
+from behaviortk.commands.options import (
+    add_engine_option,
+    add_seed_option,
+    non_negative_int,
+    positive_int,
+)
+
 OVERLAY_NAMES = (
     "velocity",
     "force",
@@ -20,20 +27,10 @@ OVERLAY_NAMES = (
 )
 
 
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
-    return value
-
-
 def add_render_options(parser: argparse.ArgumentParser) -> None:
     """Options shared by ``render`` and ``demo``."""
-    parser.add_argument("--engine", choices=("py_trees", "batch", "auto"), default="py_trees")
-    parser.add_argument("--seed", type=int, default=None, help="override the file's seed")
+    add_engine_option(parser, "py_trees")
+    add_seed_option(parser)
     parser.add_argument(
         "--overlay",
         action="append",
@@ -58,9 +55,11 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "(--out x.png) or an animated GIF of every K-th tick (--out x.gif --every K).",
     )
     parser.add_argument("file", metavar="FILE", help="definition file (JSON)")
-    parser.add_argument("--ticks", type=_count, default=120, metavar="N")
+    parser.add_argument("--ticks", type=non_negative_int, default=120, metavar="N")
     parser.add_argument("--out", required=True, metavar="PATH", help=".png or .gif")
-    parser.add_argument("--every", type=_count, default=2, metavar="K", help="GIF: every K ticks")
+    parser.add_argument(
+        "--every", type=positive_int, default=2, metavar="K", help="GIF: every K ticks"
+    )
     add_render_options(parser)
     return parser
 

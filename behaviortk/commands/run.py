@@ -9,31 +9,16 @@ import typing
 from collections.abc import Callable
 from typing import IO, Any
 
-from behaviortk.sim import ENGINES, PHASES
+from behaviortk.commands.options import (
+    add_engine_option,
+    add_seed_option,
+    positive_int,
+)
+from behaviortk.sim import PHASES
 
 DEFAULT_TICKS = 600
 PROGRESS_AFTER = 1.0
 """Seconds of running before the progress bar appears (short runs stay quiet)."""
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
-    return value
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
-    return value
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -47,25 +32,21 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     parser.add_argument("--headless", action="store_true", help="no window: run and summarise")
     parser.add_argument(
         "--ticks",
-        type=_positive_int,
+        type=positive_int,
         default=DEFAULT_TICKS,
         metavar="N",
         help=f"ticks to run headless (default {DEFAULT_TICKS})",
     )
-    parser.add_argument(
-        "--seed", type=_seed, default=None, metavar="S", help="seed (default: the file's)"
-    )
+    add_seed_option(parser)
     parser.add_argument("--trace", metavar="OUT.jsonl", help="write a JSON Lines trace here")
     parser.add_argument(
         "--every",
-        type=_positive_int,
+        type=positive_int,
         default=1,
         metavar="K",
         help="record every K-th tick in the trace (default 1)",
     )
-    parser.add_argument(
-        "--engine", choices=ENGINES, default="py_trees", help="decide engine (default py_trees)"
-    )
+    add_engine_option(parser, "py_trees")
     return parser
 
 

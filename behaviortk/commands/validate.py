@@ -7,17 +7,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from behaviortk.commands.options import (
+    positive_int,
+)
 from behaviortk.spec.semantic import MAX_AGENTS
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
-    return value
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -35,7 +28,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--max-agents",
-        type=_positive_int,
+        type=positive_int,
         default=MAX_AGENTS,
         metavar="N",
         help=f"limit on the total number of agents (default {MAX_AGENTS:,})",

@@ -36,6 +36,7 @@ PYDANTIC_ONLY = {
     "missing_required_param",
     "param_value_out_of_range",
     "duplicate_group_name",
+    "reserved_group_name",
 }
 
 

@@ -57,6 +57,10 @@ def _walk_raw(node: Any, base: str) -> list[tuple[str, Any]]:
     return out
 
 
+RESERVED_GROUP_NAMES = frozenset({"same", "any"})
+"""Words `of` filters give a meaning of their own, so no group may be called so."""
+
+
 def check(
     definition: Definition,
     raw: dict[str, Any],
@@ -76,6 +80,15 @@ def check(
             if name in seen:
                 out.append(
                     (f"/{key}/{i}/name", f"{label} name {name!r} is used twice", "duplicate_name")
+                )
+            if label == "group" and name in RESERVED_GROUP_NAMES:
+                out.append(
+                    (
+                        f"/{key}/{i}/name",
+                        f"group name {name!r} is reserved (neighbour filters use it to mean "
+                        "'my own group' / 'every group'); rename the group",
+                        "reserved_name",
+                    )
                 )
             seen.add(name)
 

@@ -38,21 +38,7 @@ from behaviortk.world.state import Agents, World
 PHASES = ("sense", "decide", "act", "integrate")
 ENGINES = ("py_trees", "batch", "auto")
 AUTO_BATCH_AGENTS = 2000
-"""``engine="auto"`` picks the batch engine from this many agents on (when it is available)."""
-
-
-class EngineUnavailable(RuntimeError):
-    """The requested engine cannot be used in this installation."""
-
-
-def _batch_engine_class() -> Any:
-    try:
-        from behaviortk.engines.batch import BatchEngine
-    except ImportError as exc:
-        raise EngineUnavailable(
-            f"the batch engine is not available yet ({exc}); use --engine py_trees"
-        ) from None
-    return BatchEngine
+"""``engine="auto"`` picks the batch engine from this many agents on."""
 
 
 def make_engine(sim: Simulation, engine: str | Any) -> Any:
@@ -62,14 +48,11 @@ def make_engine(sim: Simulation, engine: str | Any) -> Any:
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
     if engine == "auto":
-        if sim.agents.n >= AUTO_BATCH_AGENTS:
-            try:
-                return _batch_engine_class()(sim)
-            except EngineUnavailable:
-                pass
-        engine = "py_trees"
+        engine = "batch" if sim.agents.n >= AUTO_BATCH_AGENTS else "py_trees"
     if engine == "batch":
-        return _batch_engine_class()(sim)
+        from behaviortk.engines.batch import BatchEngine
+
+        return BatchEngine(sim)
     from behaviortk.engines.pytrees import PyTreesEngine
 
     return PyTreesEngine(sim)

@@ -16,7 +16,7 @@ from engine_support import seek, simulation
 
 import behaviortk
 from behaviortk.engines.flat import Decision
-from behaviortk.sim import PHASES, EngineUnavailable, Simulation, make_engine
+from behaviortk.sim import PHASES, Simulation, make_engine
 
 REFERENCE = Path(__file__).resolve().parent.parent / "definitions" / "evade_or_flock.json"
 
@@ -97,18 +97,11 @@ def test_prey_evade_exactly_while_the_nearest_predator_is_within_range(reference
     assert evading_ticks > 100 and calm_ticks > 100  # both branches were exercised
 
 
-def test_unknown_and_unavailable_engines_fail_clearly(reference, monkeypatch) -> None:
+def test_unknown_engine_fails_clearly_and_auto_picks_by_size(reference) -> None:
     with pytest.raises(ValueError, match="unknown engine 'fast'"):
         Simulation(reference, engine="fast")
-    import behaviortk.sim as sim_module
-
-    def missing() -> None:
-        raise EngineUnavailable("the batch engine is not available yet")
-
-    monkeypatch.setattr(sim_module, "_batch_engine_class", missing)
-    with pytest.raises(EngineUnavailable, match="not available"):
-        Simulation(reference, engine="batch")
-    sim = Simulation(reference, engine="auto")  # falls back to py_trees for small runs
+    assert Simulation(reference, engine="batch").engine.name == "batch"
+    sim = Simulation(reference, engine="auto")  # py_trees for small runs
     assert sim.engine.name == "py_trees"
     assert make_engine(sim, lambda s: sim.engine) is sim.engine
 

@@ -194,7 +194,7 @@ def announce_auto(prog: str, requested: str, sim: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from behaviortk.sim import EngineUnavailable, Simulation, freeze_gc
+    from behaviortk.sim import Simulation, freeze_gc
     from behaviortk.spec.errors import DefinitionError
     from behaviortk.spec.loader import load, load_text
     from behaviortk.spec.semantic import MAX_AGENTS
@@ -217,11 +217,7 @@ def run(args: argparse.Namespace) -> int:
         return 1
     baseline = peak_rss_mb()
     build_start = time.perf_counter()
-    try:
-        sim = Simulation(scenario, engine=args.engine, seed=args.seed)
-    except EngineUnavailable as exc:
-        print(f"{prog}: {exc}", file=sys.stderr)
-        return 1
+    sim = Simulation(scenario, engine=args.engine, seed=args.seed)
     build_s = time.perf_counter() - build_start
     n = sim.agents.n
     announce_auto(prog, args.engine, sim)

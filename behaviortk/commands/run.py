@@ -100,15 +100,11 @@ def _load(path: str) -> Any:
 
 
 def run_headless(args: argparse.Namespace) -> int:
-    from behaviortk.sim import EngineUnavailable, Simulation, freeze_gc
+    from behaviortk.sim import Simulation, freeze_gc
     from behaviortk.trace import TraceWriter
 
     scenario = _load(args.file)
-    try:
-        sim = Simulation(scenario, engine=args.engine, seed=args.seed)
-    except EngineUnavailable as exc:
-        print(f"behaviortk run: {exc}", file=sys.stderr)
-        return 1
+    sim = Simulation(scenario, engine=args.engine, seed=args.seed)
     from behaviortk.commands.bench import announce_auto
 
     announce_auto("behaviortk run", args.engine, sim)

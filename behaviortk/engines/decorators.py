@@ -52,7 +52,25 @@ def _clock_from(kwargs: dict[str, typing.Any], name: str) -> Clock:
     return typing.cast(Clock, clock)
 
 
-class SimTimeout(py_trees.decorators.Decorator):
+class SimTimeDecorator(py_trees.decorators.Decorator):
+    """A decorator whose duration is counted in ticks of the simulation clock."""
+
+    def __init__(self, name: str, child: behaviour.Behaviour, duration: float) -> None:
+        super().__init__(name=name, child=child)
+        self.duration = float(duration)
+        self.clock: Clock | None = None
+        self.limit = 0
+
+    def setup(self, **kwargs: typing.Any) -> None:
+        self.clock = _clock_from(kwargs, self.name)
+        self.limit = ticks_for(self.duration, self.clock.dt)
+
+    def _now(self) -> int:
+        assert self.clock is not None, f"{self.name}: setup(clock=...) was not called"
+        return int(self.clock.tick)
+
+
+class SimTimeout(SimTimeDecorator):
     """Fail a child that is still running after ``duration`` seconds of simulated time.
 
     Exact rule (``n = ticks_for(duration, dt)``, ``now`` = the tick being decided):
@@ -70,19 +88,8 @@ class SimTimeout(py_trees.decorators.Decorator):
     """
 
     def __init__(self, name: str, child: behaviour.Behaviour, duration: float) -> None:
-        super().__init__(name=name, child=child)
-        self.duration = float(duration)
-        self.clock: Clock | None = None
-        self.limit = 0
+        super().__init__(name, child, duration)
         self.start = 0
-
-    def setup(self, **kwargs: typing.Any) -> None:
-        self.clock = _clock_from(kwargs, self.name)
-        self.limit = ticks_for(self.duration, self.clock.dt)
-
-    def _now(self) -> int:
-        assert self.clock is not None, f"{self.name}: setup(clock=...) was not called"
-        return int(self.clock.tick)
 
     def tick(self) -> typing.Iterator[behaviour.Behaviour]:
         now = self._now()
@@ -107,7 +114,7 @@ class SimTimeout(py_trees.decorators.Decorator):
         return status
 
 
-class Cooldown(py_trees.decorators.Decorator):
+class Cooldown(SimTimeDecorator):
     """After the child finishes, refuse to run it again for ``duration`` seconds.
 
     Exact rule (``n = ticks_for(duration, dt)``, ``now`` = the tick being decided):
@@ -124,19 +131,8 @@ class Cooldown(py_trees.decorators.Decorator):
     """
 
     def __init__(self, name: str, child: behaviour.Behaviour, duration: float) -> None:
-        super().__init__(name=name, child=child)
-        self.duration = float(duration)
-        self.clock: Clock | None = None
-        self.limit = 0
+        super().__init__(name, child, duration)
         self.ready_at = -(2**62)
-
-    def setup(self, **kwargs: typing.Any) -> None:
-        self.clock = _clock_from(kwargs, self.name)
-        self.limit = ticks_for(self.duration, self.clock.dt)
-
-    def _now(self) -> int:
-        assert self.clock is not None, f"{self.name}: setup(clock=...) was not called"
-        return int(self.clock.tick)
 
     def tick(self) -> typing.Iterator[behaviour.Behaviour]:
         now = self._now()

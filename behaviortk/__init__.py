@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from behaviortk.spec.errors import DefinitionError, Issue
-from behaviortk.spec.loader import Scenario, load, load_text
+from behaviortk.format.errors import DefinitionError, Issue
+from behaviortk.format.loader import Scenario, load, load_text
 
 if TYPE_CHECKING:
     from behaviortk.sim import Simulation

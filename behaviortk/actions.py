@@ -18,9 +18,9 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from behaviortk import registry
-from behaviortk.engines.flat import RUNNING, SUCCESS
-from behaviortk.spec.fields import ParamValue, PNonNeg, doc
-from behaviortk.spec.nodes import NodeModel
+from behaviortk.format.fields import ParamValue, PNonNeg, doc
+from behaviortk.format.nodes import NodeModel
+from behaviortk.tree.status import RUNNING, SUCCESS
 
 
 class BlackboardSet(NodeModel):

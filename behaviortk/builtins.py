@@ -8,5 +8,5 @@ from __future__ import annotations
 
 import behaviortk.actions
 import behaviortk.conditions
-import behaviortk.spec.tree
+import behaviortk.format.tree
 import behaviortk.steering  # noqa: F401  (primitives, combiners, predictors)

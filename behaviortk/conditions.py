@@ -13,7 +13,7 @@ Registered implementation signature (``registry.conditions``)::
 False on the first tick): conditions with hysteresis depend on it. ``rand`` is
 the ``(n, k)`` block of ``sense.rand`` starting at the node's random slot
 (``FlatNode.rand_slot``), or None when the node reads none. Call
-:func:`evaluate` rather than the registry directly: it slices ``rand``.
+:func:`evaluate_condition` rather than the registry directly: it slices ``rand``.
 
 ``blackboard_compare`` is the exception: it reads the agent's blackboard at
 the moment it is ticked (a ``blackboard_set`` earlier in the same tick must be
@@ -31,10 +31,10 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 
 from behaviortk import registry
+from behaviortk.format.fields import ParamValue, PDegrees, PNonNeg, PProbability, doc
+from behaviortk.format.nodes import NodeModel
+from behaviortk.format.targets import Target
 from behaviortk.sense import Sense
-from behaviortk.spec.fields import ParamValue, PDegrees, PNonNeg, PProbability, doc
-from behaviortk.spec.nodes import NodeModel
-from behaviortk.spec.targets import Target
 from behaviortk.vec import EPS, Array
 
 BoolArray = np.ndarray
@@ -275,7 +275,9 @@ def is_blackboard_condition(model: Any) -> bool:
     return isinstance(model, BlackboardCompare)
 
 
-def evaluate(model: Any, sense: Sense, group: str, prev: BoolArray, rand_slot: int) -> BoolArray:
+def evaluate_condition(
+    model: Any, sense: Sense, group: str, prev: BoolArray, rand_slot: int
+) -> BoolArray:
     """Evaluate a sensed condition for all of ``group``'s rows (the call both engines make)."""
     rand = None
     width = int(getattr(model, "random_numbers", 0) or 0)

@@ -27,9 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from behaviortk.engines.flat import Decision, FlatTree, flatten
 from behaviortk.sense import Sense
 from behaviortk.steering.debug import DebugBuffer
+from behaviortk.tree.flat import Decision, FlatTree, flatten
 from behaviortk.world.build import build
 from behaviortk.world.integrate import integrate
 from behaviortk.world.memory import reuse_freed_memory
@@ -81,7 +81,7 @@ class Simulation:
         debug: bool = False,
     ) -> None:
         if isinstance(scenario, str | Path):
-            from behaviortk.spec.loader import load
+            from behaviortk.format.loader import load
 
             scenario = load(scenario)
         reuse_freed_memory()  # process-wide allocator setting; halves the neighbour query

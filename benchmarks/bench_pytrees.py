@@ -22,8 +22,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from behaviortk.format.loader import load_text  # noqa: E402
 from behaviortk.sim import PHASES, Simulation, freeze_gc  # noqa: E402
-from behaviortk.spec.loader import load_text  # noqa: E402
 
 REFERENCE = ROOT / "definitions" / "evade_or_flock.json"
 WARMUP = 20

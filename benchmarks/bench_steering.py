@@ -18,12 +18,12 @@ from types import SimpleNamespace
 import numpy as np
 
 import behaviortk.builtins  # noqa: F401  (registers the primitives)
-from behaviortk.engines.flat import Decision, flatten
+from behaviortk.format.adapters import node_adapter
 from behaviortk.sense import Sense
-from behaviortk.spec.format import node_adapter
 from behaviortk.steering.act import act, make_context
-from behaviortk.steering.context import evaluate
+from behaviortk.steering.context import steer
 from behaviortk.steering.debug import DebugBuffer
+from behaviortk.tree.flat import Decision, flatten
 from behaviortk.world.factory import make_agents
 from behaviortk.world.memory import reuse_freed_memory
 from behaviortk.world.state import World
@@ -83,7 +83,7 @@ def main() -> None:
             memory={},
             debug=DebugBuffer(),
         )
-        return evaluate(models[tag], ctx).linear
+        return steer(models[tag], ctx).linear
 
     warm = fresh()
     pairs = warm.neighbours("agents").i.size

@@ -22,7 +22,7 @@ import numpy as np
 
 import behaviortk
 from behaviortk import registry
-from behaviortk.spec.fields import PNonNeg, doc
+from behaviortk.format.fields import PNonNeg, doc
 from behaviortk.steering.context import SteeringContext
 from behaviortk.steering.primitives import Steering, TargetedModel
 from behaviortk.vec import normalize, perp

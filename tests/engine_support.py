@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from behaviortk.format.loader import load_text
 from behaviortk.sim import Simulation
-from behaviortk.spec.loader import load_text
 
 DT = 0.1
 

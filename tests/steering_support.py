@@ -7,10 +7,10 @@ from typing import Any
 import numpy as np
 
 import behaviortk.builtins  # noqa: F401  (registers every node type)
+from behaviortk.format.adapters import node_adapter
 from behaviortk.sense import Sense
-from behaviortk.spec.format import node_adapter
 from behaviortk.steering.act import make_context, weighted
-from behaviortk.steering.context import Steering, evaluate
+from behaviortk.steering.context import Steering, steer
 from behaviortk.steering.debug import DebugBuffer
 from behaviortk.world.state import Agents, World
 
@@ -58,7 +58,7 @@ def run(
         memory={} if memory is None else memory,
         debug=debug or DebugBuffer(),
     )
-    return weighted(model, ctx) if with_weight else evaluate(model, ctx)
+    return weighted(model, ctx) if with_weight else steer(model, ctx)
 
 
 def point(x: float, y: float) -> dict[str, Any]:

@@ -10,7 +10,7 @@ import pytest
 
 from behaviortk.cli import main
 from behaviortk.commands.bench import scale_definition
-from behaviortk.spec.loader import load
+from behaviortk.format.loader import load
 
 EVADE = str(Path(__file__).resolve().parent.parent / "definitions" / "evade_or_flock.json")
 

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from behaviortk.engines import batch_core as bc
-from behaviortk.engines.flat import FAILURE, INVALID, RUNNING, SUCCESS
+from behaviortk.tree.status import FAILURE, INVALID, RUNNING, SUCCESS
 
 PT = py_trees.common.Status
 TO_CODE = {PT.INVALID: INVALID, PT.RUNNING: RUNNING, PT.SUCCESS: SUCCESS, PT.FAILURE: FAILURE}

@@ -1,5 +1,5 @@
 """BatchEngine on small hand-built scenarios: statuses worked out by hand from the rules in
-engines/decorators.py (SimTimeout, Cooldown) and actions.py (wait), the blackboard, and the
+engines/sim_time.py (SimTimeout, Cooldown) and actions.py (wait), the blackboard, and the
 inspection API the viewer uses."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from behaviortk.engines.flat import FAILURE, INVALID, RUNNING, SUCCESS
+from behaviortk.format.loader import load_text
 from behaviortk.sim import Simulation
-from behaviortk.spec.loader import load_text
+from behaviortk.tree.status import FAILURE, INVALID, RUNNING, SUCCESS
 
 
 def scenario(root: dict[str, Any], count: int = 3, dt: float = 0.02) -> Any:

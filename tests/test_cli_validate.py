@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from behaviortk.cli import main
-from behaviortk.spec.schema import schema_text
+from behaviortk.format.schema import schema_text
 
 VALID = Path(__file__).parent / "fixtures" / "valid" / "chase.json"
 ROOT = Path(__file__).parent.parent

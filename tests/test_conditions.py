@@ -24,7 +24,7 @@ from behaviortk.conditions import (
     chance_mask,
     compare,
     count_within,
-    evaluate,
+    evaluate_condition,
     facing_mask,
     in_range_mask,
 )
@@ -140,7 +140,7 @@ def test_evaluate_in_range_on_a_wrapped_world() -> None:
     """Prey at x=5 and x=500, predator at x=995: wrap-aware distances 10 and 495."""
     s = sense_of([[5, 0], [500, 0], [995, 0]], [("prey", 2), ("predator", 1)])
     m = InRange(target={"kind": "nearest", "group": "predator"}, radius=10.0)
-    got = evaluate(m, s, "prey", np.zeros(2, bool), -1)
+    got = evaluate_condition(m, s, "prey", np.zeros(2, bool), -1)
     assert got.tolist() == [True, False]
 
 
@@ -152,18 +152,18 @@ def test_evaluate_neighbours_arrived_facing_chance() -> None:
     )
     prev = np.zeros(4, bool)
     near = NeighboursCond(min_count=1)
-    assert evaluate(near, s, "a", prev, -1).tolist() == [True, True, True, True]
+    assert evaluate_condition(near, s, "a", prev, -1).tolist() == [True, True, True, True]
     tight = NeighboursCond(min_count=1, radius=25.0)
-    assert evaluate(tight, s, "a", prev, -1).tolist() == [False, False, True, True]
+    assert evaluate_condition(tight, s, "a", prev, -1).tolist() == [False, False, True, True]
     at = Arrived(target={"kind": "point", "at": [0, 1]}, tolerance=2.0, max_speed=1.0)
-    assert evaluate(at, s, "a", prev, -1).tolist() == [True, False, False, False]
+    assert evaluate_condition(at, s, "a", prev, -1).tolist() == [True, False, False, False]
     # heading +x; (100, 0) is dead ahead of rows 0 and 1, behind rows 2 and 3
     face = Facing(target={"kind": "point", "at": [100, 0]}, angle=10.0)
-    assert evaluate(face, s, "a", prev, -1).tolist() == [True, True, False, False]
+    assert evaluate_condition(face, s, "a", prev, -1).tolist() == [True, True, False, False]
     # (100, 100) is exactly 45 degrees off for row 0
     wide = Facing(target={"kind": "point", "at": [100, 100]}, angle=45.0)
-    assert evaluate(wide, s, "a", prev, -1).tolist()[0] is True
+    assert evaluate_condition(wide, s, "a", prev, -1).tolist()[0] is True
     narrow = Facing(target={"kind": "point", "at": [100, 100]}, angle=44.0)
-    assert evaluate(narrow, s, "a", prev, -1).tolist()[0] is False
+    assert evaluate_condition(narrow, s, "a", prev, -1).tolist()[0] is False
     luck = Chance(probability=0.5)
-    assert evaluate(luck, s, "a", prev, 0).tolist() == [True, False, True, False]
+    assert evaluate_condition(luck, s, "a", prev, 0).tolist() == [True, False, True, False]

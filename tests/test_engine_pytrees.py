@@ -2,8 +2,8 @@
 
 Expected statuses are worked out by hand from py_trees 2.6's composites and
 decorators (composites.py, decorators.py) and from the rules written in
-behaviortk/engines/decorators.py and behaviortk/actions.py, with dt = 0.1 s.
-Node indices are DFS pre-order (engines/flat.py). Codes: INVALID 0, RUNNING 1,
+behaviortk/engines/sim_time.py and behaviortk/actions.py, with dt = 0.1 s.
+Node indices are DFS pre-order (tree/flat.py). Codes: INVALID 0, RUNNING 1,
 SUCCESS 2, FAILURE 3.
 """
 
@@ -14,8 +14,8 @@ import py_trees
 import pytest
 from engine_support import bb_is, seek, simulation, statuses, wait
 
-from behaviortk.engines.decorators import ticks_for
-from behaviortk.engines.flat import FAILURE, INVALID, RUNNING, SUCCESS
+from behaviortk.engines.sim_time import ticks_for
+from behaviortk.tree.status import FAILURE, INVALID, RUNNING, SUCCESS
 from behaviortk.world.build import generators
 
 

@@ -25,8 +25,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from behaviortk.format.loader import load, load_text
 from behaviortk.sim import Simulation
-from behaviortk.spec.loader import load, load_text
 from behaviortk.trace import TraceWriter
 
 DEFINITIONS = Path(__file__).resolve().parent.parent / "definitions"

@@ -22,8 +22,8 @@ import pytest
 
 from behaviortk import load, load_text
 from behaviortk.cli import main
+from behaviortk.format.loader import Scenario
 from behaviortk.sim import Simulation
-from behaviortk.spec.loader import Scenario
 from behaviortk.vec import Array, length
 from behaviortk.world.spatial import displacement
 

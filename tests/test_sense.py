@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from behaviortk.sense import Sense
-from behaviortk.spec.targets import (
+from behaviortk.format.targets import (
     AgentTarget,
     BlackboardTarget,
     NearestTarget,
@@ -18,6 +17,7 @@ from behaviortk.spec.targets import (
     PointTarget,
     SelfTarget,
 )
+from behaviortk.sense import Sense
 from behaviortk.world.factory import make_agents
 from behaviortk.world.state import Agents, Path, World
 

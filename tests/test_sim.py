@@ -15,8 +15,8 @@ import pytest
 from engine_support import seek, simulation
 
 import behaviortk
-from behaviortk.engines.flat import Decision
 from behaviortk.sim import PHASES, Simulation, make_engine
+from behaviortk.tree.flat import Decision
 
 REFERENCE = Path(__file__).resolve().parent.parent / "definitions" / "evade_or_flock.json"
 

@@ -11,11 +11,11 @@ from numpy.testing import assert_allclose
 from pydantic import ValidationError
 from steering_support import node, point, run, world
 
-from behaviortk.engines.flat import Decision, flatten
 from behaviortk.sense import Sense
 from behaviortk.steering.act import act
 from behaviortk.steering.combiners import accumulate
 from behaviortk.steering.debug import DebugBuffer
+from behaviortk.tree.flat import Decision, flatten
 from behaviortk.world.factory import make_agents
 
 EAST = {"type": "seek", "target": point(10, 0)}  # from the origin at rest, max speed 10: (10, 0)

@@ -9,8 +9,8 @@ import pytest
 
 import behaviortk.builtins  # noqa: F401
 from behaviortk import load_text, registry
+from behaviortk.format.schema import json_schema
 from behaviortk.sim import Simulation
-from behaviortk.spec.schema import json_schema
 
 PRIMITIVES = [
     "seek",

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from behaviortk.spec.group import Group
-from behaviortk.spec.world import Obstacle, Wall
-from behaviortk.spec.world import Path as PathSpec
-from behaviortk.spec.world import World as WorldSpec
+from behaviortk.format.group import Group
+from behaviortk.format.world import Obstacle, PathDef, Wall, WorldDef
 from behaviortk.world.build import build_agents, build_world, generators, wall_geometry
 
 
@@ -33,10 +31,10 @@ def test_wall_normals_face_the_inside_side() -> None:
 
 def test_build_world_geometry_and_paths() -> None:
     w = build_world(
-        WorldSpec(width=800, height=600, edges="bounce"),
+        WorldDef(width=800, height=600, edges="bounce"),
         [Obstacle(at=(10, 20), radius=5)],
         [],
-        [PathSpec(name="p", points=[(0, 0), (5, 5)], looped=True)],
+        [PathDef(name="p", points=[(0, 0), (5, 5)], looped=True)],
     )
     assert (w.width, w.height, w.edges) == (800.0, 600.0, "bounce")
     np.testing.assert_allclose(w.obstacle_pos, [[10, 20]])

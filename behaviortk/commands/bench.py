@@ -194,10 +194,10 @@ def announce_auto(prog: str, requested: str, sim: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from behaviortk.format.errors import DefinitionError
+    from behaviortk.format.loader import load, load_text
+    from behaviortk.format.semantic import MAX_AGENTS
     from behaviortk.sim import Simulation, freeze_gc
-    from behaviortk.spec.errors import DefinitionError
-    from behaviortk.spec.loader import load, load_text
-    from behaviortk.spec.semantic import MAX_AGENTS
 
     prog = "behaviortk bench"
     try:

@@ -71,9 +71,9 @@ def overlays_of(args: argparse.Namespace) -> list[str]:
 
 def render_file(args: argparse.Namespace, path: str, out: str, ticks: int, every: int) -> int:
     """Load, render and report; errors are one line each, never a traceback."""
+    from behaviortk.format.errors import DefinitionError
+    from behaviortk.format.loader import load
     from behaviortk.sim import Simulation
-    from behaviortk.spec.errors import DefinitionError
-    from behaviortk.spec.loader import load
     from behaviortk.viewer.render import render  # sets ARCADE_HEADLESS before arcade loads
 
     if not out.lower().endswith((".png", ".gif")):

@@ -94,7 +94,7 @@ def summary(sim: Any, wall: float) -> str:
 
 
 def _load(path: str) -> Any:
-    from behaviortk.spec.loader import load
+    from behaviortk.format.loader import load
 
     return load(path)
 
@@ -164,7 +164,7 @@ def run_window(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from behaviortk.spec.errors import DefinitionError
+    from behaviortk.format.errors import DefinitionError
 
     try:
         return run_headless(args) if args.headless else run_window(args)

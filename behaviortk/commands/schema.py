@@ -19,7 +19,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from behaviortk.spec.schema import schema_text
+    from behaviortk.format.schema import schema_text
 
     sys.stdout.write(schema_text())
     return 0

@@ -25,8 +25,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 def root_behaviour(scenario: Any, group: str) -> Any:
     """The py_trees root of ``group``'s tree, built exactly as the engine builds it."""
-    from behaviortk.engines.flat import flatten
     from behaviortk.engines.pytrees import build_behaviours
+    from behaviortk.tree.flat import flatten
 
     return build_behaviours(flatten(scenario.trees[group]))[0]
 
@@ -44,9 +44,9 @@ def dot_text(root: Any) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from behaviortk.format.errors import DefinitionError
+    from behaviortk.format.loader import load
     from behaviortk.registry import suggest
-    from behaviortk.spec.errors import DefinitionError
-    from behaviortk.spec.loader import load
 
     try:
         scenario = load(args.file)

@@ -10,7 +10,7 @@ from typing import Any
 from behaviortk.commands.options import (
     positive_int,
 )
-from behaviortk.spec.semantic import MAX_AGENTS
+from behaviortk.format.semantic import MAX_AGENTS
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -41,9 +41,9 @@ SKIPPED = "skipped (a JSON Schema, not a definition)"
 
 def check(path: str, *, schema_only: bool, max_agents: int) -> list[str]:
     """Error lines for one file (empty when valid)."""
-    from behaviortk.spec.errors import DefinitionError
-    from behaviortk.spec.loader import load_text, parse_text, read_text
-    from behaviortk.spec.schema import schema_issues
+    from behaviortk.format.errors import DefinitionError
+    from behaviortk.format.loader import load_text, parse_text, read_text
+    from behaviortk.format.schema import schema_issues
 
     try:
         parsed = parse_text(read_text(path), path)

@@ -18,15 +18,16 @@ import numpy as np
 import py_trees
 from py_trees.common import Status
 
-from behaviortk.conditions import evaluate, is_blackboard_condition
+from behaviortk.conditions import evaluate_condition, is_blackboard_condition
 from behaviortk.engines import batch_core as bc
 from behaviortk.engines import batch_leaves as bl
-from behaviortk.engines import flat
-from behaviortk.engines.decorators import ticks_for
-from behaviortk.engines.flat import FAILURE, SUCCESS, Decision, FlatNode, FlatTree
-from behaviortk.engines.leaf_status import steering_status
 from behaviortk.engines.pytrees import _as_point, build_behaviours
+from behaviortk.engines.sim_time import ticks_for
 from behaviortk.sense import Sense
+from behaviortk.tree import flat
+from behaviortk.tree.flat import Decision, FlatNode, FlatTree
+from behaviortk.tree.leaf_status import steering_status
+from behaviortk.tree.status import FAILURE, SUCCESS
 
 STATUSES = (Status.INVALID, Status.RUNNING, Status.SUCCESS, Status.FAILURE)
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -197,7 +198,7 @@ class BatchEngine:
             facts.leaf[index] = steering_status(node.model, sense, g.name, mem)
         for node in g.sensed:
             model = node.model.condition if node.model.type == "eternal_guard" else node.model
-            result = evaluate(model, sense, g.name, g.prev[node.index], node.rand_slot)
+            result = evaluate_condition(model, sense, g.name, g.prev[node.index], node.rand_slot)
             g.prev[node.index] = result
             facts.cond[node.index] = result
         facts.emitted = np.zeros((g.n, len(g.flat.steering)), dtype=bool)

@@ -18,7 +18,7 @@ from typing import Protocol
 
 import numpy as np
 
-from behaviortk.engines.flat import FAILURE, INVALID, RUNNING, SUCCESS
+from behaviortk.tree.status import FAILURE, INVALID, RUNNING, SUCCESS
 
 Rows = np.ndarray  # int64 group-local agent indices, sorted, unique
 Codes = np.ndarray  # int8 statuses, aligned with rows

@@ -1,7 +1,7 @@
 """Leaves and sim-time decorators of the batch engine, one object per flat node.
 
 Each mirrors its py_trees-engine counterpart (``engines/pytrees.py``,
-``engines/decorators.py``, ``actions.py``) over many agents at once: the same
+``engines/sim_time.py``, ``actions.py``) over many agents at once: the same
 facts, the same tick counting, the same blackboard comparison.
 """
 
@@ -14,7 +14,7 @@ import numpy as np
 
 from behaviortk.conditions import compare
 from behaviortk.engines import batch_core as bc
-from behaviortk.engines.flat import FAILURE, RUNNING, SUCCESS
+from behaviortk.tree.status import FAILURE, RUNNING, SUCCESS
 
 Clock = Callable[[], int]  # the tick being decided
 
@@ -166,7 +166,7 @@ class WaitOps:
 
 
 class TimeoutNode(bc.Decorator):
-    """``SimTimeout`` (engines/decorators.py): starts when ticked while not RUNNING; once
+    """``SimTimeout`` (engines/sim_time.py): starts when ticked while not RUNNING; once
     ``limit`` ticks have passed while RUNNING, stops with FAILURE without ticking the child."""
 
     def __init__(
@@ -190,7 +190,7 @@ class TimeoutNode(bc.Decorator):
 
 
 class CooldownNode(bc.Decorator):
-    """``Cooldown`` (engines/decorators.py): after the child finishes on tick t, FAILURE without
+    """``Cooldown`` (engines/sim_time.py): after the child finishes on tick t, FAILURE without
     ticking it while ``now < t + limit``."""
 
     def __init__(

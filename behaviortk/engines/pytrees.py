@@ -1,10 +1,10 @@
 """The reference engine: one real ``py_trees.trees.BehaviourTree`` per agent.
 
-Each agent's tree is built from its group's :class:`~behaviortk.engines.flat.FlatTree`
+Each agent's tree is built from its group's :class:`~behaviortk.tree.flat.FlatTree`
 (same node order), so node ``k`` of the flat tree is behaviour ``k`` of every
 agent's tree. py_trees' own composites and decorators give the semantics
 (memory and non-memory Sequence/Selector, Parallel policies, pre-emption
-calling ``stop()``); sim-time decorators come from ``engines.decorators``.
+calling ``stop()``); sim-time decorators come from ``engines.sim_time``.
 
 Speed: leaves never call NumPy. Before the trees are ticked, every steering
 leaf status (``leaf_status``) and every sensed condition (``conditions``) is
@@ -38,12 +38,13 @@ from py_trees import behaviour, common
 from py_trees.common import Status
 from pydantic import BaseModel
 
-from behaviortk.conditions import compare, evaluate, is_blackboard_condition
-from behaviortk.engines import flat
-from behaviortk.engines.decorators import Cooldown, SimTimeout, ticks_for
-from behaviortk.engines.flat import FAILURE, Decision, FlatNode, FlatTree
-from behaviortk.engines.leaf_status import steering_status
+from behaviortk.conditions import compare, evaluate_condition, is_blackboard_condition
+from behaviortk.engines.sim_time import SimCooldown, SimTimeout, ticks_for
 from behaviortk.sense import Sense
+from behaviortk.tree import flat
+from behaviortk.tree.flat import Decision, FlatNode, FlatTree
+from behaviortk.tree.leaf_status import steering_status
+from behaviortk.tree.status import FAILURE
 
 STATUSES = (Status.INVALID, Status.RUNNING, Status.SUCCESS, Status.FAILURE)
 """py_trees status of each int8 code (index = code)."""
@@ -254,7 +255,7 @@ def _decorator(node: FlatNode, child: behaviour.Behaviour) -> behaviour.Behaviou
     if tag == "timeout":
         return SimTimeout(name, child, float(m.duration))
     if tag == "cooldown":
-        return Cooldown(name, child, float(m.duration))
+        return SimCooldown(name, child, float(m.duration))
     if tag == "repeat":
         return py_trees.decorators.Repeat(name=name, child=child, num_success=int(m.num_success))
     if tag == "retry":
@@ -404,7 +405,7 @@ class PyTreesEngine:
             facts.leaf[index] = steering_status(node.model, sense, g.name, memory).tolist()
         for node in g.sensed:
             model = node.model.condition if node.model.type == "eternal_guard" else node.model
-            result = evaluate(model, sense, g.name, g.prev[node.index], node.rand_slot)
+            result = evaluate_condition(model, sense, g.name, g.prev[node.index], node.rand_slot)
             g.prev[node.index] = result
             facts.cond[node.index] = result.tolist()
         width = len(g.flat.steering)

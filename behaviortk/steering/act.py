@@ -13,17 +13,17 @@ from typing import Any
 
 import numpy as np
 
-from behaviortk.engines.flat import Decision
 from behaviortk.sense import Sense
 from behaviortk.steering.combiners import accumulate, clamp_angular
 from behaviortk.steering.context import (
     Steering,
     SteeringContext,
-    evaluate,
     facts_for,
     random_numbers,
+    steer,
 )
 from behaviortk.steering.debug import DebugBuffer
+from behaviortk.tree.flat import Decision
 from behaviortk.vec import Array
 from behaviortk.world.state import Agents, World
 
@@ -123,6 +123,6 @@ def act(sim: Any, sense: Sense, decisions: dict[str, Decision]) -> tuple[Array, 
 
 def weighted(model: Any, ctx: SteeringContext) -> Steering:
     """A leaf's steering times its ``weight``."""
-    out = evaluate(model, ctx)
+    out = steer(model, ctx)
     w = float(model.weight)
     return Steering(out.linear * w, None if out.angular is None else out.angular * w)

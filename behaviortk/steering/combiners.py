@@ -25,13 +25,13 @@ from pydantic import GetCoreSchemaHandler, model_validator
 from pydantic_core import core_schema
 
 from behaviortk import registry
-from behaviortk.spec.fields import PNonNeg, PProbability, doc
-from behaviortk.spec.nodes import NodeModel, NodeSlot
+from behaviortk.format.fields import PNonNeg, PProbability, doc
+from behaviortk.format.nodes import NodeModel, NodeSlot
 from behaviortk.steering.context import (
     Steering,
     SteeringContext,
-    evaluate,
     random_numbers,
+    steer,
 )
 from behaviortk.vec import Array, length, truncate
 
@@ -89,7 +89,7 @@ def weighted_children(
     """Each child's weighted (linear, angular) for the context's rows, in order."""
     slot = first_rand
     for index, child in enumerate(p.children):
-        out = evaluate(child, ctx.child(child, index, slot))
+        out = steer(child, ctx.child(child, index, slot))
         slot += random_numbers(child)
         w = float(getattr(child, "weight", 1.0))
         yield out.linear * w, None if out.angular is None else out.angular * w

@@ -145,7 +145,7 @@ def implementation(model: Any) -> SteeringFn:
     return fn
 
 
-def evaluate(model: Any, ctx: SteeringContext) -> Steering:
+def steer(model: Any, ctx: SteeringContext) -> Steering:
     """Run a steering leaf, unweighted; rows whose target is missing get zero."""
     out = implementation(model)(model, ctx)
     linear = _finite(out.linear, (ctx.n, 2))

@@ -14,7 +14,7 @@ import numpy as np
 from pydantic import Discriminator
 
 from behaviortk import registry
-from behaviortk.spec.fields import Model, PPositive, doc
+from behaviortk.format.fields import Model, PPositive, doc
 from behaviortk.vec import EPS, Array, dot, length
 
 

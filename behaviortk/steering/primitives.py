@@ -14,9 +14,7 @@ import numpy as np
 from pydantic import Field, model_validator
 
 from behaviortk import registry
-from behaviortk.engines.leaf_status import done_check
-from behaviortk.sense import Sense, TargetFacts
-from behaviortk.spec.fields import (
+from behaviortk.format.fields import (
     PDegrees,
     PNonNeg,
     Point,
@@ -24,11 +22,13 @@ from behaviortk.spec.fields import (
     PPositive,
     doc,
 )
-from behaviortk.spec.nodes import NodeModel
-from behaviortk.spec.targets import Target
+from behaviortk.format.nodes import NodeModel
+from behaviortk.format.targets import Target
+from behaviortk.sense import Sense, TargetFacts
 from behaviortk.steering import kernels as k
 from behaviortk.steering.context import Steering, SteeringContext
 from behaviortk.steering.predictors import Linear, Predictor, look_ahead
+from behaviortk.tree.leaf_status import done_check
 from behaviortk.vec import EPS, Array, length, normalize
 
 WEIGHT_DOC = "Multiplies this leaf's force before it is combined with the agent's other requests"

@@ -114,7 +114,7 @@ class Session:
 
     def reload(self) -> bool:
         """Re-validate the file; on success rebuild, else keep the last good world and show why."""
-        from behaviortk.spec.errors import DefinitionError
+        from behaviortk.format.errors import DefinitionError
 
         try:
             sim = load_simulation(self.path, self.engine, self.seed)

@@ -22,11 +22,9 @@ from behaviortk.world.factory import make_agents
 from behaviortk.world.state import Agents, Path, World
 
 if TYPE_CHECKING:
-    from behaviortk.spec.definition import Definition
-    from behaviortk.spec.group import Group
-    from behaviortk.spec.world import Obstacle, Wall
-    from behaviortk.spec.world import Path as PathSpec
-    from behaviortk.spec.world import World as WorldSpec
+    from behaviortk.format.definition import Definition
+    from behaviortk.format.group import Group
+    from behaviortk.format.world import Obstacle, PathDef, Wall, WorldDef
 
 
 def generators(seed: int) -> tuple[np.random.Generator, np.random.Generator]:
@@ -51,10 +49,10 @@ def wall_geometry(walls: Sequence[Wall]) -> tuple[Array, Array, Array]:
 
 
 def build_world(
-    world: WorldSpec,
+    world: WorldDef,
     obstacles: Sequence[Obstacle] = (),
     walls: Sequence[Wall] = (),
-    paths: Sequence[PathSpec] = (),
+    paths: Sequence[PathDef] = (),
 ) -> World:
     wall_a, wall_b, wall_normal = wall_geometry(walls)
     return World(

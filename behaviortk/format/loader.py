@@ -12,12 +12,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from behaviortk.spec.definition import Definition
-from behaviortk.spec.errors import DefinitionError, Issue
-from behaviortk.spec.jsonparse import JsonSyntaxError, Parsed, parse
-from behaviortk.spec.messages import field_catalogue, pydantic_issues
-from behaviortk.spec.nodes import NodeModel, node_models
-from behaviortk.spec.semantic import MAX_AGENTS, MAX_DEPTH, check
+from behaviortk.format.definition import Definition
+from behaviortk.format.errors import DefinitionError, Issue
+from behaviortk.format.jsonparse import JsonSyntaxError, Parsed, parse
+from behaviortk.format.messages import field_catalogue, pydantic_issues
+from behaviortk.format.nodes import NodeModel, node_models
+from behaviortk.format.semantic import MAX_AGENTS, MAX_DEPTH, check
 
 MAX_BYTES = 10 * 1024 * 1024
 
@@ -139,7 +139,7 @@ def load_text(
     max_depth: int = MAX_DEPTH,
 ) -> Scenario:
     """Validate a definition given as text (the viewer's hot reload uses this)."""
-    from behaviortk.spec.format import definition_adapter
+    from behaviortk.format.adapters import definition_adapter
 
     parsed = parse_text(text, name)
     try:

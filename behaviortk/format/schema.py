@@ -14,10 +14,10 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError as SchemaError
 
+from behaviortk.format.errors import Issue, pointer_of
+from behaviortk.format.jsonparse import Parsed
+from behaviortk.format.nodes import condition_models, node_models
 from behaviortk.registry import suggest, tag_of
-from behaviortk.spec.errors import Issue, pointer_of
-from behaviortk.spec.jsonparse import Parsed
-from behaviortk.spec.nodes import condition_models, node_models
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMA_ID = "behaviortk.schema.json"
@@ -25,7 +25,7 @@ SCHEMA_ID = "behaviortk.schema.json"
 
 def json_schema() -> dict[str, Any]:
     """The schema of a whole definition file."""
-    from behaviortk.spec.format import definition_adapter
+    from behaviortk.format.adapters import definition_adapter
 
     body = definition_adapter().json_schema(by_alias=True, mode="validation")
     defs: dict[str, Any] = body.pop("$defs", {})
@@ -91,8 +91,8 @@ _validators: dict[int, Draft202012Validator] = {}
 
 def _validator() -> Draft202012Validator:
     """One validator per generation of the node unions (building the schema is not free)."""
-    from behaviortk.spec import nodes
-    from behaviortk.spec.format import definition_adapter
+    from behaviortk.format import nodes
+    from behaviortk.format.adapters import definition_adapter
 
     definition_adapter()  # imports the built-ins, so the generation below is current
     hit = _validators.get(nodes.generation)

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from behaviortk.spec.jsonparse import JsonSyntaxError, parse
+from behaviortk.format.jsonparse import JsonSyntaxError, parse
 
 TEXT = '{\n  "a": [1, {"b": 2.5}],\n  "c": {"d": null, "e/f": true}\n}'
 

@@ -15,9 +15,6 @@ import numpy as np
 
 from behaviortk import registry
 
-INVALID, RUNNING, SUCCESS, FAILURE = 0, 1, 2, 3
-STATUS_NAMES = ("INVALID", "RUNNING", "SUCCESS", "FAILURE")
-
 COMPOSITE, DECORATOR, STEERING, CONDITION, ACTION = (
     "composite",
     "decorator",

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from behaviortk.spec.fields import Finite, Model, NonNeg, ParamValue, Point, Positive, doc
+from behaviortk.format.fields import Finite, Model, NonNeg, ParamValue, Point, Positive, doc
 
 MAX_GROUP_COUNT = 10_000_000
 """Hard cap on one group's count (the total is checked against ``--max-agents``)."""

@@ -14,8 +14,8 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
+from behaviortk.format.errors import pointer_of
 from behaviortk.registry import suggest
-from behaviortk.spec.errors import pointer_of
 
 
 def _walk(data: Any, loc: tuple[str | int, ...], missing: bool) -> tuple[list[str | int], Any]:

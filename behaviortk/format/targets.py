@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from behaviortk.spec.fields import AgentRef, GroupRef, Model, PathRef, PNonNeg, Point, PPoint, doc
+from behaviortk.format.fields import AgentRef, GroupRef, Model, PathRef, PNonNeg, Point, PPoint, doc
 
 
 class NearestTarget(Model):

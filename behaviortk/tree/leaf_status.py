@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from behaviortk.engines.flat import FAILURE, RUNNING, SUCCESS
 from behaviortk.sense import Sense
+from behaviortk.tree.status import FAILURE, RUNNING, SUCCESS
 
 DoneCheck = Callable[[Any, Sense, str, Any], np.ndarray]
 """``fn(model, sense, group, memory) -> bool (n_group,)``: where the primitive is done."""

@@ -6,11 +6,11 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field
 
-from behaviortk.spec.fields import Model, doc
-from behaviortk.spec.group import Group
-from behaviortk.spec.nodes import Node, holds_nodes
-from behaviortk.spec.tree import ParamSpec
-from behaviortk.spec.world import Obstacle, Path, Wall, World
+from behaviortk.format.fields import Model, doc
+from behaviortk.format.group import Group
+from behaviortk.format.nodes import Node, holds_nodes
+from behaviortk.format.tree import ParamSpec
+from behaviortk.format.world import Obstacle, PathDef, Wall, WorldDef
 
 FORMAT_VERSION = "1"
 """Bumped on incompatible changes to the file format."""
@@ -42,9 +42,9 @@ class Definition(Model):
     format_version: Literal["1"] = doc("Version of this file format", FORMAT_VERSION)
     name: str = doc("Short name of the scenario", min_length=1)
     description: str = doc("What the scenario shows", "")
-    world: World = doc("World size, edges, time step and seed")
+    world: WorldDef = doc("World size, edges, time step and seed")
     obstacles: list[Obstacle] = doc("Solid circles", default_factory=list)
     walls: list[Wall] = doc("Wall segments", default_factory=list)
-    paths: list[Path] = doc("Named paths (unique names)", default_factory=list)
+    paths: list[PathDef] = doc("Named paths (unique names)", default_factory=list)
     groups: list[Group] = doc("Groups of vehicles (unique names), at least 1", min_length=1)
     trees: dict[str, TreeDef] = doc("Named trees that groups and subtrees refer to")

@@ -11,9 +11,9 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from behaviortk.spec import nodes
-from behaviortk.spec.definition import Definition
-from behaviortk.spec.nodes import Node, NodeModel
+from behaviortk.format import nodes
+from behaviortk.format.definition import Definition
+from behaviortk.format.nodes import Node, NodeModel
 
 _cache: dict[str, tuple[int, Any]] = {}
 

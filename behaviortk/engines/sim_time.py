@@ -114,7 +114,7 @@ class SimTimeout(SimTimeDecorator):
         return status
 
 
-class Cooldown(SimTimeDecorator):
+class SimCooldown(SimTimeDecorator):
     """After the child finishes, refuse to run it again for ``duration`` seconds.
 
     Exact rule (``n = ticks_for(duration, dt)``, ``now`` = the tick being decided):

@@ -19,7 +19,7 @@ from pydantic._internal._mock_val_ser import set_model_mocks
 from pydantic_core import core_schema
 
 from behaviortk import registry
-from behaviortk.spec.fields import Model, doc
+from behaviortk.format.fields import Model, doc
 
 
 class NodeModel(Model):

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import behaviortk
-from behaviortk.spec.tree import EternalGuard, Repeat, Selector, Sequence, Timeout
+from behaviortk.format.tree import EternalGuard, Repeat, Selector, Sequence, Timeout
 
 VALID = Path(__file__).parent / "fixtures" / "valid" / "chase.json"
 ROOT = Path(__file__).parent.parent
@@ -110,10 +110,10 @@ PLUGIN = """
 from typing import Literal
 import behaviortk
 from behaviortk import registry
-from behaviortk.spec.fields import PNonNeg, doc
-from behaviortk.spec.format import node_adapter
-from behaviortk.spec.nodes import NodeModel
-from behaviortk.spec.schema import json_schema
+from behaviortk.format.fields import PNonNeg, doc
+from behaviortk.format.adapters import node_adapter
+from behaviortk.format.nodes import NodeModel
+from behaviortk.format.schema import json_schema
 
 path = {path!r}
 behaviortk.load(path)          # first use builds the unions without the plugin

@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from behaviortk.spec.definition import Definition
-from behaviortk.spec.schema import json_schema, schema_text
+from behaviortk.format.definition import Definition
+from behaviortk.format.schema import json_schema, schema_text
 
 ROOT = Path(__file__).parent.parent
 COMMITTED = ROOT / "definitions" / "behaviortk.schema.json"
@@ -126,7 +126,7 @@ def definitions(draw: st.DrawFn) -> dict[str, Any]:
 @given(definitions())
 def test_model_dumps_are_accepted_by_jsonschema(raw: dict[str, Any]) -> None:
     """Property: what pydantic accepts, dumped back to JSON, is valid against the schema."""
-    from behaviortk.spec.format import definition_adapter
+    from behaviortk.format.adapters import definition_adapter
 
     model = definition_adapter().validate_python(raw)
     dumped = json.loads(model.model_dump_json(by_alias=True))

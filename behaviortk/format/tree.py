@@ -11,8 +11,8 @@ from typing import Annotated, Literal
 from pydantic import Field, model_validator
 
 from behaviortk import registry
-from behaviortk.spec.fields import Model, ParamValue, Positive, doc
-from behaviortk.spec.nodes import Condition, Node, NodeModel, add_format_node
+from behaviortk.format.fields import Model, ParamValue, Positive, doc
+from behaviortk.format.nodes import Condition, Node, NodeModel, add_format_node
 
 # --- composites ----------------------------------------------------------------------------
 
@@ -73,69 +73,69 @@ for _composite in (Sequence, Selector, Parallel):
 # --- decorators ----------------------------------------------------------------------------
 
 
-class Decorator(NodeModel):
+class DecoratorModel(NodeModel):
     """A node with exactly one child whose status it transforms."""
 
     child: Node = doc("The decorated node")
 
 
-class Inverter(Decorator):
+class Inverter(DecoratorModel):
     """SUCCESS <-> FAILURE; RUNNING unchanged."""
 
     type: Literal["inverter"] = "inverter"
 
 
-class SuccessIsFailure(Decorator):
+class SuccessIsFailure(DecoratorModel):
     """SUCCESS becomes FAILURE."""
 
     type: Literal["success_is_failure"] = "success_is_failure"
 
 
-class FailureIsSuccess(Decorator):
+class FailureIsSuccess(DecoratorModel):
     """FAILURE becomes SUCCESS."""
 
     type: Literal["failure_is_success"] = "failure_is_success"
 
 
-class FailureIsRunning(Decorator):
+class FailureIsRunning(DecoratorModel):
     """FAILURE becomes RUNNING."""
 
     type: Literal["failure_is_running"] = "failure_is_running"
 
 
-class RunningIsFailure(Decorator):
+class RunningIsFailure(DecoratorModel):
     """RUNNING becomes FAILURE."""
 
     type: Literal["running_is_failure"] = "running_is_failure"
 
 
-class RunningIsSuccess(Decorator):
+class RunningIsSuccess(DecoratorModel):
     """RUNNING becomes SUCCESS."""
 
     type: Literal["running_is_success"] = "running_is_success"
 
 
-class SuccessIsRunning(Decorator):
+class SuccessIsRunning(DecoratorModel):
     """SUCCESS becomes RUNNING."""
 
     type: Literal["success_is_running"] = "success_is_running"
 
 
-class Timeout(Decorator):
+class Timeout(DecoratorModel):
     """FAILURE if the child is still RUNNING after `duration` of simulated time."""
 
     type: Literal["timeout"] = "timeout"
     duration: Positive = doc("Time allowed, > 0", unit="s (simulated)")
 
 
-class Cooldown(Decorator):
+class Cooldown(DecoratorModel):
     """After the child completes, FAILURE without ticking it for `duration`."""
 
     type: Literal["cooldown"] = "cooldown"
     duration: Positive = doc("Rest time after completion, > 0", unit="s (simulated)")
 
 
-class Repeat(Decorator):
+class Repeat(DecoratorModel):
     """Restart the child on SUCCESS until it succeeded `num_success` times."""
 
     type: Literal["repeat"] = "repeat"
@@ -144,14 +144,14 @@ class Repeat(Decorator):
     )
 
 
-class Retry(Decorator):
+class Retry(DecoratorModel):
     """Restart the child on FAILURE until it failed `num_failures` times."""
 
     type: Literal["retry"] = "retry"
     num_failures: int = doc("Failures tolerated, >= 1", ge=1)
 
 
-class OneShot(Decorator):
+class OneShot(DecoratorModel):
     """Run the child to completion once, then keep returning that result."""
 
     type: Literal["one_shot"] = "one_shot"
@@ -160,7 +160,7 @@ class OneShot(Decorator):
     )
 
 
-class EternalGuard(Decorator):
+class EternalGuard(DecoratorModel):
     """Check `condition` every tick; while it fails, stop the child and return FAILURE."""
 
     type: Literal["eternal_guard"] = "eternal_guard"

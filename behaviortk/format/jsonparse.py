@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from behaviortk.spec.errors import escape_token
+from behaviortk.format.errors import escape_token
 
 MAX_NESTING = 256
 

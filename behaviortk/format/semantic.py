@@ -15,12 +15,12 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from behaviortk.format.definition import Definition
+from behaviortk.format.errors import pointer_of
+from behaviortk.format.fields import NameRef
+from behaviortk.format.messages import field_catalogue, pydantic_issues
+from behaviortk.format.nodes import NodeModel, node_models
 from behaviortk.registry import suggest
-from behaviortk.spec.definition import Definition
-from behaviortk.spec.errors import pointer_of
-from behaviortk.spec.fields import NameRef
-from behaviortk.spec.messages import field_catalogue, pydantic_issues
-from behaviortk.spec.nodes import NodeModel, node_models
 
 PARAM = re.compile(r"^\$([A-Za-z_][A-Za-z0-9_]*)$")
 MAX_DEPTH = 64
@@ -165,7 +165,7 @@ def check(
 
     catalogue = field_catalogue(node_models())
     known = _Names(definition)
-    from behaviortk.spec.format import node_adapter
+    from behaviortk.format.adapters import node_adapter
 
     adapter = node_adapter()
     for i, group in enumerate(definition.groups):

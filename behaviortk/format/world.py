@@ -6,10 +6,10 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from behaviortk.spec.fields import Model, Point, Positive, doc
+from behaviortk.format.fields import Model, Point, Positive, doc
 
 
-class World(Model):
+class WorldDef(Model):
     """The rectangle agents live in, its edge rule, the time step and the random seed."""
 
     width: Positive = doc("Width of the world, > 0", unit="world units")
@@ -48,7 +48,7 @@ class Wall(Model):
         return self
 
 
-class Path(Model):
+class PathDef(Model):
     """A named polyline that path following walks, optionally closed into a loop."""
 
     name: str = doc("Name the `path` target refers to", min_length=1)

@@ -1,0 +1,1 @@
+"""What both engines and every leaf share: status codes, the flat tree, leaf-status rules."""

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from behaviortk import registry
 from behaviortk.format.fields import ParamValue, PNonNeg, doc
 from behaviortk.format.nodes import NodeModel
+from behaviortk.registry import Registries
 from behaviortk.tree.status import RUNNING, SUCCESS
 
 
@@ -51,5 +51,6 @@ def wait_status(elapsed_ticks: int, limit_ticks: int) -> int:
     return SUCCESS if elapsed_ticks >= limit_ticks else RUNNING
 
 
-registry.actions.register(BlackboardSet, stored_value)
-registry.actions.register(Wait, wait_status)
+def register(registries: Registries) -> None:
+    registries.actions.register(BlackboardSet, stored_value)
+    registries.actions.register(Wait, wait_status)

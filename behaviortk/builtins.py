@@ -1,12 +1,22 @@
-"""Import every module that registers built-in node types.
+"""The built-in plugin: registers every built-in node type, predictor and target kind.
 
-The node union, the JSON Schema and the loader import this first, so all
-built-ins are known before any file is validated. Add one line per module.
+Loaded by name (``registry.BUILTINS``) through the same door as any plugin:
+``registry.load_plugin`` imports this module and calls :func:`register`.
+Nothing in the package imports it, so no import loop can pass through it.
 """
 
 from __future__ import annotations
 
-import behaviortk.actions
-import behaviortk.conditions
-import behaviortk.format.tree
-import behaviortk.steering  # noqa: F401  (primitives, combiners, predictors)
+from behaviortk import actions, conditions, target_kinds
+from behaviortk.format.tree import COMPOSITES, DECORATORS
+from behaviortk.registry import Registries
+from behaviortk.steering import combiners, predictors, primitives
+
+
+def register(registries: Registries) -> None:
+    for composite in COMPOSITES:
+        registries.composites.register(composite)
+    for decorator in DECORATORS:
+        registries.decorators.register(decorator)
+    for module in (primitives, combiners, conditions, actions, predictors, target_kinds):
+        module.register(registries)

@@ -5,7 +5,7 @@ tick's sensed facts (``behaviortk.sense.Sense``). Both engines compute each
 condition node once per tick for all the group's rows, whether or not an
 agent ticks it, and then only index the result, so they agree bit for bit.
 
-Registered implementation signature (``registry.conditions``)::
+Registered implementation signature (``Registries.conditions``)::
 
     fn(model, sense, group, prev, rand) -> bool array over the group's rows
 
@@ -30,10 +30,9 @@ from typing import Any, ClassVar, Literal
 
 import numpy as np
 
-from behaviortk import registry
 from behaviortk.format.fields import ParamValue, PDegrees, PNonNeg, PProbability, doc
-from behaviortk.format.nodes import NodeModel
-from behaviortk.format.targets import Target
+from behaviortk.format.nodes import NodeModel, Target
+from behaviortk.registry import Registries
 from behaviortk.sense import Sense
 from behaviortk.vec import EPS, Array
 
@@ -212,7 +211,6 @@ def _own(sense: Sense, group: str) -> slice:
     return sense.rows(group)
 
 
-@registry.conditions.implements(InRange)
 def in_range(
     m: InRange, sense: Sense, group: str, prev: BoolArray, rand: Array | None
 ) -> BoolArray:
@@ -222,7 +220,6 @@ def in_range(
     return in_range_mask(dist, facts.valid, float(m.radius), float(m.hysteresis), prev)
 
 
-@registry.conditions.implements(NeighboursCond)
 def neighbours(
     m: NeighboursCond, sense: Sense, group: str, prev: BoolArray, rand: Array | None
 ) -> BoolArray:
@@ -237,7 +234,6 @@ def neighbours(
     return np.asarray(counts >= m.min_count, dtype=bool)
 
 
-@registry.conditions.implements(Arrived)
 def arrived(m: Arrived, sense: Sense, group: str, prev: BoolArray, rand: Array | None) -> BoolArray:
     facts = sense.target(m.target, group)
     rows = _own(sense, group)
@@ -247,7 +243,6 @@ def arrived(m: Arrived, sense: Sense, group: str, prev: BoolArray, rand: Array |
     return arrived_mask(dist, speed, facts.valid, float(m.tolerance), float(m.max_speed))
 
 
-@registry.conditions.implements(Facing)
 def facing(m: Facing, sense: Sense, group: str, prev: BoolArray, rand: Array | None) -> BoolArray:
     facts = sense.target(m.target, group)
     rows = _own(sense, group)
@@ -256,14 +251,12 @@ def facing(m: Facing, sense: Sense, group: str, prev: BoolArray, rand: Array | N
     )
 
 
-@registry.conditions.implements(Chance)
 def chance(m: Chance, sense: Sense, group: str, prev: BoolArray, rand: Array | None) -> BoolArray:
     if rand is None:
         raise ValueError("chance needs a random slot (FlatNode.rand_slot)")
     return chance_mask(rand[:, 0], float(m.probability))
 
 
-@registry.conditions.implements(BlackboardCompare)
 def blackboard_compare(
     m: BlackboardCompare, sense: Sense, group: str, prev: BoolArray, rand: Array | None
 ) -> BoolArray:
@@ -284,5 +277,21 @@ def evaluate_condition(
     if rand_slot >= 0 and width:
         rows = sense.rows(group)
         rand = sense.rand[rows, rand_slot : rand_slot + width]
-    impl = registry.conditions.impl(model.type)
+    impl = sense.registries.conditions.impl(model.type)
     return np.asarray(impl(model, sense, group, prev, rand), dtype=bool)
+
+
+BUILTIN = (
+    (InRange, in_range),
+    (NeighboursCond, neighbours),
+    (Arrived, arrived),
+    (Facing, facing),
+    (Chance, chance),
+    (BlackboardCompare, blackboard_compare),
+)
+"""(model, implementation) of every built-in condition, in registration order."""
+
+
+def register(registries: Registries) -> None:
+    for model, impl in BUILTIN:
+        registries.conditions.register(model, impl)

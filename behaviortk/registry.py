@@ -1,76 +1,117 @@
-"""Registries: one per kind of definition node, the single source of truth.
+"""Registries: one per kind of pluggable thing, the single source of truth of the format.
 
-A registry maps a tag (the ``"type"`` value in JSON) to the pydantic model that
-validates it and to the implementation that runs it. The JSON Schema, the node
-unions used for loading and user plugins all come from here (BehaviorTree.CPP's
-factory plays the same role for its XML and XSD).
+A ``Registry`` maps a tag (the ``"type"`` of a node or predictor, the ``"kind"``
+of a target) to the pydantic model that validates it and the implementation
+that runs it. ``Registries`` bundles one of each kind; every "one of the
+registered X" field of the format validates against the bundle in force, the
+JSON Schema is generated from it, and engines look implementations up in it.
+
+Built-ins enter through the same door as plugins (BehaviorTree.CPP's factory
+registers ``Sequence`` with the ``registerNodeType`` a user calls; pytest loads
+its own plugins by module name like external ones): :func:`default` makes a
+bundle and loads the module named in ``BUILTINS`` with :func:`load_plugin`,
+which imports it and calls its ``register(registries)``. A test can make a
+fresh bundle with ``Registries.with_builtins()``.
 """
 
 from __future__ import annotations
 
 import difflib
+import importlib
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-M = TypeVar("M", bound=BaseModel)
 F = TypeVar("F", bound=Callable[..., Any])
+M = TypeVar("M", bound=type[BaseModel])
+
+BUILTINS = "behaviortk.builtins"
+"""The plugin module that registers every built-in node type, predictor and target kind."""
+
+COMPOSITE, DECORATOR, STEERING, CONDITION, ACTION = (
+    "composite",
+    "decorator",
+    "steering",
+    "condition",
+    "action",
+)
 
 
 class RegistryError(ValueError):
-    """A registration that would make the format ambiguous."""
+    """A registration that would make the format ambiguous, or a lookup of an unknown tag."""
 
 
 @dataclass(frozen=True)
-class Entry(Generic[M]):
+class Entry:
+    """One registered tag: its model, its implementation and where it was registered."""
+
     tag: str
-    model: type[M]
+    model: type[BaseModel]
     impl: Any
+    origin: str
+    """``module.Model`` registered at ``file:line``: named when a duplicate is refused."""
+    done: Any = None
+    """Steering leaves only: ``fn(model, sense, group, memory) -> bool (n,)``, where the leaf
+    reports SUCCESS (it still steers that tick); None = never done."""
 
 
-class Registry(Generic[M]):
-    """Tag -> (model, implementation). Refuses duplicate tags.
+class Registry:
+    """Tag -> :class:`Entry` for one kind. Refuses duplicates, naming the first registration."""
 
-    ``version`` increases on every registration so that cached unions and
-    schemas built from the registry know when to rebuild.
-    """
-
-    def __init__(self, kind: str) -> None:
+    def __init__(self, kind: str, node_kind: str | None = None, key: str = "type") -> None:
         self.kind = kind
-        self._entries: dict[str, Entry[M]] = {}
+        """Human name of the kind ("steering primitive", "target kind", ...)."""
+        self.node_kind = node_kind
+        """The tree role of its entries (``steering``, ``condition``...), None for non-nodes."""
+        self.key = key
+        """The discriminating field of its models: ``type`` or ``kind``."""
+        self.peers: list[Registry] = []
+        """Registries whose tags share one namespace with this one (all node kinds)."""
+        self._entries: dict[str, Entry] = {}
         self.version = 0
-        self._listeners: list[Callable[[], None]] = []
 
-    def register(self, model: type[M], impl: Any = None) -> None:
-        tag = tag_of(model)
-        if tag in self._entries or any(tag in r for r in _ALL if r is not self):
-            raise RegistryError(f"{self.kind} tag {tag!r} is already registered")
-        self._entries[tag] = Entry(tag, model, impl)
+    def register(
+        self, model: type[BaseModel], impl: Any = None, *, done: Any = None, depth: int = 1
+    ) -> None:
+        """Add ``model`` (its tag is the default of its ``type``/``kind`` field) with ``impl``."""
+        tag = tag_of(model, self.key)
+        caller = sys._getframe(depth)
+        origin = (
+            f"{model.__module__}.{model.__qualname__} "
+            f"(registered at {caller.f_code.co_filename}:{caller.f_lineno})"
+        )
+        for reg in (self, *self.peers):
+            if tag in reg._entries:
+                first = reg._entries[tag]
+                raise RegistryError(
+                    f"{self.kind} tag {tag!r} is already registered as a {reg.kind}: "
+                    f"first {first.origin}; again {origin}"
+                )
+        self._entries[tag] = Entry(tag, model, impl, origin, done)
         self.version += 1
-        for listener in self._listeners:
-            listener()
 
-    def implements(self, model: type[M]) -> Callable[[F], F]:
+    def implements(self, model: type[BaseModel]) -> Callable[[F], F]:
         """Decorator: register ``model`` with the decorated function as its implementation."""
 
         def wrap(fn: F) -> F:
-            self.register(model, fn)
+            self.register(model, fn, depth=2)
             return fn
 
         return wrap
 
-    def on_change(self, listener: Callable[[], None]) -> None:
-        self._listeners.append(listener)
-
     def __contains__(self, tag: object) -> bool:
         return tag in self._entries
 
-    def __getitem__(self, tag: str) -> Entry[M]:
-        return self._entries[tag]
+    def __getitem__(self, tag: str) -> Entry:
+        try:
+            return self._entries[tag]
+        except KeyError:
+            raise RegistryError(f"unknown {self.kind} {tag!r}{choices(tag, self.tags())}") from None
 
-    def __iter__(self) -> Iterator[Entry[M]]:
+    def __iter__(self) -> Iterator[Entry]:
         return iter(self._entries.values())
 
     def __len__(self) -> int:
@@ -79,41 +120,138 @@ class Registry(Generic[M]):
     def tags(self) -> list[str]:
         return list(self._entries)
 
-    def models(self) -> list[type[M]]:
+    def models(self) -> list[type[BaseModel]]:
         return [e.model for e in self._entries.values()]
 
     def impl(self, tag: str) -> Any:
-        return self._entries[tag].impl
+        return self[tag].impl
 
 
-def tag_of(model: type[BaseModel]) -> str:
-    """The literal default of a model's ``type`` field: its JSON tag."""
-    field = model.model_fields.get("type")
+class Registries:
+    """One registry per kind. Node tags are unique across the node kinds (one ``type`` union)."""
+
+    def __init__(self) -> None:
+        self.composites = Registry("composite", COMPOSITE)
+        self.decorators = Registry("decorator", DECORATOR)
+        self.primitives = Registry("steering primitive", STEERING)
+        self.combiners = Registry("combiner", STEERING)
+        self.conditions = Registry("condition", CONDITION)
+        self.actions = Registry("action", ACTION)
+        self.predictors = Registry("predictor")
+        self.targets = Registry("target kind", key="kind")
+        nodes = self.node_kinds()
+        for reg in nodes:
+            reg.peers = [r for r in nodes if r is not reg]
+        self.plugins: list[str] = []
+        """Modules loaded into this bundle with :func:`load_plugin`, in order."""
+
+    @classmethod
+    def with_builtins(cls) -> Registries:
+        """A fresh bundle holding the built-ins only."""
+        regs = cls()
+        load_plugin(BUILTINS, regs)
+        return regs
+
+    def node_kinds(self) -> tuple[Registry, ...]:
+        """Registries whose models may stand wherever a tree node is expected."""
+        return (
+            self.composites,
+            self.decorators,
+            self.primitives,
+            self.combiners,
+            self.conditions,
+            self.actions,
+        )
+
+    def all(self) -> dict[str, Registry]:
+        """Every registry by attribute name, node kinds first."""
+        return {
+            "composites": self.composites,
+            "decorators": self.decorators,
+            "primitives": self.primitives,
+            "combiners": self.combiners,
+            "conditions": self.conditions,
+            "actions": self.actions,
+            "predictors": self.predictors,
+            "targets": self.targets,
+        }
+
+    @property
+    def version(self) -> int:
+        """Changes whenever anything is registered (caches of schemas key on it)."""
+        return sum(r.version for r in self.all().values())
+
+    def node(self, tag: str) -> Entry:
+        """The entry of a node tag, whichever node kind registered it."""
+        for reg in self.node_kinds():
+            if tag in reg:
+                return reg[tag]
+        raise RegistryError(f"unknown node type {tag!r}{choices(tag, self.node_tags())}")
+
+    def node_tags(self) -> list[str]:
+        return [tag for reg in self.node_kinds() for tag in reg.tags()]
+
+    def kind_of(self, tag: str) -> str:
+        """The tree role of a node tag: composite, decorator, steering, condition or action."""
+        for reg in self.node_kinds():
+            if tag in reg:
+                return str(reg.node_kind)
+        raise RegistryError(
+            f"node type {tag!r} is not registered (subtrees must be expanded first)"
+        )
+
+
+_default: Registries | None = None
+
+
+def default() -> Registries:
+    """The process-wide bundle that plugins register into (built-ins loaded on first use)."""
+    global _default
+    if _default is None:
+        _default = Registries()
+        load_plugin(BUILTINS, _default)
+    return _default
+
+
+def load_plugin(module: str, registries: Registries | None = None) -> None:
+    """Import ``module`` and call its ``register(registries)``, if it has one, once per bundle.
+
+    A module without ``register`` registers itself on import through decorators
+    on the default bundle (``behaviortk.plugin``).
+    """
+    regs = default() if registries is None else registries
+    if module in regs.plugins:
+        return
+    regs.plugins.append(module)
+    loaded = importlib.import_module(module)
+    hook = getattr(loaded, "register", None)
+    if callable(hook):
+        hook(regs)
+
+
+def tag_of(model: type[BaseModel], key: str = "type") -> str:
+    """The literal default of a model's ``type`` (or ``kind``) field: its JSON tag."""
+    field = model.model_fields.get(key)
     if field is None or not isinstance(field.default, str):
-        raise RegistryError(f"{model.__name__} needs a `type: Literal[...]` field with a default")
+        raise RegistryError(f"{model.__name__} needs a `{key}: Literal[...]` field with a default")
     return field.default
 
 
-def suggest(word: str, choices: list[str] | tuple[str, ...] | set[str]) -> str:
-    """' did you mean X?' for the closest known name, or '' when nothing is close."""
-    close = difflib.get_close_matches(word, sorted(choices), n=1, cutoff=0.6)
+def suggest(word: str, options: list[str] | tuple[str, ...] | set[str]) -> str:
+    """'; did you mean X?' for the closest known name, or '' when nothing is close."""
+    close = difflib.get_close_matches(word, sorted(options), n=1, cutoff=0.6)
     return f"; did you mean {close[0]!r}?" if close else ""
 
 
-# Kinds of node. Tags are unique across all of them because they share one union.
-composites: Registry[BaseModel] = Registry("composite")
-decorators: Registry[BaseModel] = Registry("decorator")
-primitives: Registry[BaseModel] = Registry("steering primitive")
-combiners: Registry[BaseModel] = Registry("combiner")
-conditions: Registry[BaseModel] = Registry("condition")
-actions: Registry[BaseModel] = Registry("action")
-predictors: Registry[BaseModel] = Registry("predictor")
-
-_ALL: list[Registry[BaseModel]] = [
-    composites,
-    decorators,
-    primitives,
-    combiners,
-    conditions,
-    actions,
-]
+def choices(word: str, options: list[str] | tuple[str, ...] | set[str]) -> str:
+    """'; did you mean X?' when one is close, else '; valid: a, b, c' (the closest five and a count)."""
+    close = suggest(word, options)
+    if close:
+        return close
+    ranked = sorted(options)
+    if not ranked:
+        return "; none are registered"
+    if len(ranked) <= 12:
+        return "; valid: " + ", ".join(ranked)
+    near = difflib.get_close_matches(word, ranked, n=5, cutoff=0.0)
+    return f"; closest of {len(ranked)}: " + ", ".join(near)

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from behaviortk.registry import Registries, default
 from behaviortk.vec import Array
 from behaviortk.world.spatial import SpatialIndex, displacement, displacement_columns
 from behaviortk.world.state import Agents, World
@@ -24,6 +25,8 @@ from behaviortk.world.state import Agents, World
 FOV_COS_TOLERANCE = 1e-9
 
 BlackboardPoints = Callable[[str, str, np.ndarray], Array]
+TargetFn = Callable[[Any, "Sense", str], "TargetFacts"]
+"""A target kind's implementation: ``fn(spec, sense, group) -> TargetFacts`` for the group's rows."""
 
 
 @dataclass(frozen=True)
@@ -70,7 +73,10 @@ class Sense:
         *,
         blackboard_points: BlackboardPoints | None = None,
         pointer: Array | None = None,
+        registries: Registries | None = None,
     ) -> None:
+        self.registries = default() if registries is None else registries
+        """Where target kinds and condition implementations are looked up."""
         self.world = world
         self.agents = agents
         self.rand = rand
@@ -172,7 +178,7 @@ class Sense:
 
     # -------------------------------------------------------------- targets
     def target(self, spec: Any, group: str) -> TargetFacts:
-        """Facts about the target ``spec`` (a ``spec.targets`` model) for ``group``'s rows."""
+        """Facts about the target ``spec`` (a registered target kind) for ``group``'s rows."""
         key = (spec, group)
         found = self._targets.get(key)
         if found is None:
@@ -181,46 +187,23 @@ class Sense:
         return found
 
     def _compute_target(self, spec: Any, group: str) -> TargetFacts:
-        rows = self.rows(group)
-        n = rows.stop - rows.start
-        own = self.agents.pos[rows]
-        kind = spec.kind
-        if kind == "self":
-            agent = np.arange(rows.start, rows.stop, dtype=np.int64)
-            return self._agent_facts(own, agent)
-        if kind == "nearest":
-            agent, _ = self.nearest(group, spec.group, getattr(spec, "radius", None))
-            return self._agent_facts(own, agent)
-        if kind == "agent":
-            ids = self.agents.ids
-            row = ids.index(spec.id) if spec.id in ids else -1
-            return self._agent_facts(own, np.full(n, row, dtype=np.int64))
-        if kind == "point":
-            return self._point_facts(own, np.asarray(spec.at, dtype=np.float64))
-        if kind == "path":
-            path = self.world.paths.get(spec.path)
-            point = None if path is None or len(path.points) == 0 else path.points[0]
-            return self._point_facts(own, point)
-        if kind == "pointer":
-            at = getattr(spec, "at", None)
-            point = self.pointer if self.pointer is not None else at
-            return self._point_facts(own, None if point is None else np.asarray(point, float))
-        if kind == "blackboard":
-            return self._blackboard_facts(own, group, rows, spec.key)
-        raise ValueError(f"unknown target kind {kind!r}")
+        resolve: TargetFn = self.registries.targets.impl(spec.kind)
+        return resolve(spec, self, group)
 
-    def _agent_facts(self, own: Array, agent: np.ndarray) -> TargetFacts:
+    def agent_facts(self, own: Array, agent: np.ndarray) -> TargetFacts:
+        """Facts of target agents (global rows, -1 = none) seen from positions ``own``."""
         valid = agent >= 0
         safe = np.where(valid, agent, 0)
         if self.agents.n == 0:
-            return self._point_facts(own, None)
+            return self.point_facts(own, None)
         pos = own + displacement(own, self.agents.pos[safe], self.world)
         vel = self.agents.vel[safe].copy()
         pos[~valid] = 0.0
         vel[~valid] = 0.0
         return TargetFacts(pos=pos, vel=vel, agent=np.where(valid, agent, -1), valid=valid)
 
-    def _point_facts(self, own: Array, point: Array | None) -> TargetFacts:
+    def point_facts(self, own: Array, point: Array | None) -> TargetFacts:
+        """Facts of one fixed point seen from positions ``own`` (invalid when None or not finite)."""
         n = own.shape[0]
         vel = np.zeros((n, 2))
         agent = np.full(n, -1, dtype=np.int64)
@@ -229,10 +212,11 @@ class Sense:
         pos = own + displacement(own, np.broadcast_to(point, (n, 2)), self.world)
         return TargetFacts(pos, vel, agent, np.ones(n, dtype=bool))
 
-    def _blackboard_facts(self, own: Array, group: str, rows: slice, key: str) -> TargetFacts:
+    def blackboard_facts(self, own: Array, group: str, rows: slice, key: str) -> TargetFacts:
+        """Facts of the points stored under ``key`` on the agents' blackboards."""
         n = own.shape[0]
         if self.blackboard_points is None:
-            return self._point_facts(own, None)
+            return self.point_facts(own, None)
         row_idx = np.arange(rows.start, rows.stop, dtype=np.int64)
         points = np.asarray(self.blackboard_points(group, key, row_idx), dtype=np.float64)
         points = points.reshape(n, 2)

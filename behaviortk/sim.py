@@ -95,8 +95,10 @@ class Simulation:
         self.heading_smoothing = int(definition.world.heading_smoothing)
         self.tick = 0
         self.time = 0.0
+        self.registries = scenario.registries
         self.trees: dict[str, FlatTree] = {
-            group.name: flatten(scenario.trees[group.name]) for group in definition.groups
+            group.name: flatten(scenario.trees[group.name], self.registries)
+            for group in definition.groups
         }
         self.n_rand = max([1, *(t.n_rand for t in self.trees.values())])
         self.memory: dict[tuple[str, int], dict[str, np.ndarray]] = {}
@@ -125,6 +127,7 @@ class Simulation:
             self.time,
             blackboard_points=self.engine.blackboard_points,
             pointer=self.pointer,
+            registries=self.registries,
         )
 
     def step(self) -> None:

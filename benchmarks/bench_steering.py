@@ -17,8 +17,8 @@ from types import SimpleNamespace
 
 import numpy as np
 
-import behaviortk.builtins  # noqa: F401  (registers the primitives)
-from behaviortk.format.adapters import node_adapter
+from behaviortk.format.adapters import validate_node
+from behaviortk.registry import default
 from behaviortk.sense import Sense
 from behaviortk.steering.act import act, make_context
 from behaviortk.steering.context import steer
@@ -60,9 +60,8 @@ def timed_ms(fn: Callable[[], object]) -> tuple[float, float, float]:
 def main() -> None:
     reuse_freed_memory()  # as Simulation does
     w, agents = setup()
-    adapter = node_adapter()
     models = {
-        t: adapter.validate_python({"type": t}) for t in ("separation", "alignment", "cohesion")
+        t: validate_node({"type": t}, default()) for t in ("separation", "alignment", "cohesion")
     }
     rows = np.arange(N)
     rand = np.zeros((N, 1))
@@ -87,11 +86,11 @@ def main() -> None:
 
     warm = fresh()
     pairs = warm.neighbours("agents").i.size
-    root = adapter.validate_python(
+    root = validate_node(
         {"type": "parallel", "policy": "success_on_all", "children": [{"type": t} for t in models]}
     )
     sim = SimpleNamespace(
-        trees={"agents": flatten(root)},
+        trees={"agents": flatten(root, default())},
         agents=agents,
         world=w,
         memory={},

@@ -35,7 +35,7 @@ class Orbit(TargetedModel):
     pull: PNonNeg = doc("How strongly to also close in on the target", 0.2)
 
 
-@registry.primitives.implements(Orbit)
+@registry.default().primitives.implements(Orbit)
 def orbit(p: Orbit, ctx: SteeringContext) -> Steering:
     to_target = normalize(ctx.target_facts().pos - ctx.pos)
     desired = (perp(to_target) + float(p.pull) * to_target) * ctx.per_agent("max_speed")[:, None]

@@ -6,8 +6,8 @@ from typing import Any
 
 import numpy as np
 
-import behaviortk.builtins  # noqa: F401  (registers every node type)
-from behaviortk.format.adapters import node_adapter
+from behaviortk.format.adapters import validate_node
+from behaviortk.registry import default
 from behaviortk.sense import Sense
 from behaviortk.steering.act import make_context, weighted
 from behaviortk.steering.context import Steering, steer
@@ -17,7 +17,7 @@ from behaviortk.world.state import Agents, World
 
 def node(data: dict[str, Any]) -> Any:
     """Validate a leaf from its JSON form, as a definition file would."""
-    return node_adapter().validate_python(data)
+    return validate_node(data, default())
 
 
 def world(

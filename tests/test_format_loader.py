@@ -111,20 +111,18 @@ from typing import Literal
 import behaviortk
 from behaviortk import registry
 from behaviortk.format.fields import PNonNeg, doc
-from behaviortk.format.adapters import node_adapter
 from behaviortk.format.nodes import NodeModel
 from behaviortk.format.schema import json_schema
 
 path = {path!r}
-behaviortk.load(path)          # first use builds the unions without the plugin
-node_adapter()
+behaviortk.load(path)          # first use, before the plugin registers
 
 class Zigzag(NodeModel):
     '''A user's own steering primitive.'''
     type: Literal["zigzag"] = "zigzag"
     amplitude: PNonNeg = doc("How far to swing", 10.0, unit="world units")
 
-@registry.primitives.implements(Zigzag)
+@registry.default().primitives.implements(Zigzag)
 def zigzag(p, ctx):
     return None
 
@@ -159,5 +157,8 @@ def test_plugin_registered_after_first_use_validates_like_a_builtin() -> None:
 def test_duplicate_tag_is_refused() -> None:
     from behaviortk import registry
 
-    with pytest.raises(registry.RegistryError):
-        registry.composites.register(Sequence)
+    with pytest.raises(
+        registry.RegistryError,
+        match=r"already registered as a composite: first behaviortk\.format\.tree\.Sequence \(registered at .*builtins\.py:\d+\); again .*test_format_loader\.py",
+    ):
+        registry.default().composites.register(Sequence)

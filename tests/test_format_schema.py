@@ -126,9 +126,10 @@ def definitions(draw: st.DrawFn) -> dict[str, Any]:
 @given(definitions())
 def test_model_dumps_are_accepted_by_jsonschema(raw: dict[str, Any]) -> None:
     """Property: what pydantic accepts, dumped back to JSON, is valid against the schema."""
-    from behaviortk.format.adapters import definition_adapter
+    from behaviortk.format.adapters import validate_definition
+    from behaviortk.registry import default
 
-    model = definition_adapter().validate_python(raw)
+    model = validate_definition(raw, default())
     dumped = json.loads(model.model_dump_json(by_alias=True))
     dumped.pop("$schema", None)
     errors = list(Draft202012Validator(json_schema()).iter_errors(dumped))

@@ -11,6 +11,7 @@ from numpy.testing import assert_allclose
 from pydantic import ValidationError
 from steering_support import node, point, run, world
 
+from behaviortk.registry import default
 from behaviortk.sense import Sense
 from behaviortk.steering.act import act
 from behaviortk.steering.combiners import accumulate
@@ -105,7 +106,7 @@ def test_combiner_rejects_non_primitive_children():
 def sim_for(tree_spec, ag):
     root = node(tree_spec)
     return SimpleNamespace(
-        trees={"agents": flatten(root)},
+        trees={"agents": flatten(root, default())},
         agents=ag,
         world=world(),
         memory={},

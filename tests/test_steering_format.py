@@ -7,7 +7,6 @@ import json
 import numpy as np
 import pytest
 
-import behaviortk.builtins  # noqa: F401
 from behaviortk import load_text, registry
 from behaviortk.format.schema import json_schema
 from behaviortk.sim import Simulation
@@ -42,16 +41,20 @@ PREDICTORS = ["linear", "capped", "intercept"]
 def test_schema_contains_every_tag():
     """Issue 3 'done when': the schema names every primitive, combiner and predictor."""
     text = json.dumps(json_schema())
-    assert set(PRIMITIVES) <= set(registry.primitives.tags())
-    assert set(COMBINERS) <= set(registry.combiners.tags())
-    assert set(PREDICTORS) <= set(registry.predictors.tags())
+    assert set(PRIMITIVES) <= set(registry.default().primitives.tags())
+    assert set(COMBINERS) <= set(registry.default().combiners.tags())
+    assert set(PREDICTORS) <= set(registry.default().predictors.tags())
     for tag in PRIMITIVES + COMBINERS + PREDICTORS:
         assert f'"{tag}"' in text, tag
 
 
 @pytest.mark.parametrize(
     "model",
-    [*registry.primitives.models(), *registry.combiners.models(), *registry.predictors.models()],
+    [
+        *registry.default().primitives.models(),
+        *registry.default().combiners.models(),
+        *registry.default().predictors.models(),
+    ],
     ids=lambda m: registry.tag_of(m),
 )
 def test_every_parameter_documented_with_default(model):

@@ -28,7 +28,7 @@ def root_behaviour(scenario: Any, group: str) -> Any:
     from behaviortk.engines.pytrees import build_behaviours
     from behaviortk.tree.flat import flatten
 
-    return build_behaviours(flatten(scenario.trees[group]))[0]
+    return build_behaviours(flatten(scenario.trees[group], scenario.registries))[0]
 
 
 def unicode_text(root: Any) -> str:

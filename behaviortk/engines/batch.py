@@ -18,13 +18,13 @@ import numpy as np
 import py_trees
 from py_trees.common import Status
 
+from behaviortk import registry
 from behaviortk.conditions import evaluate_condition, is_blackboard_condition
 from behaviortk.engines import batch_core as bc
 from behaviortk.engines import batch_leaves as bl
 from behaviortk.engines.pytrees import _as_point, build_behaviours
 from behaviortk.engines.sim_time import ticks_for
 from behaviortk.sense import Sense
-from behaviortk.tree import flat
 from behaviortk.tree.flat import Decision, FlatNode, FlatTree
 from behaviortk.tree.leaf_status import steering_status
 from behaviortk.tree.status import FAILURE, SUCCESS
@@ -77,9 +77,9 @@ class Compiler:
         return root
 
     def node(self, node: FlatNode, kids: list[bc.Node]) -> bc.Node:
-        if node.kind == flat.COMPOSITE:
+        if node.kind == registry.COMPOSITE:
             return self.composite(node, kids)
-        if node.kind == flat.DECORATOR:
+        if node.kind == registry.DECORATOR:
             return self.decorator(node, kids[0])
         return bc.Leaf(node.index, self.state, self.leaf(node))
 
@@ -127,9 +127,9 @@ class Compiler:
 
     def leaf(self, node: FlatNode) -> bc.LeafOps:
         m = node.model
-        if node.kind == flat.STEERING:
+        if node.kind == registry.STEERING:
             return bl.SteeringOps(self.facts, node.index, node.emit_index)
-        if node.kind == flat.CONDITION:
+        if node.kind == registry.CONDITION:
             if is_blackboard_condition(m):
                 return self.blackboard_compare(m)
             return bl.ConditionOps(self.facts, node.index)
@@ -146,7 +146,7 @@ def sensed_nodes(tree: FlatTree) -> list[FlatNode]:
     """Condition leaves and guards whose result comes from sense (not the blackboard)."""
 
     def from_sense(node: FlatNode) -> bool:
-        if node.kind == flat.CONDITION:
+        if node.kind == registry.CONDITION:
             return not is_blackboard_condition(node.model)
         if node.model.type == "eternal_guard":
             return not is_blackboard_condition(node.model.condition)

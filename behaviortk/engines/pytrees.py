@@ -38,10 +38,10 @@ from py_trees import behaviour, common
 from py_trees.common import Status
 from pydantic import BaseModel
 
+from behaviortk import registry
 from behaviortk.conditions import compare, evaluate_condition, is_blackboard_condition
 from behaviortk.engines.sim_time import SimCooldown, SimTimeout, ticks_for
 from behaviortk.sense import Sense
-from behaviortk.tree import flat
 from behaviortk.tree.flat import Decision, FlatNode, FlatTree
 from behaviortk.tree.leaf_status import steering_status
 from behaviortk.tree.status import FAILURE
@@ -268,9 +268,9 @@ def _decorator(node: FlatNode, child: behaviour.Behaviour) -> behaviour.Behaviou
 
 
 def _leaf(node: FlatNode) -> behaviour.Behaviour:
-    if node.kind == flat.STEERING:
+    if node.kind == registry.STEERING:
         return SteeringLeaf(node.name, node)
-    if node.kind == flat.CONDITION:
+    if node.kind == registry.CONDITION:
         if is_blackboard_condition(node.model):
             return BlackboardCompareLeaf(node.name, node)
         return ConditionLeaf(node.name, node)
@@ -286,9 +286,9 @@ def build_behaviours(tree: FlatTree) -> list[behaviour.Behaviour]:
     built: list[behaviour.Behaviour | None] = [None] * len(tree)
     for node in reversed(tree.nodes):  # children have larger indices: built first
         kids = [typing.cast(behaviour.Behaviour, built[c]) for c in node.children]
-        if node.kind == flat.COMPOSITE:
+        if node.kind == registry.COMPOSITE:
             built[node.index] = _composite(node, kids)
-        elif node.kind == flat.DECORATOR:
+        elif node.kind == registry.DECORATOR:
             built[node.index] = _decorator(node, kids[0])
         else:
             built[node.index] = _leaf(node)
@@ -366,7 +366,7 @@ class PyTreesEngine:
         sensed = [
             node
             for node in tree.nodes
-            if (node.kind == flat.CONDITION and not is_blackboard_condition(node.model))
+            if (node.kind == registry.CONDITION and not is_blackboard_condition(node.model))
             or (
                 node.model.type == "eternal_guard"
                 and not is_blackboard_condition(node.model.condition)

@@ -1,8 +1,8 @@
-"""The node union and the cached ``TypeAdapter``s that validate files.
+"""Validation entry points: a whole file, or one node, against a bundle of registries.
 
-Built from the registries: a model registered anywhere (built-in or plugin)
-is part of the union, the schema and validation. Adapters are rebuilt when a
-registry changes (``nodes.generation``).
+The node slots look their models up in ``context["registries"]``; ``raw``
+marks a file as written (``$param`` references and ``subtree`` nodes allowed),
+as opposed to a tree expanded for a group, which must hold plain values.
 """
 
 from __future__ import annotations
@@ -11,42 +11,19 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from behaviortk.format import nodes
 from behaviortk.format.definition import Definition
 from behaviortk.format.nodes import Node, NodeModel
+from behaviortk.registry import Registries
 
-_cache: dict[str, tuple[int, Any]] = {}
-
-
-def _ensure_builtins() -> None:
-    import behaviortk.builtins  # noqa: F401
+_definition: TypeAdapter[Definition] = TypeAdapter(Definition)
+_node: TypeAdapter[NodeModel] = TypeAdapter(Node)
 
 
-def _cached(key: str, build: Any) -> Any:
-    _ensure_builtins()
-    hit = _cache.get(key)
-    if hit is not None and hit[0] == nodes.generation:
-        return hit[1]
-    value = build()
-    _cache[key] = (nodes.generation, value)
-    return value
+def validate_definition(data: Any, registries: Registries) -> Definition:
+    """A whole parsed file, trees as written."""
+    return _definition.validate_python(data, context={"registries": registries, "raw": True})
 
 
-def definition_adapter() -> TypeAdapter[Definition]:
-    """Validates a whole parsed file (the root object)."""
-    adapter: TypeAdapter[Definition] = _cached("definition", lambda: TypeAdapter(Definition))
-    return adapter
-
-
-def node_adapter() -> TypeAdapter[NodeModel]:
-    """Validates one node (used again on trees after subtree expansion)."""
-    adapter: TypeAdapter[NodeModel] = _cached("node", lambda: TypeAdapter(Node))
-    return adapter
-
-
-def node_tags() -> list[str]:
-    """Every tag a node may have, for "did you mean" suggestions."""
-    _ensure_builtins()
-    from behaviortk import registry
-
-    return [registry.tag_of(m) for m in nodes.node_models()]
+def validate_node(data: Any, registries: Registries) -> NodeModel:
+    """One expanded tree: every parameter substituted, no subtree left."""
+    return _node.validate_python(data, context={"registries": registries})

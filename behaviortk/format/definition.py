@@ -8,7 +8,7 @@ from pydantic import ConfigDict, Field
 
 from behaviortk.format.fields import Model, doc
 from behaviortk.format.group import Group
-from behaviortk.format.nodes import Node, holds_nodes
+from behaviortk.format.nodes import Node
 from behaviortk.format.tree import ParamSpec
 from behaviortk.format.world import Obstacle, PathDef, Wall, WorldDef
 
@@ -16,11 +16,8 @@ FORMAT_VERSION = "1"
 """Bumped on incompatible changes to the file format."""
 
 
-@holds_nodes
 class TreeDef(Model):
     """A named, reusable behaviour tree with declared parameters."""
-
-    model_config = ConfigDict(defer_build=True)
 
     params: dict[str, ParamSpec] = doc(
         "Parameters the tree uses as `$name`, with optional defaults", default_factory=dict
@@ -28,11 +25,10 @@ class TreeDef(Model):
     root: Node = doc("The root node")
 
 
-@holds_nodes
 class Definition(Model):
     """A behaviortk scenario: a world, groups of vehicles and the trees they run."""
 
-    model_config = ConfigDict(defer_build=True, title="behaviortk definition")
+    model_config = ConfigDict(title="behaviortk definition")
 
     schema_ref: str | None = Field(
         None,

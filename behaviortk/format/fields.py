@@ -8,20 +8,23 @@ when a subtree is expanded for a group.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    GetCoreSchemaHandler,
+    GetJsonSchemaHandler,
+    ValidationInfo,
+)
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import PydanticCustomError, core_schema
 
 PARAM_PATTERN = r"^\$[A-Za-z_][A-Za-z0-9_]*$"
-
-ParamRef = Annotated[
-    str,
-    StringConstraints(pattern=PARAM_PATTERN),
-    Field(
-        description="Reference to a tree parameter, written `$name`; replaced by the value the caller passes."
-    ),
-]
 
 
 class Model(BaseModel):
@@ -53,12 +56,51 @@ Point = Annotated[
 ]
 """Non-strict only at the tuple level, so a JSON array is accepted; the numbers stay strict."""
 
-# The same kinds, or a parameter reference. Use these for fields of tree nodes.
-PFinite = Finite | ParamRef
-PNonNeg = NonNeg | ParamRef
-PPositive = Positive | ParamRef
-PProbability = Probability | ParamRef
-PDegrees = Degrees | ParamRef
+
+@dataclass(frozen=True)
+class Parameterisable:
+    """Annotation metadata: in a tree as written, the value may be a ``"$name"`` reference.
+
+    Files are validated twice: as written (``context={"raw": True}``), where a
+    reference stands for the number, and after expansion, where every
+    reference has been replaced. So the models that run hold plain numbers and
+    points (the type says so), and the schema offers "a number or `$name`".
+    """
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        return core_schema.with_info_wrap_validator_function(_param_or, handler(source))
+
+    def __get_pydantic_json_schema__(
+        self, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        return {"anyOf": [handler(schema), PARAM_JSON]}
+
+
+PARAM_JSON = {
+    "type": "string",
+    "pattern": PARAM_PATTERN,
+    "description": "Reference to a tree parameter, written `$name`; replaced by the value the caller passes.",
+}
+_PARAM = re.compile(PARAM_PATTERN)
+
+
+def _param_or(value: Any, handler: Callable[[Any], Any], info: ValidationInfo) -> Any:
+    if isinstance(value, str):
+        if _PARAM.match(value) and isinstance(info.context, dict) and info.context.get("raw"):
+            return value
+        raise PydanticCustomError("type_error", "expected a number or a '$param' reference")
+    return handler(value)
+
+
+# The same kinds, or a parameter reference in a tree as written. Use these for fields of tree nodes.
+PFinite = Annotated[Finite, Parameterisable()]
+PNonNeg = Annotated[NonNeg, Parameterisable()]
+PPositive = Annotated[Positive, Parameterisable()]
+PProbability = Annotated[Probability, Parameterisable()]
+PDegrees = Annotated[Degrees, Parameterisable()]
+PPoint = Annotated[Point, Parameterisable()]
 
 
 def doc(description: str, default: Any = ..., *, unit: str | None = None, **kw: Any) -> Any:
@@ -71,9 +113,6 @@ def doc(description: str, default: Any = ..., *, unit: str | None = None, **kw: 
     if default is ... and "default_factory" in kw:
         return Field(description=" ".join(parts), **kw)
     return Field(default, description=" ".join(parts), **kw)
-
-
-PPoint = Point | ParamRef
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from behaviortk import registry
+from behaviortk.format.adapters import validate_definition
 from behaviortk.format.definition import Definition
 from behaviortk.format.errors import DefinitionError, Issue
 from behaviortk.format.jsonparse import JsonSyntaxError, Parsed, parse
-from behaviortk.format.messages import field_catalogue, pydantic_issues
-from behaviortk.format.nodes import NodeModel, node_models
+from behaviortk.format.messages import key_catalogue, pydantic_issues
+from behaviortk.format.nodes import NodeModel
 from behaviortk.format.semantic import MAX_AGENTS, MAX_DEPTH, check
 
 MAX_BYTES = 10 * 1024 * 1024
@@ -32,6 +34,8 @@ class Scenario:
     """Each group's root node: subtrees expanded, parameters substituted, validated again."""
     raw: dict[str, Any]
     """The parsed JSON (for tools that want to show or rewrite the source)."""
+    registries: registry.Registries
+    """The node types, predictors and target kinds the file was validated against (engines run it with them)."""
 
 
 def read_text(path: str | Path, *, max_bytes: int = MAX_BYTES) -> str:
@@ -126,10 +130,6 @@ def _issues(parsed: Parsed, name: str, findings: list[tuple[str, str, str]]) -> 
     return sorted(out, key=lambda i: (i.line, i.col))
 
 
-def catalogue() -> dict[str, set[str]]:
-    return field_catalogue([Definition, *node_models()])
-
-
 def load_text(
     text: str,
     name: str = "<text>",
@@ -137,21 +137,25 @@ def load_text(
     path: Path | None = None,
     max_agents: int = MAX_AGENTS,
     max_depth: int = MAX_DEPTH,
+    registries: registry.Registries | None = None,
 ) -> Scenario:
     """Validate a definition given as text (the viewer's hot reload uses this)."""
-    from behaviortk.format.adapters import definition_adapter
-
+    regs = registry.default() if registries is None else registries
     parsed = parse_text(text, name)
     try:
-        definition = definition_adapter().validate_python(parsed.data)
+        definition = validate_definition(parsed.data, regs)
     except ValidationError as exc:
         raise DefinitionError(
-            _issues(parsed, name, pydantic_issues(exc, parsed.data, catalogue()))
+            _issues(
+                parsed, name, pydantic_issues(exc, parsed.data, key_catalogue(Definition, regs))
+            )
         ) from None
-    result = check(definition, parsed.data, max_agents=max_agents, max_depth=max_depth)
+    result = check(definition, parsed.data, regs, max_agents=max_agents, max_depth=max_depth)
     if result.findings:
         raise DefinitionError(_issues(parsed, name, result.findings))
-    return Scenario(path=path, definition=definition, trees=result.trees, raw=parsed.data)
+    return Scenario(
+        path=path, definition=definition, trees=result.trees, raw=parsed.data, registries=regs
+    )
 
 
 def load(
@@ -160,7 +164,15 @@ def load(
     max_agents: int = MAX_AGENTS,
     max_depth: int = MAX_DEPTH,
     max_bytes: int = MAX_BYTES,
+    registries: registry.Registries | None = None,
 ) -> Scenario:
     """Load and fully validate a definition file; raise ``DefinitionError`` listing every issue."""
     text = read_text(path, max_bytes=max_bytes)
-    return load_text(text, str(path), path=Path(path), max_agents=max_agents, max_depth=max_depth)
+    return load_text(
+        text,
+        str(path),
+        path=Path(path),
+        max_agents=max_agents,
+        max_depth=max_depth,
+        registries=registries,
+    )

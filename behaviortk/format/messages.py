@@ -15,7 +15,8 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from behaviortk.format.errors import pointer_of
-from behaviortk.registry import suggest
+from behaviortk.format.nodes import Subtree
+from behaviortk.registry import Registries, suggest
 
 
 def _walk(data: Any, loc: tuple[str | int, ...], missing: bool) -> tuple[list[str | int], Any]:
@@ -74,6 +75,8 @@ def _message(
         return f"array is too short: item {loc[-1]} is missing", "too_short"
     if kind == "missing":
         return f"missing required key {loc[-1]!r}", kind
+    if kind in ("unknown_type", "unknown_kind", "missing_tag"):
+        return str(err["msg"]), kind
     if kind == "union_tag_invalid":
         tag = ctx.get("tag", "")
         tags = [t.strip().strip("'") for t in str(ctx.get("expected_tags", "")).split(",")]
@@ -167,6 +170,12 @@ def pydantic_issues(
             message, kind = _message(err, value, parents[pointer], catalogue)
             out.append((pointer, message, kind))
     return out
+
+
+def key_catalogue(root: type[BaseModel], registries: Registries) -> dict[str, set[str]]:
+    """Known keys of ``root``, every registered model and the models they hold."""
+    models = [e.model for reg in registries.all().values() for e in reg]
+    return field_catalogue([root, Subtree, *models])
 
 
 def field_catalogue(models: Iterable[type[BaseModel]]) -> dict[str, set[str]]:

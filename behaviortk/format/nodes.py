@@ -1,35 +1,32 @@
-"""Node base class and the two open unions (any node, any condition).
+"""Node base class and the open slots: fields whose value is "one of the registered X".
 
-The unions are open because plugins add node types at run time. ``Node`` and
-``Condition`` are annotations whose pydantic schema is the tagged union of the
-*currently registered* models (discriminated on ``type``). When a registry
-changes, every model holding a node is put back into pydantic's deferred state
-so that its next use rebuilds it against the new union.
+A slot (``Node``, ``Condition``, ``PrimitiveNode``, ``Predictor``, ``Target``)
+is validated by looking its ``type`` (or ``kind``) up in the registries in
+force: those passed as ``context={"registries": ...}`` to pydantic, else
+``registry.default()``. Nothing is rebuilt when a plugin registers: the next
+validation simply sees it. The JSON Schema refers to each slot as a named
+``$defs`` entry that ``format.schema`` builds from the same registries.
 """
 
 from __future__ import annotations
 
-import typing
-from collections.abc import Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, GetCoreSchemaHandler
-from pydantic._internal._mock_val_ser import set_model_mocks
-from pydantic_core import core_schema
+from pydantic import BaseModel, GetCoreSchemaHandler, GetJsonSchemaHandler, ValidationInfo
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import PydanticCustomError, core_schema
 
 from behaviortk import registry
-from behaviortk.format.fields import Model, doc
+from behaviortk.format.fields import Model, ParamValue, doc
+
+SLOT_KEY = "x-behaviortk-slot"
+"""Placeholder key in generated JSON Schema, replaced by a ``$ref`` to the slot's union."""
 
 
 class NodeModel(Model):
-    """Base of every tree node: a ``type`` tag (declared by each subclass) and a trace name.
-
-    Schemas are built lazily (``defer_build``) because a node's children may be
-    of types registered later.
-    """
-
-    model_config = ConfigDict(defer_build=True)
+    """Base of every tree node: a ``type`` tag (declared by each subclass) and a trace name."""
 
     name: str | None = doc(
         "Name shown in traces and the tree panel; defaults to the node type", None
@@ -40,124 +37,147 @@ class NodeModel(Model):
         return self.name or str(getattr(self, "type", type(self).__name__))
 
 
-def node_registries() -> tuple[registry.Registry[Any], ...]:
-    """Registries whose models may appear anywhere a node is expected."""
-    return (
-        registry.composites,
-        registry.decorators,
-        registry.primitives,
-        registry.combiners,
-        registry.conditions,
-        registry.actions,
+class Subtree(NodeModel):
+    """Run a named tree here, with parameters (replaced by that tree when loading)."""
+
+    type: Literal["subtree"] = "subtree"
+    tree: str = doc("Name of a tree in `trees`", min_length=1)
+    params: dict[str, ParamValue] = doc(
+        "Values for that tree's parameters (may be `$param` of the enclosing tree)",
+        default_factory=dict,
     )
 
 
-_extra_node_models: list[type[NodeModel]] = []
-"""Node models that are format-only (``subtree``): valid in files, expanded before running."""
+def registries_in(context: Any) -> registry.Registries:
+    """The registries a validation runs against: the context's, else the default."""
+    if isinstance(context, dict):
+        found = context.get("registries")
+        if isinstance(found, registry.Registries):
+            return found
+    return registry.default()
 
 
-def add_format_node(model: type[NodeModel]) -> type[NodeModel]:
-    """Make a node type part of the file format without being a runnable registry entry."""
-    _extra_node_models.append(model)
-    invalidate()
-    return model
-
-
-def node_models() -> list[type[Any]]:
-    """Every model a ``Node`` may be, built-ins first (imports them on first use)."""
-    import behaviortk.builtins  # noqa: F401  (registers the built-in node types)
-
-    models: list[type[Any]] = [m for reg in node_registries() for m in reg.models()]
-    return models + list(_extra_node_models)
-
-
-def condition_models() -> list[type[Any]]:
-    import behaviortk.builtins  # noqa: F401
-
-    return registry.conditions.models()
-
-
-def _tagged_union(
-    models: Iterable[type[Any]], handler: GetCoreSchemaHandler
-) -> core_schema.CoreSchema:
-    choices = {registry.tag_of(m): handler.generate_schema(m) for m in models}
-    if not choices:
-        return core_schema.no_info_plain_validator_function(
-            _nothing_registered,
-            metadata={"pydantic_js_functions": [lambda _schema, _handler: {"not": {}}]},
-        )
-    return core_schema.tagged_union_schema(choices, discriminator="type")
-
-
-def _nothing_registered(value: Any) -> Any:
-    raise ValueError("no node types of this kind are registered")
+def raw_trees(context: Any) -> bool:
+    """Whether this validation reads trees as written (``$param``, ``subtree`` allowed)."""
+    return isinstance(context, dict) and bool(context.get("raw"))
 
 
 @dataclass(frozen=True)
-class NodeSlot:
-    """Annotation metadata: validate as the union of all registered node models."""
+class SlotKind:
+    """What one slot accepts: which registries, under which discriminating key."""
 
-    conditions_only: bool = False
+    name: str  # the $defs name of its union
+    noun: str  # "node type", "condition", ...
+    key: str  # "type" | "kind"
+    pick: Callable[[registry.Registries], tuple[registry.Registry, ...]]
+    subtree: bool = False  # ``subtree`` references allowed (raw trees only)
+
+
+NODE = SlotKind("Node", "node type", "type", lambda r: r.node_kinds(), subtree=True)
+CONDITION = SlotKind("Condition", "condition", "type", lambda r: (r.conditions,))
+PRIMITIVE = SlotKind("Primitive", "steering primitive", "type", lambda r: (r.primitives,))
+PREDICTOR = SlotKind("Predictor", "predictor", "type", lambda r: (r.predictors,))
+TARGET = SlotKind("Target", "target kind", "kind", lambda r: (r.targets,))
+SLOTS = (NODE, CONDITION, PRIMITIVE, PREDICTOR, TARGET)
+
+
+def slot_tags(slot: SlotKind, regs: registry.Registries) -> list[str]:
+    tags = [tag for reg in slot.pick(regs) for tag in reg.tags()]
+    return [*tags, "subtree"] if slot.subtree else tags
+
+
+def slot_models(slot: SlotKind, regs: registry.Registries) -> dict[str, type[BaseModel]]:
+    models: dict[str, type[BaseModel]] = {e.tag: e.model for reg in slot.pick(regs) for e in reg}
+    if slot.subtree:
+        models["subtree"] = Subtree
+    return models
+
+
+def _where_allowed(slot: SlotKind, tag: str, regs: registry.Registries) -> str:
+    """For a tag registered elsewhere: which kinds this position takes instead."""
+    for reg in regs.all().values():
+        if tag in reg:
+            return f"{tag!r} is a {reg.kind}, but only a {slot.noun} is allowed here"
+    return ""
+
+
+def _unknown(slot: SlotKind, tag: str, regs: registry.Registries) -> PydanticCustomError:
+    tags = slot_tags(slot, regs)
+    elsewhere = _where_allowed(slot, tag, regs)
+    if elsewhere:
+        message = f"{elsewhere}{registry.choices(tag, tags)}"
+    else:
+        message = f"unknown {slot.noun} {tag!r}{registry.choices(tag, tags)}"
+    kind = "unknown_kind" if slot.key == "kind" else "unknown_type"
+    return PydanticCustomError(kind, message)
+
+
+def _dispatch(slot: SlotKind, value: Any, info: ValidationInfo) -> Any:
+    regs = registries_in(info.context)
+    models = slot_models(slot, regs)
+    if not (slot.subtree and raw_trees(info.context)):
+        models.pop("subtree", None)
+    if isinstance(value, BaseModel):
+        tag = getattr(value, slot.key, None)
+        if isinstance(tag, str) and models.get(tag) is type(value):
+            return value
+        raise _unknown(slot, str(tag), regs)
+    if not isinstance(value, dict):
+        raise PydanticCustomError("model_type", "expected an object")
+    if slot.key not in value:
+        raise PydanticCustomError(
+            "missing_tag", f"missing key {slot.key!r}: it says which kind of object this is"
+        )
+    tag = value[slot.key]
+    if not isinstance(tag, str):
+        what = "null" if tag is None else type(tag).__name__
+        raise PydanticCustomError(
+            "unknown_kind" if slot.key == "kind" else "unknown_type",
+            f"{slot.key!r} must be a string naming a {slot.noun}, got {what}"
+            + registry.choices("", slot_tags(slot, regs)),
+        )
+    model = models.get(tag)
+    if model is None:
+        raise _unknown(slot, tag, regs)
+    return model.model_validate(value, context=info.context)
+
+
+@dataclass(frozen=True)
+class Slot:
+    """Annotation metadata: validate as one of the models registered for ``kind``."""
+
+    kind: SlotKind
 
     def __get_pydantic_core_schema__(
         self, source: Any, handler: GetCoreSchemaHandler
     ) -> core_schema.CoreSchema:
-        models = condition_models() if self.conditions_only else node_models()
-        return _tagged_union(models, handler)
+        slot = self.kind
+        return core_schema.with_info_plain_validator_function(
+            lambda value, info: _dispatch(slot, value, info),
+            serialization=core_schema.plain_serializer_function_ser_schema(_dump),
+        )
+
+    def __get_pydantic_json_schema__(
+        self, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        return {SLOT_KEY: self.kind.name}
 
 
-Node = Annotated[NodeModel, NodeSlot()]
-"""Any registered node (composite, decorator, steering leaf, condition, action, subtree)."""
+def _dump(value: Any) -> Any:
+    return value.model_dump(mode="json", by_alias=True) if isinstance(value, BaseModel) else value
 
-Condition = Annotated[NodeModel, NodeSlot(conditions_only=True)]
+
+Node = Annotated[NodeModel, Slot(NODE)]
+"""Any registered node (composite, decorator, steering leaf, condition, action; subtree in files)."""
+
+Condition = Annotated[NodeModel, Slot(CONDITION)]
 """Any registered condition leaf (used by ``eternal_guard``)."""
 
+PrimitiveNode = Annotated[NodeModel, Slot(PRIMITIVE)]
+"""Any registered steering primitive (the children of combiners)."""
 
-_holders: list[type[Model]] = []
-"""Models outside the registries that contain nodes (tree definitions, the root)."""
+Predictor = Annotated[Model, Slot(PREDICTOR)]
+"""Any registered look-ahead predictor (pursuit, evade, interpose, offset pursuit)."""
 
-
-def holds_nodes(cls: type[Model]) -> type[Model]:
-    """Class decorator for non-node models that contain ``Node`` fields."""
-    _holders.append(cls)
-    return cls
-
-
-def _mentions_slot(annotation: Any) -> bool:
-    stack = [annotation]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, NodeSlot):
-            return True
-        if typing.get_origin(item) is Annotated:
-            stack.extend(item.__metadata__)
-            stack.append(item.__origin__)
-        stack.extend(typing.get_args(item))
-    return False
-
-
-def contains_nodes(model: type[Any]) -> bool:
-    """Whether a model has a field typed ``Node`` or ``Condition`` (at any nesting)."""
-    fields = getattr(model, "__pydantic_fields__", {})
-    return any(
-        _mentions_slot(f.annotation) or any(isinstance(m, NodeSlot) for m in f.metadata)
-        for f in fields.values()
-    )
-
-
-def invalidate() -> None:
-    """Return every node-holding model to pydantic's deferred state (rebuilt on next use)."""
-    models = [m for reg in node_registries() for m in reg.models()]
-    for model in [*models, *_extra_node_models, *_holders]:
-        if model.__pydantic_complete__ and (model in _holders or contains_nodes(model)):
-            model.__pydantic_complete__ = False
-            set_model_mocks(model)
-    global generation
-    generation += 1
-
-
-generation = 0
-"""Increases whenever the unions change; caches of adapters and schemas key on it."""
-
-for _reg in node_registries():
-    _reg.on_change(invalidate)
+Target = Annotated[Model, Slot(TARGET)]
+"""Any registered target kind, chosen by `kind`."""

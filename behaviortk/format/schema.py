@@ -1,56 +1,64 @@
 """JSON Schema (Draft 2020-12) of the format, and validation against it (``--schema-only``).
 
-The schema is generated from the models, so registering a node type (plugins
-included) adds it here. Post-processing makes it friendlier to editors and
-exact for validators: the node unions become named ``$defs`` (``Node``,
-``Condition``) and discriminator keys (``type``, ``kind``) are required.
+The schema is generated from the registries, so registering a node type,
+predictor or target kind (plugins included) adds it here. Each open slot is a
+named ``$defs`` union (``Node``, ``Condition``, ``Primitive``, ``Predictor``,
+``Target``) written as ``if type == X then X`` (linear time to check), and
+discriminator keys (``type``, ``kind``) are required.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError as SchemaError
+from pydantic import BaseModel
+from pydantic.json_schema import models_json_schema
 
+from behaviortk.format.definition import Definition
 from behaviortk.format.errors import Issue, pointer_of
 from behaviortk.format.jsonparse import Parsed
-from behaviortk.format.nodes import condition_models, node_models
-from behaviortk.registry import suggest, tag_of
+from behaviortk.format.nodes import SLOT_KEY, SLOTS, Subtree, slot_models
+from behaviortk.registry import Registries, default, suggest
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError as SchemaError
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMA_ID = "behaviortk.schema.json"
 
 
-def json_schema() -> dict[str, Any]:
-    """The schema of a whole definition file."""
-    from behaviortk.format.adapters import definition_adapter
+def json_schema(registries: Registries | None = None) -> dict[str, Any]:
+    """The schema of a whole definition file, for the given registries (default: the default's)."""
+    regs = default() if registries is None else registries
+    models: list[type[BaseModel]] = [Definition, Subtree]
+    for reg in regs.all().values():
+        models.extend(m for m in reg.models() if m not in models)
+    refs, top = models_json_schema(
+        [(m, "validation") for m in models], by_alias=True, ref_template="#/$defs/{model}"
+    )
+    defs: dict[str, Any] = top.get("$defs", {})
+    root_name = refs[(Definition, "validation")]["$ref"].rsplit("/", 1)[1]
+    body = defs.pop(root_name)
+    for slot in SLOTS:
+        mapping = {
+            tag: refs[(model, "validation")]["$ref"]
+            for tag, model in slot_models(slot, regs).items()
+        }
+        defs[slot.name] = _by_tag(mapping, slot.name, slot.key)
 
-    body = definition_adapter().json_schema(by_alias=True, mode="validation")
-    defs: dict[str, Any] = body.pop("$defs", {})
-    unions = {
-        frozenset(tag_of(m) for m in node_models()): "Node",
-        frozenset(tag_of(m) for m in condition_models()): "Condition",
-    }
-
-    def factor(value: Any) -> Any:
+    def link(value: Any) -> Any:
         if isinstance(value, dict):
-            disc = value.get("discriminator")
-            if isinstance(disc, dict) and disc.get("propertyName") == "type" and "oneOf" in value:
-                name = unions.get(frozenset(disc.get("mapping", {})))
-                if name is not None:
-                    defs.setdefault(name, _by_tag(disc["mapping"], name))
-                    return {"$ref": f"#/$defs/{name}"}
-            return {k: factor(v) for k, v in value.items()}
+            return {
+                ("$ref" if k == SLOT_KEY else k): (f"#/$defs/{v}" if k == SLOT_KEY else link(v))
+                for k, v in value.items()
+            }
         if isinstance(value, list):
-            return [factor(v) for v in value]
+            return [link(v) for v in value]
         return value
 
-    body = factor(body)
-    for def_name in list(defs):
-        if def_name not in ("Node", "Condition"):
-            defs[def_name] = factor(defs[def_name])
+    body = link(body)
+    defs = {name: link(d) for name, d in defs.items()}
     for d in defs.values():
         props = d.get("properties", {})
         for key in ("type", "kind"):
@@ -59,7 +67,7 @@ def json_schema() -> dict[str, Any]:
     return {"$schema": DRAFT, "$id": SCHEMA_ID, **body, "$defs": dict(sorted(defs.items()))}
 
 
-def _by_tag(mapping: dict[str, str], name: str) -> dict[str, Any]:
+def _by_tag(mapping: dict[str, str], name: str, key: str) -> dict[str, Any]:
     """A node union as ``if type == X then X's schema``: only the named variant is checked.
 
     (``oneOf`` would validate every variant, recursing into children each time,
@@ -67,13 +75,13 @@ def _by_tag(mapping: dict[str, str], name: str) -> dict[str, Any]:
     """
     tags = sorted(mapping)
     return {
-        "description": f"A {name.lower()}: an object whose `type` names one of the registered kinds.",
+        "description": f"A {name.lower()}: an object whose `{key}` names one of the registered kinds.",
         "type": "object",
-        "required": ["type"],
-        "properties": {"type": {"enum": tags}},
+        "required": [key],
+        "properties": {key: {"enum": tags}},
         "allOf": [
             {
-                "if": {"properties": {"type": {"const": tag}}, "required": ["type"]},
+                "if": {"properties": {key: {"const": tag}}, "required": [key]},
                 "then": {"$ref": mapping[tag]},
             }
             for tag in tags
@@ -86,27 +94,26 @@ def schema_text() -> str:
     return json.dumps(json_schema(), indent=2, ensure_ascii=False) + "\n"
 
 
-_validators: dict[int, Draft202012Validator] = {}
+_validators: dict[tuple[int, int], Any] = {}
 
 
-def _validator() -> Draft202012Validator:
-    """One validator per generation of the node unions (building the schema is not free)."""
-    from behaviortk.format import nodes
-    from behaviortk.format.adapters import definition_adapter
+def _validator(regs: Registries) -> Any:
+    """One validator per state of the registries (building the schema is not free)."""
+    from jsonschema import Draft202012Validator
 
-    definition_adapter()  # imports the built-ins, so the generation below is current
-    hit = _validators.get(nodes.generation)
+    key = (id(regs), regs.version)
+    hit = _validators.get(key)
     if hit is None:
-        _validators.clear()
-        hit = _validators[nodes.generation] = Draft202012Validator(json_schema())
+        hit = _validators[key] = Draft202012Validator(json_schema(regs))
     return hit
 
 
-def schema_issues(parsed: Parsed, name: str) -> list[Issue]:
+def schema_issues(parsed: Parsed, name: str, registries: Registries | None = None) -> list[Issue]:
     """Validate parsed data with ``jsonschema`` only; issues formatted like the full loader's."""
+    regs = default() if registries is None else registries
     out: list[Issue] = []
     for err in sorted(
-        _validator().iter_errors(parsed.data), key=lambda e: list(map(str, e.absolute_path))
+        _validator(regs).iter_errors(parsed.data), key=lambda e: list(map(str, e.absolute_path))
     ):
         for leaf in _leaves(err):
             pointer, message, kind = _describe(leaf)

@@ -15,12 +15,13 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from behaviortk.format.adapters import validate_node
 from behaviortk.format.definition import Definition
 from behaviortk.format.errors import pointer_of
 from behaviortk.format.fields import NameRef
-from behaviortk.format.messages import field_catalogue, pydantic_issues
-from behaviortk.format.nodes import NodeModel, node_models
-from behaviortk.registry import suggest
+from behaviortk.format.messages import key_catalogue, pydantic_issues
+from behaviortk.format.nodes import NodeModel
+from behaviortk.registry import Registries, suggest
 
 PARAM = re.compile(r"^\$([A-Za-z_][A-Za-z0-9_]*)$")
 MAX_DEPTH = 64
@@ -64,6 +65,7 @@ RESERVED_GROUP_NAMES = frozenset({"same", "any"})
 def check(
     definition: Definition,
     raw: dict[str, Any],
+    registries: Registries,
     *,
     max_agents: int = MAX_AGENTS,
     max_depth: int = MAX_DEPTH,
@@ -163,11 +165,8 @@ def check(
     if out:
         return result
 
-    catalogue = field_catalogue(node_models())
+    known_keys = key_catalogue(NodeModel, registries)
     known = _Names(definition)
-    from behaviortk.format.adapters import node_adapter
-
-    adapter = node_adapter()
     for i, group in enumerate(definition.groups):
         origins: dict[int, str] = {}
         try:
@@ -179,9 +178,9 @@ def check(
             out.append((f"/groups/{i}/tree", f"group {group.name!r}: {message}", kind))
             continue
         try:
-            node = adapter.validate_python(expanded)
+            node = validate_node(expanded, registries)
         except ValidationError as exc:
-            for pointer, message, kind in pydantic_issues(exc, expanded, catalogue):
+            for pointer, message, kind in pydantic_issues(exc, expanded, known_keys):
                 out.append(
                     (_origin(expanded, pointer, origins), f"group {group.name!r}: {message}", kind)
                 )

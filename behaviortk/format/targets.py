@@ -1,4 +1,6 @@
-"""Targets of steering leaves, discriminated on ``kind``.
+"""Built-in target kinds of steering leaves and conditions, discriminated on ``kind``.
+
+A field typed ``format.nodes.Target`` takes any registered kind (plugins add more).
 
 Strings naming a group, agent or path may be ``"$param"`` references inside a
 reusable tree; names are checked once the tree is expanded for a group.
@@ -6,9 +8,7 @@ reusable tree; names are checked once the tree is expanded for a group.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
-
-from pydantic import Field
+from typing import Literal
 
 from behaviortk.format.fields import AgentRef, GroupRef, Model, PathRef, PNonNeg, Point, PPoint, doc
 
@@ -62,16 +62,3 @@ class SelfTarget(Model):
     """The agent itself (for leaves that need no other target)."""
 
     kind: Literal["self"] = "self"
-
-
-Target = Annotated[
-    NearestTarget
-    | AgentTarget
-    | PointTarget
-    | PathTarget
-    | BlackboardTarget
-    | PointerTarget
-    | SelfTarget,
-    Field(discriminator="kind"),
-]
-"""What a steering leaf steers relative to, chosen by `kind`."""

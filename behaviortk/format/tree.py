@@ -1,6 +1,6 @@
-"""Built-in tree structure nodes: composites, decorators and subtree references.
+"""Built-in tree structure nodes: composites and decorators (``subtree`` is in ``nodes``).
 
-Models only: the engines give them py_trees semantics. Leaves (steering,
+Models only, registered by ``behaviortk.builtins``: the engines give them py_trees semantics. Leaves (steering,
 conditions, actions) live with their implementations and register themselves.
 """
 
@@ -10,9 +10,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from behaviortk import registry
 from behaviortk.format.fields import Model, ParamValue, Positive, doc
-from behaviortk.format.nodes import Condition, Node, NodeModel, add_format_node
+from behaviortk.format.nodes import Condition, Node, NodeModel
 
 # --- composites ----------------------------------------------------------------------------
 
@@ -66,8 +65,7 @@ class Parallel(NodeModel):
         return self
 
 
-for _composite in (Sequence, Selector, Parallel):
-    registry.composites.register(_composite)
+COMPOSITES = (Sequence, Selector, Parallel)
 
 
 # --- decorators ----------------------------------------------------------------------------
@@ -167,7 +165,7 @@ class EternalGuard(DecoratorModel):
     condition: Condition = doc("A condition leaf re-checked every tick")
 
 
-for _decorator in (
+DECORATORS = (
     Inverter,
     SuccessIsFailure,
     FailureIsSuccess,
@@ -181,25 +179,7 @@ for _decorator in (
     Retry,
     OneShot,
     EternalGuard,
-):
-    registry.decorators.register(_decorator)
-
-
-# --- subtree references --------------------------------------------------------------------
-
-
-class Subtree(NodeModel):
-    """Run a named tree here, with parameters (replaced by that tree when loading)."""
-
-    type: Literal["subtree"] = "subtree"
-    tree: str = doc("Name of a tree in `trees`", min_length=1)
-    params: dict[str, ParamValue] = doc(
-        "Values for that tree's parameters (may be `$param` of the enclosing tree)",
-        default_factory=dict,
-    )
-
-
-add_format_node(Subtree)
+)
 
 
 class ParamSpec(Model):

@@ -1,10 +1,4 @@
 """Steering: primitives (one vectorised kernel each), predictors, combiners and the act phase.
 
-Importing the package registers every built-in primitive, predictor and combiner.
+Built-ins are registered by ``behaviortk.builtins``; importing this package registers nothing.
 """
-
-from behaviortk.steering import combiners, predictors, primitives
-from behaviortk.steering.context import Steering, SteeringContext
-from behaviortk.steering.debug import DebugBuffer
-
-__all__ = ["DebugBuffer", "Steering", "SteeringContext", "combiners", "predictors", "primitives"]

@@ -17,16 +17,14 @@ plugin primitives can be combined too.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Literal
 
 import numpy as np
-from pydantic import GetCoreSchemaHandler, model_validator
-from pydantic_core import core_schema
+from pydantic import model_validator
 
-from behaviortk import registry
 from behaviortk.format.fields import PNonNeg, PProbability, doc
-from behaviortk.format.nodes import NodeModel, NodeSlot
+from behaviortk.format.nodes import NodeModel, PrimitiveNode
+from behaviortk.registry import Registries
 from behaviortk.steering.context import (
     Steering,
     SteeringContext,
@@ -34,25 +32,6 @@ from behaviortk.steering.context import (
     steer,
 )
 from behaviortk.vec import Array, length, truncate
-
-
-@dataclass(frozen=True)
-class PrimitiveSlot(NodeSlot):
-    """Annotation metadata: validate as the union of the registered steering primitives."""
-
-    def __get_pydantic_core_schema__(
-        self, source: Any, handler: GetCoreSchemaHandler
-    ) -> core_schema.CoreSchema:
-        import behaviortk.builtins  # noqa: F401  (registers the built-in primitives)
-
-        choices = {
-            registry.tag_of(m): handler.generate_schema(m) for m in registry.primitives.models()
-        }
-        return core_schema.tagged_union_schema(choices, discriminator="type")
-
-
-PrimitiveNode = Annotated[NodeModel, PrimitiveSlot()]
-"""Any registered steering primitive."""
 
 
 def accumulate(running: Array, force: Array, max_force: Array) -> Array:
@@ -109,7 +88,6 @@ class Blend(CombinerModel):
     type: Literal["blend"] = "blend"
 
 
-@registry.combiners.implements(Blend)
 def blend(p: Blend, ctx: SteeringContext) -> Steering:
     linear, angular = _zero(ctx)
     saw = False
@@ -128,7 +106,6 @@ class PrioritizedSum(CombinerModel):
     type: Literal["prioritized_sum"] = "prioritized_sum"
 
 
-@registry.combiners.implements(PrioritizedSum)
 def prioritized_sum(p: PrioritizedSum, ctx: SteeringContext) -> Steering:
     linear, angular = _zero(ctx)
     saw = False
@@ -167,7 +144,6 @@ class PrioritizedDither(CombinerModel):
         return len(self.children) + sum(random_numbers(c) for c in self.children)
 
 
-@registry.combiners.implements(PrioritizedDither)
 def prioritized_dither(p: PrioritizedDither, ctx: SteeringContext) -> Steering:
     linear, angular = _zero(ctx)
     decided = np.zeros(ctx.n, dtype=bool)
@@ -204,7 +180,6 @@ class FirstNonzero(CombinerModel):
     )
 
 
-@registry.combiners.implements(FirstNonzero)
 def first_nonzero(p: FirstNonzero, ctx: SteeringContext) -> Steering:
     linear, angular = _zero(ctx)
     decided = np.zeros(ctx.n, dtype=bool)
@@ -222,3 +197,17 @@ def first_nonzero(p: FirstNonzero, ctx: SteeringContext) -> Steering:
         decided |= win
     linear = truncate(linear, ctx.per_agent("max_force"))
     return _result(linear, clamp_angular(angular, ctx.per_agent("max_angular_accel")), saw)
+
+
+BUILTIN = (
+    (Blend, blend),
+    (PrioritizedSum, prioritized_sum),
+    (PrioritizedDither, prioritized_dither),
+    (FirstNonzero, first_nonzero),
+)
+"""(model, implementation) of every built-in combiner, in registration order."""
+
+
+def register(registries: Registries) -> None:
+    for model, impl in BUILTIN:
+        registries.combiners.register(model, impl)

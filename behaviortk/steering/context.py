@@ -13,7 +13,6 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from behaviortk import registry
 from behaviortk.sense import Sense, TargetFacts
 from behaviortk.steering.debug import DebugBuffer
 from behaviortk.vec import Array
@@ -135,19 +134,10 @@ class SteeringContext:
         )
 
 
-def implementation(model: Any) -> SteeringFn:
-    """The registered function of a primitive or combiner model."""
-    tag = str(model.type)
-    if tag in registry.primitives:
-        fn: SteeringFn = registry.primitives.impl(tag)
-        return fn
-    fn = registry.combiners.impl(tag)
-    return fn
-
-
 def steer(model: Any, ctx: SteeringContext) -> Steering:
     """Run a steering leaf, unweighted; rows whose target is missing get zero."""
-    out = implementation(model)(model, ctx)
+    fn: SteeringFn = ctx.sense.registries.node(str(model.type)).impl
+    out = fn(model, ctx)
     linear = _finite(out.linear, (ctx.n, 2))
     angular = None
     if out.angular is not None:

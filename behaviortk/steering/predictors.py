@@ -8,13 +8,12 @@ A predictor answers "how many seconds ahead should I aim?" for a pursuer at
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Protocol
+from typing import Literal, Protocol
 
 import numpy as np
-from pydantic import Discriminator
 
-from behaviortk import registry
 from behaviortk.format.fields import Model, PPositive, doc
+from behaviortk.registry import Registries, default
 from behaviortk.vec import EPS, Array, dot, length
 
 
@@ -39,10 +38,6 @@ class Intercept(Model):
     """
 
     type: Literal["intercept"] = "intercept"
-
-
-Predictor = Annotated[Linear | Capped | Intercept, Discriminator("type")]
-"""The ``predictor`` field of pursuit, evade, interpose and offset_pursuit."""
 
 
 class PredictorFn(Protocol):
@@ -91,21 +86,18 @@ def intercept_time(to_target: Array, max_speed: Array, target_vel: Array) -> Arr
     return np.where(np.isfinite(t), t, np.nan)
 
 
-@registry.predictors.implements(Linear)
 def linear(
     p: Linear, to_target: Array, own_vel: Array, max_speed: Array, target_vel: Array
 ) -> Array:
     return linear_time(to_target, max_speed, target_vel)
 
 
-@registry.predictors.implements(Capped)
 def capped(
     p: Capped, to_target: Array, own_vel: Array, max_speed: Array, target_vel: Array
 ) -> Array:
     return capped_time(to_target, own_vel, float(p.max_prediction))
 
 
-@registry.predictors.implements(Intercept)
 def intercept(
     p: Intercept, to_target: Array, own_vel: Array, max_speed: Array, target_vel: Array
 ) -> Array:
@@ -114,9 +106,28 @@ def intercept(
 
 
 def look_ahead(
-    p: Model, to_target: Array, own_vel: Array, max_speed: Array, target_vel: Array
+    p: Model,
+    to_target: Array,
+    own_vel: Array,
+    max_speed: Array,
+    target_vel: Array,
+    registries: Registries | None = None,
 ) -> Array:
     """Run the registered predictor ``p`` (seconds ahead, finite and >= 0)."""
-    fn: PredictorFn = registry.predictors.impl(str(getattr(p, "type", "")))
+    regs = default() if registries is None else registries
+    fn: PredictorFn = regs.predictors.impl(str(getattr(p, "type", "")))
     t = np.asarray(fn(p, to_target, own_vel, max_speed, target_vel), dtype=np.float64)
     return np.where(np.isfinite(t) & (t > 0.0), t, 0.0)
+
+
+BUILTIN = (
+    (Linear, linear),
+    (Capped, capped),
+    (Intercept, intercept),
+)
+"""(model, implementation) of every built-in predictor, in registration order."""
+
+
+def register(registries: Registries) -> None:
+    for model, impl in BUILTIN:
+        registries.predictors.register(model, impl)

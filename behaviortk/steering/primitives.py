@@ -13,7 +13,6 @@ from typing import Annotated, Any, ClassVar, Literal
 import numpy as np
 from pydantic import Field, model_validator
 
-from behaviortk import registry
 from behaviortk.format.fields import (
     PDegrees,
     PNonNeg,
@@ -22,13 +21,12 @@ from behaviortk.format.fields import (
     PPositive,
     doc,
 )
-from behaviortk.format.nodes import NodeModel
-from behaviortk.format.targets import Target
+from behaviortk.format.nodes import NodeModel, Predictor, Target
+from behaviortk.registry import Registries, tag_of
 from behaviortk.sense import Sense, TargetFacts
 from behaviortk.steering import kernels as k
 from behaviortk.steering.context import Steering, SteeringContext
-from behaviortk.steering.predictors import Linear, Predictor, look_ahead
-from behaviortk.tree.leaf_status import done_check
+from behaviortk.steering.predictors import Linear, look_ahead
 from behaviortk.vec import EPS, Array, length, normalize
 
 WEIGHT_DOC = "Multiplies this leaf's force before it is combined with the agent's other requests"
@@ -64,7 +62,9 @@ def _target_heading(ctx: SteeringContext, facts: TargetFacts) -> Array:
 
 def _predict(ctx: SteeringContext, predictor: Any, pos: Array, vel: Array) -> Array:
     """Predicted position of a constant-velocity target (pos, vel) by ``predictor``."""
-    t = look_ahead(predictor, pos - ctx.pos, ctx.vel, ctx.per_agent("max_speed"), vel)
+    t = look_ahead(
+        predictor, pos - ctx.pos, ctx.vel, ctx.per_agent("max_speed"), vel, ctx.sense.registries
+    )
     return k.predicted(pos, vel, t)
 
 
@@ -85,7 +85,6 @@ class Seek(TargetedModel):
     type: Literal["seek"] = "seek"
 
 
-@registry.primitives.implements(Seek)
 def seek(p: Seek, ctx: SteeringContext) -> Steering:
     t = ctx.target_facts()
     return Steering(k.seek_force(ctx.pos, ctx.vel, t.pos, ctx.per_agent("max_speed")))
@@ -103,7 +102,6 @@ class Flee(TargetedModel):
     )
 
 
-@registry.primitives.implements(Flee)
 def flee(p: Flee, ctx: SteeringContext) -> Steering:
     t = ctx.target_facts()
     fear = np.inf if p.fear_distance is None else _f(p.fear_distance)
@@ -158,14 +156,15 @@ def arrive_force(p: Arrive, ctx: SteeringContext, point: Array) -> Array:
     return _mass_scaled(ctx, accel)
 
 
-@registry.primitives.implements(Arrive)
 def arrive(p: Arrive, ctx: SteeringContext) -> Steering:
     return Steering(arrive_force(p, ctx, ctx.target_facts().pos))
 
 
-def arrived(p: Arrive, pos: Array, target: Array) -> np.ndarray:
-    """Where arrive is done (SUCCESS): within ``tolerance`` of the target."""
-    return np.asarray(length(target - pos) <= _f(p.tolerance))
+def arrive_done(p: Arrive, sense: Sense, group: str, memory: Any) -> np.ndarray:
+    """Where arrive is done (SUCCESS): within ``tolerance`` of a valid target."""
+    rows = sense.rows(group)
+    facts = sense.target(p.target, group)
+    return np.asarray(length(facts.pos - sense.agents.pos[rows]) <= p.tolerance, dtype=bool)
 
 
 # ---------------------------------------------------------- pursuit, evade
@@ -188,7 +187,6 @@ class Pursuit(TargetedModel):
     )
 
 
-@registry.primitives.implements(Pursuit)
 def pursuit(p: Pursuit, ctx: SteeringContext) -> Steering:
     t = ctx.target_facts()
     to = t.pos - ctx.pos
@@ -222,7 +220,6 @@ def evade_force(ctx: SteeringContext, t: TargetFacts, predictor: Any, threat: fl
     return force
 
 
-@registry.primitives.implements(Evade)
 def evade(p: Evade, ctx: SteeringContext) -> Steering:
     threat = np.inf if p.threat_range is None else _f(p.threat_range)
     return Steering(evade_force(ctx, ctx.target_facts(), p.predictor, threat))
@@ -261,7 +258,6 @@ class Wander(SteeringModel):
     )
 
 
-@registry.primitives.implements(Wander)
 def wander(p: Wander, ctx: SteeringContext) -> Steering:
     scale = np.ones(ctx.n) if p.units == "world" else ctx.per_agent("radius")
     radius = _f(p.radius) * scale
@@ -317,7 +313,6 @@ class Face(AlignParams):
     target: Target = doc("What to look at")
 
 
-@registry.primitives.implements(Face)
 def face(p: Face, ctx: SteeringContext) -> Steering:
     goal = k.face_orientation(ctx.pos, ctx.target_facts().pos, ctx.per_agent("orientation"))
     return align_to(p, ctx, goal)
@@ -329,7 +324,6 @@ class LookWhereYouAreGoing(AlignParams):
     type: Literal["look_where_you_are_going"] = "look_where_you_are_going"
 
 
-@registry.primitives.implements(LookWhereYouAreGoing)
 def look_where_you_are_going(p: LookWhereYouAreGoing, ctx: SteeringContext) -> Steering:
     return align_to(p, ctx, k.travel_orientation(ctx.vel, ctx.per_agent("orientation")))
 
@@ -345,7 +339,6 @@ class Align(AlignParams):
     target: Target = doc("Whose orientation to match")
 
 
-@registry.primitives.implements(Align)
 def align(p: Align, ctx: SteeringContext) -> Steering:
     t = ctx.target_facts()
     own = ctx.per_agent("orientation")
@@ -362,7 +355,6 @@ class VelocityMatch(TargetedModel):
     time_to_target: PPositive = doc("Time over which to match the velocity", 0.1, unit="s")
 
 
-@registry.primitives.implements(VelocityMatch)
 def velocity_match(p: VelocityMatch, ctx: SteeringContext) -> Steering:
     accel = k.velocity_match(ctx.vel, ctx.target_facts().vel, _f(p.time_to_target))
     return Steering(_mass_scaled(ctx, accel))
@@ -397,7 +389,6 @@ class Separation(FlockModel):
     type: Literal["separation"] = "separation"
 
 
-@registry.primitives.implements(Separation)
 def separation(p: Separation, ctx: SteeringContext) -> Steering:
     owner, d, i, j = _pairs(ctx, p.of)
     return Steering(k.separation_force(owner, d, ctx.n, i, j))
@@ -409,7 +400,6 @@ class Alignment(FlockModel):
     type: Literal["alignment"] = "alignment"
 
 
-@registry.primitives.implements(Alignment)
 def alignment(p: Alignment, ctx: SteeringContext) -> Steering:
     owner, _, _, j = _pairs(ctx, p.of)
     return Steering(k.alignment_force(owner, np.take(ctx.agents.vel, j, axis=0), ctx.vel))
@@ -421,7 +411,6 @@ class Cohesion(FlockModel):
     type: Literal["cohesion"] = "cohesion"
 
 
-@registry.primitives.implements(Cohesion)
 def cohesion(p: Cohesion, ctx: SteeringContext) -> Steering:
     owner, d, _, _ = _pairs(ctx, p.of)
     return Steering(k.cohesion_force(owner, d, ctx.pos, ctx.vel, ctx.per_agent("max_speed")))
@@ -438,7 +427,6 @@ class ObstacleAvoidance(SteeringModel):
     braking_weight: PNonNeg = doc("Weight of the braking (forward) component", 0.2)
 
 
-@registry.primitives.implements(ObstacleAvoidance)
 def obstacle_avoidance(p: ObstacleAvoidance, ctx: SteeringContext) -> Steering:
     heading = normalize(ctx.heading)
     force, box = k.obstacle_avoidance_force(
@@ -476,7 +464,6 @@ class LJAvoidance(SteeringModel):
     )
 
 
-@registry.primitives.implements(LJAvoidance)
 def lj_avoidance(p: LJAvoidance, ctx: SteeringContext) -> Steering:
     force = k.lj_force(
         ctx.pos,
@@ -506,7 +493,6 @@ class WallAvoidance(SteeringModel):
     )
 
 
-@registry.primitives.implements(WallAvoidance)
 def wall_avoidance(p: WallAvoidance, ctx: SteeringContext) -> Steering:
     ends = k.feeler_ends(ctx.pos, ctx.heading, _f(p.feeler_length), np.radians(_f(p.side_angle)))
     ctx.debug.add("feelers", ctx.rows, ends=ends)
@@ -533,7 +519,6 @@ class Hide(TargetedModel):
     )
 
 
-@registry.primitives.implements(Hide)
 def hide(p: Hide, ctx: SteeringContext) -> Steering:
     t = ctx.target_facts()
     w = ctx.world
@@ -561,7 +546,6 @@ class Interpose(TargetedModel):
     predictor: Predictor = doc("How far ahead to aim", default_factory=Linear)
 
 
-@registry.primitives.implements(Interpose)
 def interpose(p: Interpose, ctx: SteeringContext) -> Steering:
     a = ctx.target_facts()
     b = ctx.resolve(p.other)
@@ -589,7 +573,6 @@ class OffsetPursuit(TargetedModel):
     predictor: Predictor = doc("How far ahead to aim", default_factory=Linear)
 
 
-@registry.primitives.implements(OffsetPursuit)
 def offset_pursuit(p: OffsetPursuit, ctx: SteeringContext) -> Steering:
     t = ctx.target_facts()
     offset = np.asarray(p.offset, dtype=np.float64)
@@ -634,7 +617,6 @@ def waypoint_state(p: PathFollowing, ctx: SteeringContext) -> tuple[Array, np.nd
     return np.asarray(path.points, dtype=np.float64), ctx.state("waypoint", (), 0, np.int64), looped
 
 
-@registry.primitives.implements(PathFollowing)
 def path_following(p: PathFollowing, ctx: SteeringContext) -> Steering:
     points, memory, looped = waypoint_state(p, ctx)
     if points.shape[0] == 0:
@@ -684,7 +666,6 @@ class Containment(SteeringModel):
         return self
 
 
-@registry.primitives.implements(Containment)
 def containment(p: Containment, ctx: SteeringContext) -> Steering:
     if p.rect is None:
         low, high = np.zeros(2), ctx.world.size
@@ -694,7 +675,6 @@ def containment(p: Containment, ctx: SteeringContext) -> Steering:
     return Steering(force)
 
 
-@done_check("path_following")
 def path_following_done(p: Any, sense: Sense, group: str, memory: Any) -> np.ndarray:
     """SUCCESS for an open path: on its last waypoint and within ``waypoint_seek_distance`` of it."""
     rows = sense.rows(group)
@@ -711,3 +691,38 @@ def path_following_done(p: Any, sense: Sense, group: str, memory: Any) -> np.nda
         cursor = stored[rows]
     near = length(np.asarray(path.points[last]) - sense.agents.pos[rows])
     return np.asarray((cursor == last) & (near < _f(p.waypoint_seek_distance)), dtype=bool)
+
+
+BUILTIN = (
+    (Seek, seek),
+    (Flee, flee),
+    (Arrive, arrive),
+    (Pursuit, pursuit),
+    (Evade, evade),
+    (Wander, wander),
+    (Face, face),
+    (LookWhereYouAreGoing, look_where_you_are_going),
+    (Align, align),
+    (VelocityMatch, velocity_match),
+    (Separation, separation),
+    (Alignment, alignment),
+    (Cohesion, cohesion),
+    (ObstacleAvoidance, obstacle_avoidance),
+    (LJAvoidance, lj_avoidance),
+    (WallAvoidance, wall_avoidance),
+    (Hide, hide),
+    (Interpose, interpose),
+    (OffsetPursuit, offset_pursuit),
+    (PathFollowing, path_following),
+    (Containment, containment),
+)
+"""(model, implementation) of every built-in primitive, in registration order."""
+
+
+DONE = {"arrive": arrive_done, "path_following": path_following_done}
+"""Where a built-in primitive reports SUCCESS (the others are never done)."""
+
+
+def register(registries: Registries) -> None:
+    for model, impl in BUILTIN:
+        registries.primitives.register(model, impl, done=DONE.get(tag_of(model)))

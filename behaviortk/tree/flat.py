@@ -13,31 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from behaviortk import registry
-
-COMPOSITE, DECORATOR, STEERING, CONDITION, ACTION = (
-    "composite",
-    "decorator",
-    "steering",
-    "condition",
-    "action",
-)
-
-
-def kind_of(model: Any) -> str:
-    """Which registry a node model belongs to."""
-    tag = model.type
-    if tag in registry.composites:
-        return COMPOSITE
-    if tag in registry.decorators:
-        return DECORATOR
-    if tag in registry.primitives or tag in registry.combiners:
-        return STEERING
-    if tag in registry.conditions:
-        return CONDITION
-    if tag in registry.actions:
-        return ACTION
-    raise ValueError(f"node type {tag!r} is not registered (subtrees must be expanded first)")
+from behaviortk.registry import COMPOSITE, DECORATOR, STEERING, Registries
 
 
 def random_numbers(model: Any) -> int:
@@ -82,9 +58,8 @@ class FlatTree:
         return len(self.nodes)
 
 
-def child_models(model: Any) -> list[Any]:
+def child_models(model: Any, kind: str) -> list[Any]:
     """A node's children as tree nodes (combiner children are parameters, not nodes)."""
-    kind = kind_of(model)
     if kind == COMPOSITE:
         return list(model.children)
     if kind == DECORATOR:
@@ -92,7 +67,7 @@ def child_models(model: Any) -> list[Any]:
     return []
 
 
-def flatten(root: Any, rand_offset: int = 0) -> FlatTree:
+def flatten(root: Any, registries: Registries, rand_offset: int = 0) -> FlatTree:
     """DFS pre-order numbering of an expanded tree; iterative, so depth never recurses."""
     records: list[dict[str, Any]] = []
     stack: list[tuple[Any, int, int, str]] = [(root, -1, 0, trace_name(root))]
@@ -101,7 +76,7 @@ def flatten(root: Any, rand_offset: int = 0) -> FlatTree:
     while stack:
         model, parent, depth, path = stack.pop()
         index = len(records)
-        kind = kind_of(model)
+        kind = registries.kind_of(model.type)
         emit = -1
         if kind == STEERING:
             emit = len(steering)
@@ -124,7 +99,7 @@ def flatten(root: Any, rand_offset: int = 0) -> FlatTree:
         )
         if parent >= 0:
             records[parent]["children"].append(index)
-        kids = child_models(model)
+        kids = child_models(model, kind)
         for i in range(len(kids) - 1, -1, -1):
             kid = kids[i]
             suffix = f"[{i}]" if len(kids) > 1 else ""

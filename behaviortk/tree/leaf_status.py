@@ -8,8 +8,9 @@ group is computed here once per tick, before the trees are ticked:
   False (no nearest agent in radius, unknown agent, missing blackboard point):
   the leaf does not emit.
 * SUCCESS where the primitive says it is done; it still emits that tick.
-  Built in: ``arrive`` within its arrival ``tolerance`` of a valid target
-  (distance <= tolerance). Primitives register more with :func:`done_check`.
+  A primitive registers that test as ``done`` beside its implementation
+  (``arrive``: within ``tolerance`` of its target; ``path_following``: at
+  the end of an open path).
 * RUNNING everywhere else (combiners always run; their children's targets are
   handled by the steering library).
 """
@@ -27,40 +28,13 @@ from behaviortk.tree.status import FAILURE, RUNNING, SUCCESS
 DoneCheck = Callable[[Any, Sense, str, Any], np.ndarray]
 """``fn(model, sense, group, memory) -> bool (n_group,)``: where the primitive is done."""
 
-_done_checks: dict[str, DoneCheck] = {}
-
-
-def done_check(tag: str) -> Callable[[DoneCheck], DoneCheck]:
-    """Register the 'done' test of a primitive (e.g. a non-looped path at its end)."""
-
-    def wrap(fn: DoneCheck) -> DoneCheck:
-        _done_checks[tag] = fn
-        return fn
-
-    return wrap
-
-
-def _arrive_done(model: Any, sense: Sense, group: str, memory: Any) -> np.ndarray:
-    tolerance = getattr(model, "tolerance", None)
-    rows = sense.rows(group)
-    n = rows.stop - rows.start
-    if tolerance is None:
-        return np.zeros(n, dtype=bool)
-    facts = sense.target(model.target, group)
-    d = facts.pos - sense.agents.pos[rows]
-    dist = np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1])
-    return np.asarray(dist <= float(tolerance), dtype=bool)
-
-
-_done_checks["arrive"] = _arrive_done
-
 
 def steering_status(model: Any, sense: Sense, group: str, memory: Any = None) -> np.ndarray:
     """int8 status per row of ``group`` that a steering leaf returns when ticked this tick."""
     rows = sense.rows(group)
     n = rows.stop - rows.start
     status = np.full(n, RUNNING, dtype=np.int8)
-    check = _done_checks.get(model.type)
+    check = sense.registries.node(model.type).done
     if check is not None:
         status[np.asarray(check(model, sense, group, memory), dtype=bool)] = SUCCESS
     target = getattr(model, "target", None)

@@ -1,0 +1,83 @@
+"""Implementations of the built-in target kinds: where each target is, per row of a group.
+
+A target kind is a model (``format/targets.py``) and ``fn(spec, sense, group)
+-> TargetFacts``, registered in ``Registries.targets``; every leaf and
+condition that takes a ``target`` resolves it through ``Sense.target``, which
+caches the answer per tick. Positions are nearest images on wrapped worlds.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from behaviortk.format.targets import (
+    AgentTarget,
+    BlackboardTarget,
+    NearestTarget,
+    PathTarget,
+    PointerTarget,
+    PointTarget,
+    SelfTarget,
+)
+from behaviortk.registry import Registries
+from behaviortk.sense import Sense, TargetFacts
+
+
+def own_positions(sense: Sense, group: str) -> np.ndarray:
+    return sense.agents.pos[sense.rows(group)]
+
+
+def self_target(spec: SelfTarget, sense: Sense, group: str) -> TargetFacts:
+    rows = sense.rows(group)
+    agent = np.arange(rows.start, rows.stop, dtype=np.int64)
+    return sense.agent_facts(own_positions(sense, group), agent)
+
+
+def nearest_target(spec: NearestTarget, sense: Sense, group: str) -> TargetFacts:
+    agent, _ = sense.nearest(group, spec.group, spec.radius)
+    return sense.agent_facts(own_positions(sense, group), agent)
+
+
+def agent_target(spec: AgentTarget, sense: Sense, group: str) -> TargetFacts:
+    own = own_positions(sense, group)
+    ids = sense.agents.ids
+    row = ids.index(spec.id) if spec.id in ids else -1
+    return sense.agent_facts(own, np.full(own.shape[0], row, dtype=np.int64))
+
+
+def point_target(spec: PointTarget, sense: Sense, group: str) -> TargetFacts:
+    return sense.point_facts(own_positions(sense, group), np.asarray(spec.at, dtype=np.float64))
+
+
+def path_target(spec: PathTarget, sense: Sense, group: str) -> TargetFacts:
+    """The path's first point (path following keeps its own cursor along the path)."""
+    path = sense.world.paths.get(spec.path)
+    point = None if path is None or len(path.points) == 0 else path.points[0]
+    return sense.point_facts(own_positions(sense, group), point)
+
+
+def pointer_target(spec: PointerTarget, sense: Sense, group: str) -> TargetFacts:
+    point = sense.pointer if sense.pointer is not None else spec.at
+    return sense.point_facts(own_positions(sense, group), np.asarray(point, float))
+
+
+def blackboard_target(spec: BlackboardTarget, sense: Sense, group: str) -> TargetFacts:
+    rows = sense.rows(group)
+    return sense.blackboard_facts(own_positions(sense, group), group, rows, spec.key)
+
+
+BUILTIN = (
+    (NearestTarget, nearest_target),
+    (AgentTarget, agent_target),
+    (PointTarget, point_target),
+    (PathTarget, path_target),
+    (BlackboardTarget, blackboard_target),
+    (PointerTarget, pointer_target),
+    (SelfTarget, self_target),
+)
+"""(model, implementation) of every built-in target kind."""
+
+
+def register(registries: Registries) -> None:
+    for model, impl in BUILTIN:
+        registries.targets.register(model, impl)

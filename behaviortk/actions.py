@@ -1,8 +1,8 @@
 """Action leaves that do not steer: write the blackboard, wait.
 
 Steering requests are actions too, but they live in ``behaviortk.steering``;
-these two change only tree state. Both engines share the functions
-registered here, so their meaning is written once:
+these two change only tree state. Each is a leaf ops class (``tree/ops.py``)
+that both engines run, so its meaning is written once:
 
 * ``blackboard_set``: stores :func:`stored_value` under ``key`` in the agent's
   own blackboard and returns SUCCESS on the tick it is ticked.
@@ -17,9 +17,13 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+import numpy as np
+
 from behaviortk.format.fields import ParamValue, PNonNeg, doc
 from behaviortk.format.nodes import NodeModel
 from behaviortk.registry import Registries
+from behaviortk.tree.clock import ticks_for
+from behaviortk.tree.ops import Codes, LeafOps, NodeContext, Rows
 from behaviortk.tree.status import RUNNING, SUCCESS
 
 
@@ -46,11 +50,33 @@ def stored_value(model: BlackboardSet) -> Any:
     return value
 
 
-def wait_status(elapsed_ticks: int, limit_ticks: int) -> int:
-    """RUNNING until ``limit_ticks`` ticks have passed since the wait started, then SUCCESS."""
-    return SUCCESS if elapsed_ticks >= limit_ticks else RUNNING
+class BlackboardSetOps(LeafOps):
+    """Store the constant for every agent that ticks it; SUCCESS."""
+
+    def __init__(self, model: BlackboardSet, ctx: NodeContext) -> None:
+        self.key, self.value, self.board = model.key, stored_value(model), ctx.board
+
+    def update(self, rows: Rows) -> Codes:
+        self.board.set(self.key, rows, self.value)
+        return np.full(rows.size, SUCCESS, dtype=np.int8)
+
+
+class WaitOps(LeafOps):
+    """RUNNING until ``ticks_for(duration, dt)`` ticks have passed since the wait started, then SUCCESS."""
+
+    def __init__(self, model: Wait, ctx: NodeContext) -> None:
+        self.clock = ctx.clock
+        self.limit = ticks_for(model.duration, ctx.clock.dt)
+        self.start = np.zeros(ctx.n_agents, dtype=np.int64)
+
+    def initialise(self, rows: Rows) -> None:
+        self.start[rows] = self.clock.tick
+
+    def update(self, rows: Rows) -> Codes:
+        elapsed = self.clock.tick - self.start[rows]
+        return np.where(elapsed >= self.limit, SUCCESS, RUNNING).astype(np.int8)
 
 
 def register(registries: Registries) -> None:
-    registries.actions.register(BlackboardSet, stored_value)
-    registries.actions.register(Wait, wait_status)
+    registries.actions.register(BlackboardSet, BlackboardSetOps)
+    registries.actions.register(Wait, WaitOps)

@@ -17,8 +17,8 @@ the ``(n, k)`` block of ``sense.rand`` starting at the node's random slot
 
 ``blackboard_compare`` is the exception: it reads the agent's blackboard at
 the moment it is ticked (a ``blackboard_set`` earlier in the same tick must be
-seen), so engines evaluate it per agent with :func:`compare`
-(:func:`is_blackboard_condition` tells them apart).
+seen), so its implementation is a leaf ops class (``tree/ops.py``) that both
+engines run when it is ticked, comparing with :func:`compare`.
 """
 
 from __future__ import annotations
@@ -34,6 +34,8 @@ from behaviortk.format.fields import ParamValue, PDegrees, PNonNeg, PProbability
 from behaviortk.format.nodes import NodeModel, Target
 from behaviortk.registry import Registries
 from behaviortk.sense import Sense
+from behaviortk.tree.ops import Codes, LeafOps, NodeContext, Rows
+from behaviortk.tree.status import FAILURE, SUCCESS
 from behaviortk.vec import EPS, Array
 
 BoolArray = np.ndarray
@@ -257,15 +259,18 @@ def chance(m: Chance, sense: Sense, group: str, prev: BoolArray, rand: Array | N
     return chance_mask(rand[:, 0], float(m.probability))
 
 
-def blackboard_compare(
-    m: BlackboardCompare, sense: Sense, group: str, prev: BoolArray, rand: Array | None
-) -> BoolArray:
-    """Not vectorisable over sense: engines call :func:`compare` per agent when ticked."""
-    raise TypeError("blackboard_compare is evaluated per agent with conditions.compare()")
+class BlackboardCompareOps(LeafOps):
+    """``blackboard_compare``: read the agent's blackboard when ticked, with :func:`compare`."""
 
+    def __init__(self, model: BlackboardCompare, ctx: NodeContext) -> None:
+        self.model, self.board = model, ctx.board
 
-def is_blackboard_condition(model: Any) -> bool:
-    return isinstance(model, BlackboardCompare)
+    def passes(self, rows: Rows) -> BoolArray:
+        m = self.model
+        return self.board.passes(m.key, m.op, m.value, rows)
+
+    def update(self, rows: Rows) -> Codes:
+        return np.where(self.passes(rows), SUCCESS, FAILURE).astype(np.int8)
 
 
 def evaluate_condition(
@@ -287,7 +292,7 @@ BUILTIN = (
     (Arrived, arrived),
     (Facing, facing),
     (Chance, chance),
-    (BlackboardCompare, blackboard_compare),
+    (BlackboardCompare, BlackboardCompareOps),
 )
 """(model, implementation) of every built-in condition, in registration order."""
 

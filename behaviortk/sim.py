@@ -23,7 +23,7 @@ import gc
 import time as _time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -35,14 +35,20 @@ from behaviortk.world.integrate import integrate
 from behaviortk.world.memory import reuse_freed_memory
 from behaviortk.world.state import Agents, World
 
+if TYPE_CHECKING:
+    from behaviortk.engines.base import Engine
+
 PHASES = ("sense", "decide", "act", "integrate")
 ENGINES = ("py_trees", "batch", "auto")
 AUTO_BATCH_AGENTS = 2000
 """``engine="auto"`` picks the batch engine from this many agents on."""
 
 
-def make_engine(sim: Simulation, engine: str | Any) -> Any:
-    """The engine object for a name (``py_trees``, ``batch``, ``auto``) or an engine factory."""
+def make_engine(sim: Simulation, engine: str | Any) -> Engine:
+    """The engine object for a name (``py_trees``, ``batch``, ``auto``) or an engine factory.
+
+    Raises ``EngineError`` naming every node the engine cannot build.
+    """
     if not isinstance(engine, str):
         return engine(sim) if callable(engine) else engine
     if engine not in ENGINES:
@@ -135,9 +141,7 @@ class Simulation:
         clock = _time.perf_counter
         t0 = clock()
         sense = self.sense()
-        prepare = getattr(self.engine, "prepare", None)
-        if prepare is not None:
-            prepare(self, sense)
+        self.engine.prepare(self, sense)
         t1 = clock()
         self.decisions = self.engine.decide(self, sense)
         t2 = clock()

@@ -25,10 +25,11 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 def root_behaviour(scenario: Any, group: str) -> Any:
     """The py_trees root of ``group``'s tree, built exactly as the engine builds it."""
-    from behaviortk.engines.pytrees import build_behaviours
+    from behaviortk.engines.pytrees import display_tree
     from behaviortk.tree.flat import flatten
 
-    return build_behaviours(flatten(scenario.trees[group], scenario.registries))[0]
+    regs = scenario.registries
+    return display_tree(flatten(scenario.trees[group], regs), regs)[0]
 
 
 def unicode_text(root: Any) -> str:

@@ -14,14 +14,11 @@ Loops run over nodes and children (tens per tree), never over agents.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Protocol
 
 import numpy as np
 
+from behaviortk.tree.ops import Codes, LeafOps, Rows
 from behaviortk.tree.status import FAILURE, INVALID, RUNNING, SUCCESS
-
-Rows = np.ndarray  # int64 group-local agent indices, sorted, unique
-Codes = np.ndarray  # int8 statuses, aligned with rows
 
 EMPTY = np.zeros(0, dtype=np.int64)
 
@@ -34,14 +31,6 @@ class TreeState:
         self.status = np.zeros((n_nodes, n_agents), dtype=np.int8)  # row per node: contiguous
         # composites: position of py_trees' current_child (-1 = None)
         self.current = np.full((n_nodes, n_agents), -1, dtype=np.int16)
-
-
-class LeafOps(Protocol):
-    """What a leaf does for a set of agents (conditions, steering requests, actions)."""
-
-    def initialise(self, rows: Rows) -> None: ...
-    def update(self, rows: Rows) -> Codes: ...
-    def terminate(self, rows: Rows, new_status: int) -> None: ...
 
 
 class Node:

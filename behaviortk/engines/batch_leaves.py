@@ -1,8 +1,9 @@
-"""Leaves and sim-time decorators of the batch engine, one object per flat node.
+"""Batch-engine leaves, blackboards and sim-time decorators, one object per flat node.
 
 Each mirrors its py_trees-engine counterpart (``engines/pytrees.py``,
-``engines/sim_time.py``, ``actions.py``) over many agents at once: the same
-facts, the same tick counting, the same blackboard comparison.
+``engines/sim_time.py``) over many agents at once: the same facts, the same
+tick counting, the same blackboard comparison. Actions and ticked conditions
+need nothing here: their shared ops (``tree/ops.py``) run on rows directly.
 """
 
 from __future__ import annotations
@@ -14,13 +15,14 @@ import numpy as np
 
 from behaviortk.conditions import compare
 from behaviortk.engines import batch_core as bc
+from behaviortk.engines.base import as_point
+from behaviortk.tree.clock import Clock
+from behaviortk.tree.ops import Codes, LeafOps, Rows
 from behaviortk.tree.status import FAILURE, RUNNING, SUCCESS
-
-Clock = Callable[[], int]  # the tick being decided
 
 
 class GroupFacts:
-    """What the leaves of one group read this tick, refilled before the tree is ticked."""
+    """What the leaves of one group read this tick, as arrays (refilled before the tree is ticked)."""
 
     def __init__(self, n_agents: int, n_nodes: int, n_steering: int) -> None:
         self.leaf: list[np.ndarray] = [np.zeros(0, dtype=np.int8)] * n_nodes
@@ -28,76 +30,68 @@ class GroupFacts:
         self.emitted = np.zeros((n_agents, n_steering), dtype=bool)
 
 
-class SteeringOps:
+class SteeringOps(LeafOps):
     """A steering leaf: this tick's status; a request wherever it is not FAILURE."""
 
     def __init__(self, facts: GroupFacts, index: int, emit: int) -> None:
         self.facts, self.k, self.emit = facts, index, emit
 
-    def initialise(self, rows: bc.Rows) -> None:
-        return None
-
-    def update(self, rows: bc.Rows) -> bc.Codes:
+    def update(self, rows: Rows) -> Codes:
         codes = self.facts.leaf[self.k][rows]
         self.facts.emitted[rows[codes != FAILURE], self.emit] = True
         return codes
 
-    def terminate(self, rows: bc.Rows, new_status: int) -> None:
-        return None
 
-
-class ConditionOps:
+class ConditionOps(LeafOps):
     """A sensed condition: this tick's vectorised result."""
 
     def __init__(self, facts: GroupFacts, index: int) -> None:
         self.facts, self.k = facts, index
 
-    def initialise(self, rows: bc.Rows) -> None:
-        return None
-
-    def update(self, rows: bc.Rows) -> bc.Codes:
+    def update(self, rows: Rows) -> Codes:
         return np.where(self.facts.cond[self.k][rows], SUCCESS, FAILURE).astype(np.int8)
 
-    def terminate(self, rows: bc.Rows, new_status: int) -> None:
-        return None
 
+class ArrayBoard:
+    """Per-agent blackboards of one group, as one small-int array per key (``tree/ops.Board``).
 
-class Blackboard:
-    """Per-agent blackboards of one group, as one small-int array per key.
-
-    Every value a tree can write is a constant of one of its ``blackboard_set``
-    nodes, so each key holds a value id (``-1`` = unset) into ``values[key]``;
-    comparisons become lookup tables built with the shared ``compare``.
+    Each key holds a value id (``-1`` = unset) into ``values[key]``, the
+    distinct values ever stored under it; comparisons and point lookups become
+    tables over those values, built with the shared ``compare`` and cached
+    until a new value appears.
     """
 
     def __init__(self, n_agents: int) -> None:
         self.n = n_agents
         self.ids: dict[str, np.ndarray] = {}
         self.values: dict[str, list[Any]] = {}
+        self._tables: dict[tuple[str, str, str], tuple[int, np.ndarray]] = {}
 
-    def key(self, key: str) -> np.ndarray:
+    def _key(self, key: str) -> np.ndarray:
         if key not in self.ids:
             self.ids[key] = np.full(self.n, -1, dtype=np.int32)
             self.values[key] = []
         return self.ids[key]
 
-    def value_id(self, key: str, value: Any) -> int:
-        self.key(key)
-        self.values[key].append(value)
-        return len(self.values[key]) - 1
+    def _value_id(self, key: str, value: Any) -> int:
+        """The id of ``value`` under ``key`` (equal and of the same type: 1 and True differ)."""
+        values = self.values[key]
+        for i, v in enumerate(values):
+            if type(v) is type(value) and v == value:
+                return i
+        values.append(value)
+        return len(values) - 1
 
-    def truth_table(self, key: str, op: str, rhs: Any) -> np.ndarray:
-        """``compare(op, value, rhs)`` for unset (index 0) and every value id (index id + 1).
-
-        Call after every ``value_id`` of the group is known.
-        """
-        self.key(key)
-        return np.array(
-            [compare(op, None, rhs)] + [compare(op, v, rhs) for v in self.values[key]], dtype=bool
-        )
-
-    def check(self, key: str, table: np.ndarray, rows: bc.Rows) -> np.ndarray:
-        return table[self.ids[key][rows] + 1]
+    def _table(self, key: str, label: str, make: Callable[[Any], Any], dtype: Any) -> np.ndarray:
+        """``make(value)`` for unset (index 0) and every value id (index id + 1), cached."""
+        self._key(key)
+        values = self.values[key]
+        hit = self._tables.get((key, label, str(dtype)))
+        if hit is not None and hit[0] == len(values):
+            return hit[1]
+        table = np.array([make(None)] + [make(v) for v in values], dtype=dtype)
+        self._tables[(key, label, str(dtype))] = (len(values), table)
+        return table
 
     def get(self, key: str, row: int) -> Any:
         ids = self.ids.get(key)
@@ -105,64 +99,24 @@ class Blackboard:
             return None
         return self.values[key][int(ids[row])]
 
+    def set(self, key: str, rows: Rows, value: Any) -> None:
+        ids = self._key(key)
+        ids[rows] = self._value_id(key, value)
 
-class BlackboardSetOps:
-    """``blackboard_set``: store the constant; SUCCESS."""
+    def passes(self, key: str, op: str, rhs: Any, rows: Rows) -> np.ndarray:
+        label = f"{op} {type(rhs).__name__} {rhs!r}"
+        table = self._table(key, label, lambda v: compare(op, v, rhs), bool)
+        return table[self.ids[key][rows] + 1]
 
-    def __init__(self, board: Blackboard, key: str, value: Any) -> None:
-        self.board, self.name = board, key
-        self.id = board.value_id(key, value)
+    def stored_keys(self) -> list[str]:
+        return sorted(self.ids)
 
-    def initialise(self, rows: bc.Rows) -> None:
-        return None
-
-    def update(self, rows: bc.Rows) -> bc.Codes:
-        self.board.ids[self.name][rows] = self.id
-        return np.full(rows.size, SUCCESS, dtype=np.int8)
-
-    def terminate(self, rows: bc.Rows, new_status: int) -> None:
-        return None
-
-
-class BlackboardCompareOps:
-    """``blackboard_compare``: read when ticked, compared through the shared truth table."""
-
-    def __init__(self, board: Blackboard, key: str, op: str, rhs: Any) -> None:
-        self.board, self.name, self.op, self.rhs = board, key, op, rhs
-        self.table = np.zeros(1, dtype=bool)
-
-    def finish(self) -> None:
-        self.table = self.board.truth_table(self.name, self.op, self.rhs)
-
-    def passes(self, rows: bc.Rows) -> np.ndarray:
-        return self.board.check(self.name, self.table, rows)
-
-    def initialise(self, rows: bc.Rows) -> None:
-        return None
-
-    def update(self, rows: bc.Rows) -> bc.Codes:
-        return np.where(self.passes(rows), SUCCESS, FAILURE).astype(np.int8)
-
-    def terminate(self, rows: bc.Rows, new_status: int) -> None:
-        return None
-
-
-class WaitOps:
-    """``wait`` (actions.py): started when ticked while not RUNNING; SUCCESS once ``limit`` ticks passed."""
-
-    def __init__(self, n_agents: int, limit: int, clock: Clock) -> None:
-        self.start = np.zeros(n_agents, dtype=np.int64)
-        self.limit, self.clock = limit, clock
-
-    def initialise(self, rows: bc.Rows) -> None:
-        self.start[rows] = self.clock()
-
-    def update(self, rows: bc.Rows) -> bc.Codes:
-        elapsed = self.clock() - self.start[rows]
-        return np.where(elapsed >= self.limit, SUCCESS, RUNNING).astype(np.int8)
-
-    def terminate(self, rows: bc.Rows, new_status: int) -> None:
-        return None
+    def points(self, key: str, rows: Rows) -> np.ndarray:
+        if key not in self.ids:
+            return np.full((len(rows), 2), np.nan)
+        nan = (np.nan, np.nan)
+        table = self._table(key, "point", lambda v: as_point(v) or nan, np.float64)
+        return table[self.ids[key][rows] + 1]
 
 
 class TimeoutNode(bc.Decorator):
@@ -177,12 +131,12 @@ class TimeoutNode(bc.Decorator):
         self.start = np.zeros(state.n, dtype=np.int64)
 
     def initialise(self, rows: bc.Rows) -> None:
-        self.start[rows] = self.clock()
+        self.start[rows] = self.clock.tick
 
     def tick(self, rows: bc.Rows) -> None:
         if not rows.size:
             return
-        expired = (self.st[rows] == RUNNING) & (self.clock() - self.start[rows] >= self.limit)
+        expired = (self.st[rows] == RUNNING) & (self.clock.tick - self.start[rows] >= self.limit)
         if expired.any():
             self.stop(rows[expired], FAILURE)
             rows = rows[~expired]
@@ -203,7 +157,7 @@ class CooldownNode(bc.Decorator):
     def tick(self, rows: bc.Rows) -> None:
         if not rows.size:
             return
-        cooling = self.clock() < self.ready_at[rows]
+        cooling = self.clock.tick < self.ready_at[rows]
         if cooling.any():
             self.stop(rows[cooling], FAILURE)
             rows = rows[~cooling]
@@ -212,5 +166,22 @@ class CooldownNode(bc.Decorator):
     def update(self, rows: bc.Rows) -> bc.Codes:
         codes = self.child.st[rows].copy()
         finished = rows[(codes == SUCCESS) | (codes == FAILURE)]
-        self.ready_at[finished] = self.clock() + self.limit
+        self.ready_at[finished] = self.clock.tick + self.limit
         return codes
+
+
+class OpsDecoratorNode(bc.Decorator):
+    """A plugin decorator's shared ops (``tree/ops.DecoratorOps``) under py_trees' decorator rules."""
+
+    def __init__(self, index: int, state: bc.TreeState, child: bc.Node, ops: Any) -> None:
+        super().__init__(index, state, child)
+        self.ops = ops
+
+    def initialise(self, rows: Rows) -> None:
+        self.ops.initialise(rows)
+
+    def update(self, rows: Rows) -> Codes:
+        return np.asarray(self.ops.update(rows, self.child.st[rows].copy()), dtype=np.int8)
+
+    def terminate(self, rows: Rows, new_status: int) -> None:
+        self.ops.terminate(rows, new_status)

@@ -5,11 +5,13 @@ Each agent's tree is built from its group's :class:`~behaviortk.tree.flat.FlatTr
 agent's tree. py_trees' own composites and decorators give the semantics
 (memory and non-memory Sequence/Selector, Parallel policies, pre-emption
 calling ``stop()``); sim-time decorators come from ``engines.sim_time``.
+Actions, ticked conditions and plugin decorators are the shared ops of
+``tree/ops.py``, wrapped in one behaviour per agent that passes its own row.
 
-Speed: leaves never call NumPy. Before the trees are ticked, every steering
-leaf status (``leaf_status``) and every sensed condition (``conditions``) is
-computed for the whole group and turned into Python lists once; a leaf's
-``update`` only indexes ``facts.leaf[node][row]``. Trees are ticked with
+Speed: steering leaves and sensed conditions never call NumPy. Before the
+trees are ticked, the skeleton (``base.py``) computes their results for the
+whole group; they are turned into Python lists once and a leaf's ``update``
+only indexes ``facts.leaf[node][row]``. Trees are ticked with
 ``root.tick_once()`` (``BehaviourTree.tick`` walks the whole tree again for
 visitors after every tick; nothing here uses visitors), and ``tree.count`` is
 kept up to date by hand.
@@ -24,12 +26,11 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import math
 import re
 import typing
 import weakref
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -38,13 +39,22 @@ from py_trees import behaviour, common
 from py_trees.common import Status
 from pydantic import BaseModel
 
-from behaviortk import registry
-from behaviortk.conditions import compare, evaluate_condition, is_blackboard_condition
-from behaviortk.engines.sim_time import SimCooldown, SimTimeout, ticks_for
-from behaviortk.sense import Sense
+from behaviortk.conditions import compare
+from behaviortk.engines.base import EngineBase, GroupRuntime, as_point
+from behaviortk.engines.builders import Builders
+from behaviortk.engines.sim_time import SimCooldown, SimTimeout
+from behaviortk.registry import (
+    ACTION,
+    CONDITION,
+    DECORATOR,
+    STEERING,
+    Entry,
+    Registries,
+)
+from behaviortk.tree.facts import TickFacts, guard_condition, is_sensed
 from behaviortk.tree.flat import Decision, FlatNode, FlatTree
-from behaviortk.tree.leaf_status import steering_status
-from behaviortk.tree.status import FAILURE
+from behaviortk.tree.ops import NodeContext, Rows, is_decorator_ops, is_leaf_ops
+from behaviortk.tree.status import FAILURE, SUCCESS
 
 STATUSES = (Status.INVALID, Status.RUNNING, Status.SUCCESS, Status.FAILURE)
 """py_trees status of each int8 code (index = code)."""
@@ -53,12 +63,11 @@ CODE = {s: i for i, s in enumerate(STATUSES)}
 _CODE_BY_ID = {id(s): i for i, s in enumerate(STATUSES)}
 """The same, keyed by identity: Enum.__hash__ is Python code, id() is not (hot loop)."""
 
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _serial = itertools.count()
 
 
-class GroupFacts:
-    """What a group's leaves index during one tick (refilled by the engine before ticking)."""
+class RowFacts:
+    """What a group's leaves index during one tick, as Python lists (refilled before ticking)."""
 
     __slots__ = ("cond", "emitted", "leaf")
 
@@ -76,31 +85,60 @@ def read_blackboard(client: py_trees.blackboard.Client, key: str) -> Any:
         return None
 
 
+class ClientBoard:
+    """A group's blackboards as py_trees ``Client``s, one per agent (``tree/ops.Board``)."""
+
+    def __init__(self, clients: list[py_trees.blackboard.Client], keys: list[str]) -> None:
+        self.clients = clients
+        self._keys: set[str] = set()
+        for key in keys:
+            self._ensure(key)
+
+    def _ensure(self, key: str) -> None:
+        if key not in self._keys:
+            for client in self.clients:
+                client.register_key(key=key, access=common.Access.WRITE)
+            self._keys.add(key)
+
+    def get(self, key: str, row: int) -> Any:
+        return read_blackboard(self.clients[row], key) if key in self._keys else None
+
+    def set(self, key: str, rows: Rows, value: Any) -> None:
+        self._ensure(key)
+        for row in rows.tolist():
+            self.clients[row].set(key, value, overwrite=True)
+
+    def passes(self, key: str, op: str, rhs: Any, rows: Rows) -> np.ndarray:
+        return np.array([compare(op, self.get(key, r), rhs) for r in rows.tolist()], dtype=bool)
+
+    def stored_keys(self) -> list[str]:
+        return sorted(self._keys)
+
+    def points(self, key: str, rows: Rows) -> np.ndarray:
+        out = np.full((len(rows), 2), np.nan)
+        for k, row in enumerate(np.asarray(rows).tolist()):
+            point = as_point(self.get(key, row))
+            if point is not None:
+                out[k] = point
+        return out
+
+
 # ------------------------------------------------------------------ leaves
 
 
 class _AgentLeaf(behaviour.Behaviour):
-    """Common setup of leaves: which flat node, which row, the group's facts, the agent's blackboard."""
+    """Common setup of leaves: which flat node, which row, the group's facts."""
 
     def __init__(self, name: str, node: FlatNode) -> None:
         super().__init__(name=name)
         self.index = node.index
         self.model = node.model
         self.row = 0
-        self.facts = GroupFacts(0)
-        self.clock: Any = None
-        self.bb: py_trees.blackboard.Client | None = None
+        self.facts = RowFacts(0)
 
     def setup(self, **kwargs: Any) -> None:
         self.row = int(kwargs["row"])
         self.facts = kwargs["facts"]
-        self.clock = kwargs.get("clock")
-        self.bb = kwargs.get("blackboard")
-        if self.bb is not None and self.bb not in self.blackboards:
-            self.blackboards.append(self.bb)
-
-    def update(self) -> Status:  # pragma: no cover - every leaf overrides it
-        raise NotImplementedError
 
 
 _STEER_MESSAGE = ("", "steering", "done (still steering)", "no target")
@@ -132,83 +170,96 @@ class ConditionLeaf(_AgentLeaf):
         return Status.FAILURE
 
 
-class BlackboardCompareLeaf(_AgentLeaf):
-    """``blackboard[key] <op> value`` on this agent's blackboard, read when ticked."""
+class OpsLeaf(_AgentLeaf):
+    """A shared leaf ops object (``tree/ops.py``) driven by this agent's own lifecycle calls."""
 
-    def update(self) -> Status:
-        assert self.bb is not None
-        m = self.model
-        current = read_blackboard(self.bb, m.key)
-        ok = compare(m.op, current, m.value)
-        self.feedback_message = f"{m.key}={current!r} {m.op} {m.value!r}: {ok}"
-        return Status.SUCCESS if ok else Status.FAILURE
-
-
-class BlackboardSetLeaf(_AgentLeaf):
-    """Write the constant to this agent's blackboard; SUCCESS."""
-
-    def __init__(self, name: str, node: FlatNode) -> None:
+    def __init__(self, name: str, node: FlatNode, ops: Any) -> None:
         super().__init__(name, node)
-        from behaviortk.actions import stored_value
-
-        self.value = stored_value(node.model)
-
-    def update(self) -> Status:
-        assert self.bb is not None
-        self.bb.set(self.model.key, self.value, overwrite=True)
-        self.feedback_message = f"{self.model.key} = {self.value!r}"
-        return Status.SUCCESS
-
-
-class WaitLeaf(_AgentLeaf):
-    """RUNNING for ``duration`` seconds of simulated time from the tick it starts, then SUCCESS."""
-
-    def __init__(self, name: str, node: FlatNode) -> None:
-        super().__init__(name, node)
-        self.start = 0
-        self.limit = 0
+        self.ops = ops
+        self.rows = np.zeros(1, dtype=np.int64)
 
     def setup(self, **kwargs: Any) -> None:
         super().setup(**kwargs)
-        self.limit = ticks_for(float(self.model.duration), float(self.clock.dt))
+        self.rows = np.array([self.row], dtype=np.int64)
 
     def initialise(self) -> None:
-        self.start = int(self.clock.tick)
+        self.ops.initialise(self.rows)
 
     def update(self) -> Status:
-        elapsed = int(self.clock.tick) - self.start
-        if elapsed >= self.limit:
-            self.feedback_message = "done"
-            return Status.SUCCESS
-        self.feedback_message = f"{(self.limit - elapsed) * self.clock.dt:.3g}s left"
-        return Status.RUNNING
+        return STATUSES[int(self.ops.update(self.rows)[0])]
+
+    def terminate(self, new_status: Status) -> None:
+        if self.ops is not None:
+            self.ops.terminate(self.rows, CODE[new_status])
+
+
+class OpsDecorator(py_trees.decorators.Decorator):
+    """A plugin decorator's shared ops, driven by py_trees' ``Decorator`` for one agent."""
+
+    def __init__(self, name: str, child: behaviour.Behaviour, ops: Any) -> None:
+        super().__init__(name=name, child=child)
+        self.ops = ops
+        self.rows = np.zeros(1, dtype=np.int64)
+
+    def setup(self, **kwargs: Any) -> None:
+        self.rows = np.array([int(kwargs["row"])], dtype=np.int64)
+
+    def initialise(self) -> None:
+        self.ops.initialise(self.rows)
+
+    def update(self) -> Status:
+        child = np.array([CODE[self.decorated.status]], dtype=np.int8)
+        return STATUSES[int(self.ops.update(self.rows, child)[0])]
+
+    def terminate(self, new_status: Status) -> None:
+        if self.ops is not None:
+            self.ops.terminate(self.rows, CODE[new_status])
 
 
 class Guard(py_trees.decorators.EternalGuard):
     """py_trees' EternalGuard whose condition is the flat tree's guard condition for this agent."""
 
-    def __init__(self, name: str, child: behaviour.Behaviour, node: FlatNode) -> None:
+    def __init__(self, name: str, child: behaviour.Behaviour, node: FlatNode, ops: Any) -> None:
         self.index = node.index
-        self.guard_model = node.model.condition
+        self.ops = ops  # None: a sensed condition, read from facts
         self.row = 0
-        self.facts = GroupFacts(0)
-        self.bb: py_trees.blackboard.Client | None = None
+        self.rows = np.zeros(1, dtype=np.int64)
+        self.facts = RowFacts(0)
         super().__init__(name=name, child=child, condition=self.check)
 
     def setup(self, **kwargs: Any) -> None:
         self.row = int(kwargs["row"])
+        self.rows = np.array([self.row], dtype=np.int64)
         self.facts = kwargs["facts"]
-        self.bb = kwargs.get("blackboard")
 
     def check(self) -> bool:
-        if is_blackboard_condition(self.guard_model):
-            assert self.bb is not None
-            m = self.guard_model
-            return compare(m.op, read_blackboard(self.bb, m.key), m.value)
+        if self.ops is not None:
+            return bool(self.ops.update(self.rows)[0] == SUCCESS)
         return bool(self.facts.cond[self.index][self.row])
 
 
 # -------------------------------------------------------------- building
+
+
+@dataclass
+class BuildEnv:
+    """What builders of one group need: the registries and the group's shared ops objects."""
+
+    registries: Registries
+    context: NodeContext | None  # None: a display-only tree (no ops run)
+    ops: dict[int, Any] = field(default_factory=dict)
+
+    def ops_for(self, index: int, model: Any) -> Any:
+        """The group's one ops object of node ``index`` (made on first use)."""
+        if self.context is None:
+            return None
+        if index not in self.ops:
+            self.ops[index] = self.registries.node(model.type).impl(model, self.context)
+        return self.ops[index]
+
+
+BUILDERS = Builders("py_trees")
+"""The py_trees engine's builders; a plugin composite or decorator may add its own."""
 
 _CONVERTERS: dict[str, Callable[..., behaviour.Behaviour]] = {
     "inverter": py_trees.decorators.Inverter,
@@ -225,78 +276,132 @@ _ONE_SHOT = {
     "on_successful_completion": common.OneShotPolicy.ON_SUCCESSFUL_COMPLETION,
 }
 
-
-def _composite(node: FlatNode, kids: list[behaviour.Behaviour]) -> behaviour.Behaviour:
-    m, name = node.model, node.name
-    if m.type == "sequence":
-        return py_trees.composites.Sequence(name=name, memory=bool(m.memory), children=kids)
-    if m.type == "selector":
-        return py_trees.composites.Selector(name=name, memory=bool(m.memory), children=kids)
-    if m.type == "parallel":
-        policy: common.ParallelPolicy.Base
-        if m.policy == "success_on_all":
-            policy = common.ParallelPolicy.SuccessOnAll(synchronise=bool(m.synchronise))
-        elif m.policy == "success_on_one":
-            policy = common.ParallelPolicy.SuccessOnOne()
-        else:
-            chosen = [kids[i] for i in m.selected]
-            policy = common.ParallelPolicy.SuccessOnSelected(
-                children=chosen, synchronise=bool(m.synchronise)
-            )
-        return py_trees.composites.Parallel(name=name, policy=policy, children=kids)
-    raise ValueError(f"the py_trees engine cannot build composite {m.type!r}")
+Kids = list[behaviour.Behaviour]
 
 
-def _decorator(node: FlatNode, child: behaviour.Behaviour) -> behaviour.Behaviour:
-    m, name = node.model, node.name
-    tag = m.type
-    if tag in _CONVERTERS:
-        return _CONVERTERS[tag](name=name, child=child)
-    if tag == "timeout":
-        return SimTimeout(name, child, float(m.duration))
-    if tag == "cooldown":
-        return SimCooldown(name, child, float(m.duration))
-    if tag == "repeat":
-        return py_trees.decorators.Repeat(name=name, child=child, num_success=int(m.num_success))
-    if tag == "retry":
-        return py_trees.decorators.Retry(name=name, child=child, num_failures=int(m.num_failures))
-    if tag == "one_shot":
-        return py_trees.decorators.OneShot(name=name, child=child, policy=_ONE_SHOT[m.policy])
-    if tag == "eternal_guard":
-        return Guard(name, child, node)
-    raise ValueError(f"the py_trees engine cannot build decorator {tag!r}")
+@BUILDERS.builds("sequence")
+def _sequence(node: FlatNode, kids: Kids, env: BuildEnv) -> behaviour.Behaviour:
+    return py_trees.composites.Sequence(name=node.name, memory=node.model.memory, children=kids)
 
 
-def _leaf(node: FlatNode) -> behaviour.Behaviour:
-    if node.kind == registry.STEERING:
-        return SteeringLeaf(node.name, node)
-    if node.kind == registry.CONDITION:
-        if is_blackboard_condition(node.model):
-            return BlackboardCompareLeaf(node.name, node)
-        return ConditionLeaf(node.name, node)
-    if node.model.type == "blackboard_set":
-        return BlackboardSetLeaf(node.name, node)
-    if node.model.type == "wait":
-        return WaitLeaf(node.name, node)
-    raise ValueError(f"the py_trees engine cannot build action {node.model.type!r}")
+@BUILDERS.builds("selector")
+def _selector(node: FlatNode, kids: Kids, env: BuildEnv) -> behaviour.Behaviour:
+    return py_trees.composites.Selector(name=node.name, memory=node.model.memory, children=kids)
 
 
-def build_behaviours(tree: FlatTree) -> list[behaviour.Behaviour]:
+@BUILDERS.builds("parallel")
+def _parallel(node: FlatNode, kids: Kids, env: BuildEnv) -> behaviour.Behaviour:
+    m = node.model
+    policy: common.ParallelPolicy.Base
+    if m.policy == "success_on_all":
+        policy = common.ParallelPolicy.SuccessOnAll(synchronise=m.synchronise)
+    elif m.policy == "success_on_one":
+        policy = common.ParallelPolicy.SuccessOnOne()
+    else:
+        chosen = [kids[i] for i in m.selected]
+        policy = common.ParallelPolicy.SuccessOnSelected(children=chosen, synchronise=m.synchronise)
+    return py_trees.composites.Parallel(name=node.name, policy=policy, children=kids)
+
+
+@BUILDERS.builds(*_CONVERTERS)
+def _converter(node: FlatNode, kids: Kids, env: BuildEnv) -> behaviour.Behaviour:
+    return _CONVERTERS[node.model.type](name=node.name, child=kids[0])
+
+
+@BUILDERS.builds("timeout")
+def _timeout(node: FlatNode, kids: Kids, env: BuildEnv) -> behaviour.Behaviour:
+    return SimTimeout(node.name, kids[0], node.model.duration)
+
+
+@BUILDERS.builds("cooldown")
+def _cooldown(node: FlatNode, kids: Kids, env: BuildEnv) -> behaviour.Behaviour:
+    return SimCooldown(node.name, kids[0], node.model.duration)
+
+
+@BUILDERS.builds("repeat")
+def _repeat(node: FlatNode, kids: Kids, env: BuildEnv) -> behaviour.Behaviour:
+    return py_trees.decorators.Repeat(
+        name=node.name, child=kids[0], num_success=node.model.num_success
+    )
+
+
+@BUILDERS.builds("retry")
+def _retry(node: FlatNode, kids: Kids, env: BuildEnv) -> behaviour.Behaviour:
+    return py_trees.decorators.Retry(
+        name=node.name, child=kids[0], num_failures=node.model.num_failures
+    )
+
+
+@BUILDERS.builds("one_shot")
+def _one_shot(node: FlatNode, kids: Kids, env: BuildEnv) -> behaviour.Behaviour:
+    policy = _ONE_SHOT[node.model.policy]
+    return py_trees.decorators.OneShot(name=node.name, child=kids[0], policy=policy)
+
+
+@BUILDERS.builds("eternal_guard")
+def _eternal_guard(node: FlatNode, kids: Kids, env: BuildEnv) -> behaviour.Behaviour:
+    guard = guard_condition(node.model)
+    ops = None if is_sensed(guard, env.registries) else env.ops_for(node.index, guard)
+    return Guard(node.name, kids[0], node, ops)
+
+
+def _always(entry: Entry, registries: Registries) -> bool:
+    return True
+
+
+def _sensed(entry: Entry, registries: Registries) -> bool:
+    return not is_leaf_ops(entry.impl)
+
+
+def _leaf_ops(entry: Entry, registries: Registries) -> bool:
+    return is_leaf_ops(entry.impl)
+
+
+def _decorator_ops(entry: Entry, registries: Registries) -> bool:
+    return is_decorator_ops(entry.impl)
+
+
+@BUILDERS.builds_kind(STEERING, _always)
+def _steering(node: FlatNode, kids: Kids, env: BuildEnv) -> behaviour.Behaviour:
+    return SteeringLeaf(node.name, node)
+
+
+@BUILDERS.builds_kind(CONDITION, _sensed)
+def _condition(node: FlatNode, kids: Kids, env: BuildEnv) -> behaviour.Behaviour:
+    return ConditionLeaf(node.name, node)
+
+
+@BUILDERS.builds_kind(CONDITION, _leaf_ops)
+@BUILDERS.builds_kind(ACTION, _leaf_ops)
+def _ops_leaf(node: FlatNode, kids: Kids, env: BuildEnv) -> behaviour.Behaviour:
+    return OpsLeaf(node.name, node, env.ops_for(node.index, node.model))
+
+
+@BUILDERS.builds_kind(DECORATOR, _decorator_ops)
+def _ops_decorator(node: FlatNode, kids: Kids, env: BuildEnv) -> behaviour.Behaviour:
+    return OpsDecorator(node.name, kids[0], env.ops_for(node.index, node.model))
+
+
+def build_behaviours(
+    tree: FlatTree, env: BuildEnv, builders: Builders = BUILDERS
+) -> list[behaviour.Behaviour]:
     """One agent's behaviours in flat order (index k = flat node k); element 0 is the root."""
     built: list[behaviour.Behaviour | None] = [None] * len(tree)
     for node in reversed(tree.nodes):  # children have larger indices: built first
         kids = [typing.cast(behaviour.Behaviour, built[c]) for c in node.children]
-        if node.kind == registry.COMPOSITE:
-            built[node.index] = _composite(node, kids)
-        elif node.kind == registry.DECORATOR:
-            built[node.index] = _decorator(node, kids[0])
-        else:
-            built[node.index] = _leaf(node)
+        builder = builders.find(node, env.registries)
+        assert builder is not None, "EngineBase refuses unbuildable trees before building"
+        built[node.index] = builder(node, kids, env)
     return typing.cast(list[behaviour.Behaviour], built)
 
 
+def display_tree(tree: FlatTree, registries: Registries) -> list[behaviour.Behaviour]:
+    """Behaviours for showing a tree's structure and statuses only (nothing runs)."""
+    return build_behaviours(tree, BuildEnv(registries, None))
+
+
 def blackboard_keys(tree: FlatTree) -> list[str]:
-    """Every blackboard key the tree reads or writes (leaves, guards, blackboard targets)."""
+    """Every blackboard key the tree's models name (leaves, guards, blackboard targets)."""
     keys: list[str] = []
     stack: list[Any] = [node.model for node in tree.nodes]
     while stack:
@@ -321,18 +426,13 @@ def _safe_id(agent_id: str) -> str:
 
 
 @dataclass
-class GroupTrees:
+class GroupTrees(GroupRuntime):
     """All agents' trees of one group, and what their leaves read this tick."""
 
-    name: str
-    rows: slice
-    flat: FlatTree
-    trees: list[py_trees.trees.BehaviourTree]
-    nodes: list[list[behaviour.Behaviour]]  # per local row, flat order
-    clients: list[py_trees.blackboard.Client]
-    facts: GroupFacts
-    sensed: list[FlatNode]  # condition leaves and guards evaluated from sense
-    prev: dict[int, np.ndarray]  # last tick's result per sensed node (hysteresis)
+    trees: list[py_trees.trees.BehaviourTree] = field(default_factory=list)
+    nodes: list[list[behaviour.Behaviour]] = field(default_factory=list)  # per row, flat order
+    clients: list[py_trees.blackboard.Client] = field(default_factory=list)
+    facts: RowFacts = field(default_factory=lambda: RowFacts(0))
 
 
 def _release(clients: list[py_trees.blackboard.Client]) -> None:
@@ -341,153 +441,73 @@ def _release(clients: list[py_trees.blackboard.Client]) -> None:
             client.unregister(clear=True)
 
 
-class PyTreesEngine:
+class PyTreesEngine(EngineBase[GroupTrees]):
     """Decide with real py_trees trees, one per agent. See the module docstring."""
 
     name = "py_trees"
+    default_builders = BUILDERS
 
-    def __init__(self, sim: Any) -> None:
-        self.sim = sim
+    def __init__(self, sim: Any, builders: Builders | None = None) -> None:
         self.namespace = f"/sim{next(_serial)}/agents"
-        self.groups: dict[str, GroupTrees] = {}
-        self._agent_group: list[tuple[GroupTrees, int]] = []
-        self._prepared: Sense | None = None
         self._all_clients: list[py_trees.blackboard.Client] = []
-        for group, rows in sim.agents.slices.items():
-            g = self._build_group(group, rows, sim.trees[group])
-            self.groups[group] = g
-            self._all_clients.extend(g.clients)
-            self._agent_group.extend((g, r) for r in range(len(g.trees)))
         weakref.finalize(self, _release, self._all_clients)
+        super().__init__(sim, builders)
+        self._skeletons: dict[str, list[behaviour.Behaviour]] = {}
 
-    def _build_group(self, group: str, rows: slice, tree: FlatTree) -> GroupTrees:
-        facts = GroupFacts(len(tree))
-        keys = blackboard_keys(tree)
-        sensed = [
-            node
-            for node in tree.nodes
-            if (node.kind == registry.CONDITION and not is_blackboard_condition(node.model))
-            or (
-                node.model.type == "eternal_guard"
-                and not is_blackboard_condition(node.model.condition)
-            )
-        ]
-        trees, nodes, clients = [], [], []
-        ids = self.sim.agents.ids
-        for local in range(rows.stop - rows.start):
-            agent_id = ids[rows.start + local]
-            client = py_trees.blackboard.Client(
-                name=agent_id, namespace=f"{self.namespace}/{_safe_id(agent_id)}"
-            )
-            for key in keys:
-                client.register_key(key=key, access=common.Access.WRITE)
-            behaviours = build_behaviours(tree)
-            bt = py_trees.trees.BehaviourTree(root=behaviours[0])
-            bt.setup(row=local, facts=facts, clock=self.sim, blackboard=client)
-            trees.append(bt)
-            nodes.append(behaviours)
-            clients.append(client)
-            self._all_clients.extend(
-                c for b in behaviours for c in b.blackboards if c is not client
-            )
+    def build_group(self, name: str, rows: slice, tree: FlatTree) -> GroupTrees:
+        facts = RowFacts(len(tree))
         n = rows.stop - rows.start
-        prev = {node.index: np.zeros(n, dtype=bool) for node in sensed}
-        return GroupTrees(group, rows, tree, trees, nodes, clients, facts, sensed, prev)
+        ids = self.sim.agents.ids
+        clients = [
+            py_trees.blackboard.Client(
+                name=ids[rows.start + local],
+                namespace=f"{self.namespace}/{_safe_id(ids[rows.start + local])}",
+            )
+            for local in range(n)
+        ]
+        self._all_clients.extend(clients)
+        board = ClientBoard(clients, blackboard_keys(tree))
+        env = BuildEnv(self.registries, self.context(name, n, board))
+        g = GroupTrees(**self.group_record(name, rows, tree), board=board, clients=clients)
+        g.facts = facts
+        for local in range(n):
+            behaviours = build_behaviours(tree, env, self.builders)
+            bt = py_trees.trees.BehaviourTree(root=behaviours[0])
+            bt.setup(row=local, facts=facts, clock=self.sim, blackboard=clients[local])
+            g.trees.append(bt)
+            g.nodes.append(behaviours)
+            self._all_clients.extend(
+                c for b in behaviours for c in b.blackboards if c is not clients[local]
+            )
+        return g
 
-    # --------------------------------------------------------------- decide
-    def _prepare(self, g: GroupTrees, sense: Sense) -> None:
-        """Fill the group's per-tick facts: leaf statuses and sensed conditions, as Python lists."""
-        facts = g.facts
-        n = g.rows.stop - g.rows.start
-        for index in g.flat.steering:
-            node = g.flat.nodes[index]
-            memory = getattr(self.sim, "memory", {}).get((g.name, node.emit_index))
-            facts.leaf[index] = steering_status(node.model, sense, g.name, memory).tolist()
-        for node in g.sensed:
-            model = node.model.condition if node.model.type == "eternal_guard" else node.model
-            result = evaluate_condition(model, sense, g.name, g.prev[node.index], node.rand_slot)
-            g.prev[node.index] = result
-            facts.cond[node.index] = result.tolist()
+    def store_facts(self, g: GroupTrees, facts: TickFacts) -> None:
+        """As Python lists: a leaf's update indexes them without touching NumPy."""
+        for index, codes in facts.leaf.items():
+            g.facts.leaf[index] = codes.tolist()
+        for index, result in facts.cond.items():
+            g.facts.cond[index] = result.tolist()
         width = len(g.flat.steering)
-        facts.emitted = [[False] * width for _ in range(n)]
+        g.facts.emitted = [[False] * width for _ in range(g.n)]
 
-    def prepare(self, sim: Any, sense: Sense) -> None:
-        """Compute this tick's group-wide facts (the simulation times this as *sense*)."""
-        for g in self.groups.values():
-            self._prepare(g, sense)
-        self._prepared = sense
+    def tick_group(self, g: GroupTrees) -> Decision:
+        for bt in g.trees:
+            bt.root.tick_once()
+            bt.count += 1
+        n, k = len(g.trees), len(g.flat)
+        by_id = _CODE_BY_ID
+        codes = [by_id[id(b.status)] for behaviours in g.nodes for b in behaviours]
+        status = np.array(codes, dtype=np.int8).reshape(n, k)
+        emitted = np.array(g.facts.emitted, dtype=bool).reshape(n, len(g.flat.steering))
+        return Decision(emitted=emitted, status=status)
 
-    def decide(self, sim: Any, sense: Sense) -> dict[str, Decision]:
-        """Tick every agent's tree once; statuses and emissions per group (flat order)."""
-        if self._prepared is not sense:
-            self.prepare(sim, sense)
-        self._prepared = None
-        out: dict[str, Decision] = {}
-        for g in self.groups.values():
-            for bt in g.trees:
-                bt.root.tick_once()
-                bt.count += 1
-            n, k = len(g.trees), len(g.flat)
-            by_id = _CODE_BY_ID
-            codes = [by_id[id(b.status)] for behaviours in g.nodes for b in behaviours]
-            status = np.array(codes, dtype=np.int8).reshape(n, k)
-            emitted = np.array(g.facts.emitted, dtype=bool).reshape(n, len(g.flat.steering))
-            out[g.name] = Decision(emitted=emitted, status=status)
-        return out
-
-    # ----------------------------------------------------------- inspection
-    def _locate(self, agent: int) -> tuple[GroupTrees, int]:
-        if not 0 <= agent < len(self._agent_group):
-            raise IndexError(f"agent {agent} out of range (0..{len(self._agent_group) - 1})")
-        return self._agent_group[agent]
+    def display(self, g: GroupTrees, local: int) -> behaviour.Behaviour:
+        return g.trees[local].root
 
     def tree(self, agent: int) -> py_trees.trees.BehaviourTree:
-        g, local = self._locate(agent)
+        g, local = self.locate(agent)
         return g.trees[local]
 
-    def snapshot(self, agent: int) -> str:
-        """py_trees' unicode rendering of the agent's tree with statuses (no colour codes)."""
-        root = self.tree(agent).root
-        text = py_trees.display.unicode_tree(root, show_status=True)
-        return _ANSI.sub("", text)
-
     def node_status(self, agent: int) -> np.ndarray:
-        g, local = self._locate(agent)
+        g, local = self.locate(agent)
         return np.array([CODE[b.status] for b in g.nodes[local]], dtype=np.int8)
-
-    def blackboard(self, agent: int) -> dict[str, Any]:
-        """The agent's blackboard as ``{key: value}`` (unset keys left out)."""
-        g, local = self._locate(agent)
-        client = g.clients[local]
-        out: dict[str, Any] = {}
-        for key in blackboard_keys(g.flat):
-            value = read_blackboard(client, key)
-            if value is not None:
-                out[key] = value
-        return out
-
-    def blackboard_points(self, group: str, key: str, rows: np.ndarray) -> np.ndarray:
-        """``(n, 2)`` points stored under ``key`` for global ``rows``; NaN where unset or not a point."""
-        g = self.groups[group]
-        out = np.full((len(rows), 2), np.nan)
-        for k, row in enumerate(np.asarray(rows).tolist()):
-            value = read_blackboard(g.clients[row - g.rows.start], key)
-            point = _as_point(value)
-            if point is not None:
-                out[k] = point
-        return out
-
-    def iter_trees(self) -> Iterator[tuple[str, int, py_trees.trees.BehaviourTree]]:
-        for g in self.groups.values():
-            for local, bt in enumerate(g.trees):
-                yield g.name, g.rows.start + local, bt
-
-
-def _as_point(value: Any) -> tuple[float, float] | None:
-    if isinstance(value, list | tuple | np.ndarray) and len(value) == 2:
-        x, y = value[0], value[1]
-        if all(isinstance(v, int | float) and not isinstance(v, bool) for v in (x, y)):
-            fx, fy = float(x), float(y)
-            if math.isfinite(fx) and math.isfinite(fy):
-                return (fx, fy)
-    return None

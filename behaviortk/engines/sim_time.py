@@ -13,36 +13,12 @@ The batch engine mirrors the rules written in the class docstrings below.
 
 from __future__ import annotations
 
-import math
 import typing
-from typing import Protocol
 
 import py_trees
 from py_trees import behaviour, common
 
-TICK_EPS = 1e-9
-
-
-class Clock(Protocol):
-    """Simulated time as the decorators see it (``Simulation`` satisfies this)."""
-
-    @property
-    def tick(self) -> int: ...
-
-    @property
-    def dt(self) -> float: ...
-
-
-def ticks_for(seconds: float, dt: float) -> int:
-    """Whole ticks covering ``seconds``: ``ceil(seconds / dt)``, tolerant of float noise.
-
-    ``0.3 / 0.1`` is ``2.9999999999999996`` in floating point; it means 3 ticks,
-    so a relative ``1e-9`` is taken off before rounding up (and 1.0 / 0.1 stays 10).
-    """
-    if seconds <= 0.0:
-        return 0
-    ratio = seconds / dt
-    return max(0, math.ceil(ratio - TICK_EPS * max(1.0, ratio)))
+from behaviortk.tree.clock import Clock, ticks_for
 
 
 def _clock_from(kwargs: dict[str, typing.Any], name: str) -> Clock:

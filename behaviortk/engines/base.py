@@ -1,0 +1,188 @@
+"""What every engine is (``Engine``) and the group-runtime skeleton both engines share.
+
+An engine turns this tick's sensed facts into each group's ``Decision``. The
+skeleton here owns everything that does not depend on how trees are ticked:
+checking at construction that every node can be built, the per-group record
+(rows, flat tree, blackboards, sensed nodes), the prepare step (leaf statuses
+and sensed conditions for whole groups, ``tree/facts.py``), the decide loop,
+locating an agent, the snapshot text and blackboard access. An engine supplies
+only its builders (``builders.py``) and four hooks: ``build_group``,
+``store_facts``, ``tick_group`` and ``display``.
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
+
+import numpy as np
+import py_trees
+
+from behaviortk.engines.builders import Builders
+from behaviortk.registry import Registries
+from behaviortk.sense import Sense
+from behaviortk.tree.facts import TickFacts, compute_facts, sensed_nodes
+from behaviortk.tree.flat import Decision, FlatNode, FlatTree
+from behaviortk.tree.ops import Board, NodeContext
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+class EngineError(ValueError):
+    """A definition an engine cannot run; raised when the Simulation is made."""
+
+
+class Engine(Protocol):
+    """What a Simulation needs of an engine."""
+
+    @property
+    def name(self) -> str: ...
+
+    def prepare(self, sim: Any, sense: Sense) -> None:
+        """Compute this tick's group-wide facts (timed as the *sense* phase)."""
+        ...
+
+    def decide(self, sim: Any, sense: Sense) -> dict[str, Decision]:
+        """Tick every tree once; works without ``prepare`` too."""
+        ...
+
+    def snapshot(self, agent: int) -> str: ...
+    def node_status(self, agent: int) -> np.ndarray: ...
+    def blackboard(self, agent: int) -> dict[str, Any]: ...
+    def blackboard_points(self, group: str, key: str, rows: np.ndarray) -> np.ndarray: ...
+
+
+@dataclass
+class GroupRuntime:
+    """One group's tree as an engine runs it; engines subclass it with their own state."""
+
+    name: str
+    rows: slice  # global rows of the group
+    flat: FlatTree
+    board: Board
+    sensed: list[FlatNode]  # sensed conditions and guards, evaluated for every agent every tick
+    prev: dict[int, np.ndarray]  # last tick's result per sensed node (hysteresis)
+
+    @property
+    def n(self) -> int:
+        return self.rows.stop - self.rows.start
+
+
+G = TypeVar("G", bound=GroupRuntime)
+
+
+class EngineBase(ABC, Generic[G]):
+    """The shared skeleton. See the module docstring."""
+
+    name: ClassVar[str]
+    default_builders: ClassVar[Builders]
+
+    def __init__(self, sim: Any, builders: Builders | None = None) -> None:
+        self.sim = sim
+        self.registries: Registries = sim.registries
+        self.builders = type(self).default_builders if builders is None else builders
+        self._refuse_unbuildable()
+        self.groups: dict[str, G] = {}
+        for group, rows in sim.agents.slices.items():
+            self.groups[group] = self.build_group(group, rows, sim.trees[group])
+        self._prepared: Sense | None = None
+
+    def _refuse_unbuildable(self) -> None:
+        problems = []
+        for group, tree in self.sim.trees.items():
+            for node in self.builders.unbuildable(tree, self.registries):
+                problems.append(
+                    f"group {group!r}, node {node.path!r}: the {self.name} engine cannot build "
+                    f"{node.kind} {node.model.type!r} (it builds {', '.join(self.builders.tags())}, "
+                    "steering leaves, conditions, and actions and decorators written as ops)"
+                )
+        if problems:
+            raise EngineError("; ".join(problems))
+
+    # ------------------------------------------------------------ hooks
+    @abstractmethod
+    def build_group(self, name: str, rows: slice, tree: FlatTree) -> G:
+        """Build the group's trees (or compiled program) and its blackboards."""
+
+    @abstractmethod
+    def store_facts(self, g: G, facts: TickFacts) -> None:
+        """Hand this tick's facts to the group's leaves in the engine's own shape."""
+
+    @abstractmethod
+    def tick_group(self, g: G) -> Decision:
+        """Tick the group's trees once for every agent."""
+
+    @abstractmethod
+    def display(self, g: G, local: int) -> py_trees.behaviour.Behaviour:
+        """A py_trees tree showing ``local``'s statuses (for :meth:`snapshot`)."""
+
+    @abstractmethod
+    def node_status(self, agent: int) -> np.ndarray:
+        """int8 status of every node of the agent's tree, flat order."""
+
+    # ----------------------------------------------------------- shared
+    def context(self, group: str, n_agents: int, board: Board) -> NodeContext:
+        return NodeContext(group=group, n_agents=n_agents, clock=self.sim, board=board)
+
+    def group_record(self, name: str, rows: slice, tree: FlatTree) -> dict[str, Any]:
+        """The fields every ``GroupRuntime`` has, apart from the board."""
+        sensed = sensed_nodes(tree, self.registries)
+        n = rows.stop - rows.start
+        return dict(
+            name=name,
+            rows=rows,
+            flat=tree,
+            sensed=sensed,
+            prev={node.index: np.zeros(n, dtype=bool) for node in sensed},
+        )
+
+    def prepare(self, sim: Any, sense: Sense) -> None:
+        memory = getattr(self.sim, "memory", {})
+        for g in self.groups.values():
+            facts = compute_facts(g.flat, g.name, g.sensed, g.prev, sense, memory)
+            self.store_facts(g, facts)
+        self._prepared = sense
+
+    def decide(self, sim: Any, sense: Sense) -> dict[str, Decision]:
+        if self._prepared is not sense:
+            self.prepare(sim, sense)
+        self._prepared = None
+        return {g.name: self.tick_group(g) for g in self.groups.values()}
+
+    def locate(self, agent: int) -> tuple[G, int]:
+        """The group runtime of global row ``agent`` and its row within the group."""
+        agents = self.sim.agents
+        if not 0 <= agent < agents.n:
+            raise IndexError(f"agent {agent} out of range (0..{agents.n - 1})")
+        g = self.groups[agents.group_names[int(agents.group[agent])]]
+        return g, agent - g.rows.start
+
+    def snapshot(self, agent: int) -> str:
+        """py_trees' unicode rendering of the agent's tree with statuses (no colour codes)."""
+        g, local = self.locate(agent)
+        text = py_trees.display.unicode_tree(self.display(g, local), show_status=True)
+        return _ANSI.sub("", text)
+
+    def blackboard(self, agent: int) -> dict[str, Any]:
+        """The agent's blackboard as ``{key: value}`` (unset keys left out)."""
+        g, local = self.locate(agent)
+        values = {key: g.board.get(key, local) for key in g.board.stored_keys()}
+        return {key: value for key, value in values.items() if value is not None}
+
+    def blackboard_points(self, group: str, key: str, rows: np.ndarray) -> np.ndarray:
+        """``(n, 2)`` points stored under ``key`` for global ``rows``; NaN where unset or not a point."""
+        g = self.groups[group]
+        return g.board.points(key, np.asarray(rows, dtype=np.int64) - g.rows.start)
+
+
+def as_point(value: Any) -> tuple[float, float] | None:
+    """A stored value as a finite ``(x, y)``, or None (boards use it for ``points``)."""
+    if isinstance(value, list | tuple | np.ndarray) and len(value) == 2:
+        x, y = value[0], value[1]
+        if all(isinstance(v, int | float) and not isinstance(v, bool) for v in (x, y)):
+            fx, fy = float(x), float(y)
+            if np.isfinite(fx) and np.isfinite(fy):
+                return (fx, fy)
+    return None

@@ -37,7 +37,7 @@ IntArray = NDArray[np.int64]
 DECELERATION_TWEAK = 0.3
 #: Buckland's Deceleration enum: slow = 3, normal = 2, fast = 1.
 DECELERATION = {"slow": 3.0, "normal": 2.0, "fast": 1.0}
-#: Pursuit's "facing" threshold (seed 000): acos(0.95) is about 18 degrees.
+#: Pursuit's "facing" threshold (Buckland ch. 3 "Pursuit"): acos(0.95) is about 18 degrees.
 FACING_COS = -0.95
 #: Smallest normalised distance used in the Lennard-Jones potential, so d -> 0 stays finite.
 LJ_MIN_D = 1e-2
@@ -84,7 +84,9 @@ def flee_force(
     heading: Array,
     fear_distance: ArrayLike = np.inf,
 ) -> Array:
-    """Flee (seed 004): away from ``threat`` at max speed; zero force beyond ``fear_distance``.
+    """Flee (Buckland ch. 3): away from ``threat`` at max speed; zero beyond ``fear_distance``.
+
+    ``fear_distance`` is Buckland's "panic distance" (100 in the book).
 
     An agent exactly on the threat flees along its heading instead of standing still.
     """
@@ -145,14 +147,21 @@ def arrive_millington(
 
 # --------------------------------------------------------------- pursuit
 def ahead_and_facing(to_evader: Array, heading: Array, evader_heading: Array) -> NDArray[np.bool_]:
-    """Seed 000: evader ahead (``dot(to, heading) > 0``) and facing us (headings' dot < -0.95)."""
+    """Buckland's Pursuit early out: evader ahead (``dot(to, heading) > 0``) and facing us.
+
+    Facing: the headings' dot product is below -0.95 (within about 18 degrees).
+    """
     return (dot(to_evader, heading) > 0.0) & (dot(heading, evader_heading) < FACING_COS)
 
 
 def ahead_and_facing_by_velocity(
     to_evader: Array, vel: Array, evader_vel: Array
 ) -> NDArray[np.bool_]:
-    """Seed 002's test, literally: ``dot(to, v) > 0`` and ``dot(v, v_evader) < 0.95`` (raw velocities)."""
+    """The facing test of vinigodoy's C++ port of Buckland's Pursuit, literally.
+
+    ``dot(to, v) > 0`` and ``dot(v, v_evader) < 0.95`` on raw velocities, not
+    unit headings ("Steering Behaviors – Pursuit e Evade", Sofia IA blog, 2008).
+    """
     return (dot(to_evader, vel) > 0.0) & (dot(vel, evader_vel) < 0.95)
 
 
@@ -269,7 +278,7 @@ def separation_force(
 
 
 def alignment_force(owner: IntArray, neighbour_vel: Array, vel: Array) -> Array:
-    """Seed 003: steer toward the average velocity of the neighbours in view (``avg - v``).
+    """Alignment as velocity matching (Reynolds 1987): ``avg - v`` over the neighbours in view.
 
     Rows without neighbours get zero.
     """
@@ -352,7 +361,10 @@ def detection_box_corners(pos: Array, heading: Array, box: Array, radius: Array)
 
 
 def lj_potential(d: ArrayLike, a: float, n: float, b: float, m: float) -> Array:
-    """Seed 003's Lennard-Jones potential ``U = -A / d^n + B / d^m`` with ``d`` clamped at ``LJ_MIN_D``."""
+    """Lennard-Jones potential ``U = -A / d^n + B / d^m`` (Bourg & Seemann ch. 5).
+
+    ``d`` is clamped at ``LJ_MIN_D`` so that ``d -> 0`` stays finite.
+    """
     dd = np.maximum(np.asarray(d, dtype=np.float64), LJ_MIN_D)
     return -a / dd**n + b / dd**m
 
@@ -368,7 +380,9 @@ def lj_force(
     m_exp: float = 2.5,
     cutoff: float = 40.0,
 ) -> Array:
-    """Seed 003: sum over obstacles within ``cutoff`` (centre distance) of ``U(|r| / R) * r / |r|``.
+    """Lennard-Jones repulsion: sum over obstacles within ``cutoff`` of ``U(|r| / R) * r / |r|``.
+
+    ``cutoff`` is a centre distance; the defaults are those of ``LJAvoidance``.
 
     ``r = pos - obstacle``; positive ``U`` repels. An agent on an obstacle's
     centre is pushed backwards along its heading.

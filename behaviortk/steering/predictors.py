@@ -1,4 +1,8 @@
-"""Pluggable look-ahead for pursuit, evade, interpose and offset pursuit (seed 002).
+"""Pluggable look-ahead for pursuit, evade, interpose and offset pursuit.
+
+Making the prediction a parameter follows the suggestion at the end of
+"Steering Behaviors – Pursuit e Evade" (vinigodoy, Sofia IA blog, 2008): keep
+Buckland's estimate as the default and let a better one be plugged in.
 
 A predictor answers "how many seconds ahead should I aim?" for a pursuer at
 ``pos`` chasing a target that moves at constant velocity. Each is a model in
@@ -18,13 +22,13 @@ from behaviortk.vec import EPS, Array, dot, length
 
 
 class Linear(Model):
-    """Seed 000 (Buckland): look-ahead = distance / (own max speed + target speed)."""
+    """Buckland ch. 3 "Pursuit": look-ahead = distance / (own max speed + target speed)."""
 
     type: Literal["linear"] = "linear"
 
 
 class Capped(Model):
-    """Seed 001 (Millington's Pursue): distance / own speed, at most ``max_prediction``."""
+    """Millington ch. 3 "Pursue": distance / own speed, at most ``max_prediction``."""
 
     type: Literal["capped"] = "capped"
     max_prediction: PPositive = doc("Longest look-ahead", 1.0, unit="s")

@@ -2,8 +2,13 @@
 
 The model documents every parameter (unit, default); the adapter reads the
 context for the rows that asked and calls the pure kernel in ``kernels.py``.
-Sources: Reynolds 1999, Buckland (Programming Game AI by Example, ch. 3),
-Millington (AI for Games, ch. 3) and the seeds in ``shared/seeds``.
+Sources: Craig Reynolds, "Steering Behaviors For Autonomous Characters" (GDC
+1999) and "Flocks, Herds, and Schools" (SIGGRAPH 1987); Mat Buckland,
+*Programming Game AI by Example* (2005), ch. 3 "How to Create Autonomous
+Agents"; Ian Millington, *AI for Games* (3rd ed., 2019), ch. 3 "Movement";
+David M. Bourg & Glenn Seemann, *AI for Game Developers* (O'Reilly 2004),
+ch. 4 "Flocking" and ch. 5 "Potential Function-Based Movement". Each model's
+docstring names the section it follows and says where a default departs from it.
 """
 
 from __future__ import annotations
@@ -80,7 +85,7 @@ def _buckland_arrive(ctx: SteeringContext, point: Array, preset: str) -> Array:
 
 # -------------------------------------------------------------- seek, flee
 class Seek(TargetedModel):
-    """Head for the target at full speed (Reynolds; Buckland 3 "Seek")."""
+    """Head for the target at full speed (Reynolds; Buckland ch. 3 "Seek")."""
 
     type: Literal["seek"] = "seek"
 
@@ -91,7 +96,11 @@ def seek(p: Seek, ctx: SteeringContext) -> Steering:
 
 
 class Flee(TargetedModel):
-    """Run from the target at full speed while it is within the fear distance (seed 004)."""
+    """Run from the target at full speed while it is within the fear distance.
+
+    Buckland ch. 3 "Flee": ``normalize(pos - target) * max_speed - vel``, and
+    zero force beyond his "panic distance" of 100 units.
+    """
 
     type: Literal["flee"] = "flee"
     fear_distance: PNonNeg | None = doc(
@@ -169,12 +178,15 @@ def arrive_done(p: Arrive, sense: Sense, group: str, memory: Any) -> np.ndarray:
 
 # ---------------------------------------------------------- pursuit, evade
 class Pursuit(TargetedModel):
-    """Seek where the target will be (seed 000, seed 004).
+    """Seek where the target will be (Reynolds 1999; Buckland ch. 3 "Pursuit").
 
     If the target is ahead and facing us (headings' dot product below -0.95,
-    about 18 degrees) seek its current position; otherwise seek the position
-    the ``predictor`` foresees. ``facing_test: velocity`` is seed 002's
-    variant: it compares raw velocities (``dot(to_target, v) > 0`` and
+    about 18 degrees: Buckland's early out) seek its current position;
+    otherwise seek the position the ``predictor`` foresees (by default
+    Buckland's look-ahead, distance / (max speed + target speed)).
+    ``facing_test: velocity`` is the variant in the C++ port of Buckland's code
+    in "Steering Behaviors – Pursuit e Evade" (vinigodoy, Sofia IA blog, 2008):
+    it compares raw velocities (``dot(to_target, v) > 0`` and
     ``dot(v, v_target) < 0.95``), so it also seeks directly whenever the target
     is ahead and not moving fast in our direction.
     """
@@ -182,7 +194,9 @@ class Pursuit(TargetedModel):
     type: Literal["pursuit"] = "pursuit"
     predictor: Predictor = doc("How far ahead to aim", default_factory=Linear)
     facing_test: Literal["heading", "velocity"] = doc(
-        "Early-out test: 'heading' (seed 000, unit headings, -0.95) or 'velocity' (seed 002)",
+        "Early-out test: 'heading' (Buckland ch. 3: unit headings, dot < -0.95) or "
+        "'velocity' (raw velocities, dot < 0.95, as in the C++ code of vinigodoy's "
+        '"Steering Behaviors – Pursuit e Evade", Sofia IA blog, 2008)',
         "heading",
     )
 
@@ -200,7 +214,11 @@ def pursuit(p: Pursuit, ctx: SteeringContext) -> Steering:
 
 
 class Evade(TargetedModel):
-    """Flee where the pursuer will be, while it is within the threat range (seed 000)."""
+    """Flee where the pursuer will be, while it is within the threat range (Buckland ch. 3 "Evade").
+
+    Buckland's Evade has no facing test; his code ignores pursuers farther
+    than a threat range of 100 units.
+    """
 
     type: Literal["evade"] = "evade"
     predictor: Predictor = doc("How far ahead to look", default_factory=Linear)
@@ -212,7 +230,7 @@ class Evade(TargetedModel):
 
 
 def evade_force(ctx: SteeringContext, t: TargetFacts, predictor: Any, threat: float) -> Array:
-    """Evade ``t`` (seed 000): zero beyond ``threat``, else flee its predicted position."""
+    """Evade ``t`` (Buckland ch. 3): zero beyond ``threat``, else flee its predicted position."""
     aim = _predict(ctx, predictor, t.pos, t.vel)
     _crosshair(ctx, aim)
     force = k.flee_force(ctx.pos, ctx.vel, aim, ctx.per_agent("max_speed"), ctx.heading)
@@ -227,14 +245,15 @@ def evade(p: Evade, ctx: SteeringContext) -> Steering:
 
 # ------------------------------------------------------------------ wander
 class Wander(SteeringModel):
-    """A target on a circle ahead of the agent, jittered every tick (Buckland 3 "Wander"; seed 001).
+    """A target on a circle ahead of the agent, jittered every tick (Buckland ch. 3 "Wander").
 
     Defaults are Buckland's (WanderRad 1.2, WanderDist 2.0, WanderJitterPerSec
     80), measured in agent radii by default, as Buckland's own overlay scales
     the circle by the vehicle's bounding radius: the same numbers then look
     alike at any world scale. ``steer: seek`` (default) seeks the wander target
-    at max speed (seed 001: "seek the target"), so the force is comparable to
-    seek's; ``displacement`` returns Buckland's ``target - position``.
+    at max speed, the form Millington (ch. 3 "Wander") offers besides facing
+    it, so the force is comparable to seek's; ``displacement`` returns
+    Buckland's ``target - position``.
     Uses two random numbers per tick (the scenario's seeded stream).
     """
 
@@ -307,7 +326,11 @@ def align_to(p: AlignParams, ctx: SteeringContext, goal: Array) -> Steering:
 
 
 class Face(AlignParams):
-    """Turn the orientation toward the target (Millington's Face; seed 001)."""
+    """Turn the orientation toward the target (Millington ch. 3 "Face").
+
+    Align to the direction from the agent to the target; on the target, keep
+    the current orientation.
+    """
 
     type: Literal["face"] = "face"
     target: Target = doc("What to look at")
@@ -319,7 +342,11 @@ def face(p: Face, ctx: SteeringContext) -> Steering:
 
 
 class LookWhereYouAreGoing(AlignParams):
-    """Turn the orientation toward the direction of travel (Millington; seed 001)."""
+    """Turn the orientation toward the direction of travel.
+
+    Millington ch. 3 "Looking Where You're Going": Align to the velocity's
+    direction; a still agent keeps its orientation.
+    """
 
     type: Literal["look_where_you_are_going"] = "look_where_you_are_going"
 
@@ -384,7 +411,10 @@ def _pairs(ctx: SteeringContext, of: str) -> tuple[np.ndarray, Array, np.ndarray
 
 
 class Separation(FlockModel):
-    """Steer away from neighbours in view, inversely to their distance (Buckland 3 "Separation")."""
+    """Steer away from neighbours in view, inversely to their distance.
+
+    Buckland ch. 3 "Separation": sum of ``normalize(-d) / |d|``.
+    """
 
     type: Literal["separation"] = "separation"
 
@@ -395,7 +425,13 @@ def separation(p: Separation, ctx: SteeringContext) -> Steering:
 
 
 class Alignment(FlockModel):
-    """Steer toward the average velocity of the neighbours in view (seed 003)."""
+    """Steer toward the average velocity of the neighbours in view: ``avg - v``.
+
+    Reynolds 1987's velocity matching, with neighbours seen within a view
+    distance and field of view as in Bourg & Seemann ch. 4 "Flocking".
+    Buckland ch. 3 "Alignment" averages unit headings instead; averaging
+    velocities also matches the neighbours' speed. Zero without neighbours.
+    """
 
     type: Literal["alignment"] = "alignment"
 
@@ -406,7 +442,7 @@ def alignment(p: Alignment, ctx: SteeringContext) -> Steering:
 
 
 class Cohesion(FlockModel):
-    """Seek the centre of mass of the neighbours in view (Buckland 3 "Cohesion")."""
+    """Seek the centre of mass of the neighbours in view (Buckland ch. 3 "Cohesion")."""
 
     type: Literal["cohesion"] = "cohesion"
 
@@ -447,11 +483,18 @@ def obstacle_avoidance(p: ObstacleAvoidance, ctx: SteeringContext) -> Steering:
 
 
 class LJAvoidance(SteeringModel):
-    """Lennard-Jones obstacle repulsion (seed 003): ``U = -A / d^n + B / d^m``, ``d = |r| / R``.
+    """Lennard-Jones obstacle repulsion: ``U = -A / d^n + B / d^m``, ``d = |r| / R``.
 
-    The force on the agent is the sum over obstacles whose centre is within
-    ``cutoff`` of ``U * r / |r|`` (``r`` from obstacle to agent). With ``a = 0``
-    there is no attraction, as in the seed.
+    The Lennard-Jones potential function of Bourg & Seemann ch. 5 "Potential
+    Function-Based Movement", which they also apply to obstacle avoidance. The
+    force on the agent is the sum over obstacles whose centre is within
+    ``cutoff`` of ``U * r / |r|`` (``r`` from obstacle to agent). The defaults
+    (A = 0: no attraction; n = 1, B = 20, m = 2.5, cutoff 40, ``d`` in obstacle
+    radii) are those of the ActionScript example in the blog post
+    "[AI]高级人工智能(1)——回避障碍物" ("Advanced AI (1): obstacle avoidance",
+    2007), which builds on Bourg & Seemann. The post adds ``U * r / |r|`` to
+    the velocity directly; here it is a steering force, combined with the
+    agent's other requests like any other.
     """
 
     type: Literal["lj_avoidance"] = "lj_avoidance"
@@ -501,7 +544,7 @@ def wall_avoidance(p: WallAvoidance, ctx: SteeringContext) -> Steering:
 
 
 class Hide(TargetedModel):
-    """Hide behind the obstacle nearest to a spot out of the hunter's sight (Buckland 3 "Hide").
+    """Hide behind the obstacle nearest to a spot out of the hunter's sight (Buckland ch. 3 "Hide").
 
     Each obstacle's hiding spot is ``distance_from_boundary`` beyond its edge on
     the side away from the hunter; arrive (fast) at the closest one. With no
@@ -533,7 +576,7 @@ def hide(p: Hide, ctx: SteeringContext) -> Steering:
 
 
 class Interpose(TargetedModel):
-    """Get between two agents (Buckland 3 "Interpose"): arrive (fast) at their predicted midpoint.
+    """Get between two agents: arrive fast at their predicted midpoint (Buckland ch. 3 "Interpose").
 
     The midpoint is treated as a target moving at the mean of the two
     velocities; the ``predictor`` gives the look-ahead (Buckland's distance /
@@ -560,7 +603,7 @@ def interpose(p: Interpose, ctx: SteeringContext) -> Steering:
 
 
 class OffsetPursuit(TargetedModel):
-    """Keep an offset from a leader, in the leader's frame (Buckland 3 "OffsetPursuit").
+    """Keep an offset from a leader, in the leader's frame (Buckland ch. 3 "OffsetPursuit").
 
     ``offset`` is [ahead, left] relative to the leader's heading; arrive (fast)
     at where that point will be after the ``predictor``'s look-ahead.
@@ -585,7 +628,7 @@ def offset_pursuit(p: OffsetPursuit, ctx: SteeringContext) -> Steering:
 
 
 class PathFollowing(TargetedModel):
-    """Follow a path's waypoints (Buckland 3 "FollowPath").
+    """Follow a path's waypoints (Buckland ch. 3 "FollowPath").
 
     Seek the current waypoint; within ``waypoint_seek_distance`` move on to the
     next. A looped path starts over; an open one ends with arrive (normal) at

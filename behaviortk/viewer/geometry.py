@@ -81,7 +81,7 @@ def arcs(center: Array, radius: Array, facing: Array, fov: Array, width: float) 
 
 
 def crosshairs(point: Array, size: float, width: float) -> Array:
-    """A '+' with a ring: the predicted-position marker of seed 000."""
+    """A '+' with a ring: the predicted-position crosshair of Buckland's pursuit demo (ch. 3)."""
     if point.shape[0] == 0:
         return EMPTY
     dx = np.array([size, 0.0])

@@ -1,10 +1,10 @@
 """Lennard-Jones potential around obstacles, evaluated on a grid into a texture.
 
-Seed 003: ``U = -A / d**n + B / d**m`` with ``d = |r| / R`` (distance to the
-obstacle centre over its radius); obstacles farther than ``cutoff`` add
-nothing. Potentials of all obstacles add up. The grid is NumPy over
-(cells x obstacles); the RGBA image is uploaded once and only rebuilt when the
-obstacles or parameters change.
+Bourg & Seemann (AI for Game Developers, ch. 5): ``U = -A / d**n + B / d**m``
+with ``d = |r| / R`` (distance to the obstacle centre over its radius);
+obstacles farther than ``cutoff`` add nothing. Potentials of all obstacles add
+up. The grid is NumPy over (cells x obstacles); the RGBA image is uploaded once
+and only rebuilt when the obstacles or parameters change.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from behaviortk.vec import EPS, Array
 
 @dataclass(frozen=True)
 class LJParams:
-    """Seed 003's constants; the default is its example (A=0, n=1, B=20, m=2.5, 40 units)."""
+    """Lennard-Jones constants; defaults as ``lj_avoidance`` (A=0, n=1, B=20, m=2.5, 40 units)."""
 
     a: float = 0.0
     b: float = 20.0
@@ -74,7 +74,7 @@ def colorize(u: Array, p: LJParams) -> np.ndarray:
 
 
 def params_from_trees(trees: dict[str, Any]) -> LJParams:
-    """The first ``lj_avoidance`` leaf's constants in any group's tree, else seed 003's."""
+    """The first ``lj_avoidance`` leaf's constants in any group's tree, else the defaults."""
     for tree in trees.values():
         for node in getattr(tree, "nodes", ()):
             if isinstance(node.model, LJAvoidance):

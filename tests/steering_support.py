@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from behaviortk.format.adapters import validate_node
-from behaviortk.registry import default
+from behaviortk.registry import Registries, default
 from behaviortk.sense import Sense
 from behaviortk.steering.act import make_context, weighted
 from behaviortk.steering.context import Steering, steer
@@ -15,9 +15,9 @@ from behaviortk.steering.debug import DebugBuffer
 from behaviortk.world.state import Agents, World
 
 
-def node(data: dict[str, Any]) -> Any:
+def node(data: dict[str, Any], registries: Registries | None = None) -> Any:
     """Validate a leaf from its JSON form, as a definition file would."""
-    return validate_node(data, default())
+    return validate_node(data, registries or default())
 
 
 def world(
@@ -38,12 +38,13 @@ def run(
     memory: dict[str, np.ndarray] | None = None,
     debug: DebugBuffer | None = None,
     with_weight: bool = False,
+    registries: Registries | None = None,
 ) -> Steering:
     """Evaluate ``model`` for ``rows`` (default: the whole group), reading random columns from 0."""
     w = w or world()
     n = agents.n
     table = np.zeros((n, 8)) if rand is None else np.asarray(rand, dtype=np.float64).reshape(n, -1)
-    sense = Sense(w, agents, rand=table, tick=0, time=0.0)
+    sense = Sense(w, agents, rand=table, tick=0, time=0.0, registries=registries)
     sl = agents.slices[group]
     rows = np.arange(sl.start, sl.stop) if rows is None else np.asarray(rows)
     ctx = make_context(

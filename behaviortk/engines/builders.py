@@ -28,7 +28,8 @@ class Builders:
         self._by_kind: dict[str, list[tuple[Accepts, Builder]]] = {}
 
     def register(self, tag: str, builder: Builder) -> None:
-        if tag in self._by_tag:
+        """Build ``tag`` with ``builder``; registering the same builder again changes nothing."""
+        if self._by_tag.get(tag, builder) is not builder:
             raise RegistryError(f"the {self.engine} engine already has a builder for {tag!r}")
         self._by_tag[tag] = builder
 

@@ -1,0 +1,93 @@
+"""The skeleton's rules, checked on the source: no import loops, a format package that stands alone.
+
+Every ``import`` counts, including those inside functions: a loop kept alive
+only by deferred imports is still a loop. The one edge the graph does not
+show is ``registry.load_plugin``'s import by name of the built-in plugin,
+the same door every plugin uses.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "behaviortk"
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph() -> dict[str, set[str]]:
+    """behaviortk module -> behaviortk modules it imports anywhere in its source."""
+    files = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+    graph: dict[str, set[str]] = {name: set() for name in files}
+    for name, path in files.items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                targets = [
+                    f"{node.module}.{alias.name}"
+                    if f"{node.module}.{alias.name}" in files
+                    else node.module
+                    for alias in node.names
+                ]
+            for target in targets:
+                while target not in files and "." in target:
+                    target = target.rsplit(".", 1)[0]
+                if target in files and target != name and target != "behaviortk":
+                    graph[name].add(target)
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One import loop as a list of modules, or [] (iterative DFS)."""
+    state: dict[str, int] = {}
+    for start in sorted(graph):
+        if start in state:
+            continue
+        stack = [(start, iter(sorted(graph[start])))]
+        chain = [start]
+        state[start] = 1
+        while stack:
+            node, children = stack[-1]
+            child = next(children, None)
+            if child is None:
+                state[node] = 2
+                chain.pop()
+                stack.pop()
+            elif state.get(child) == 1:
+                return [*chain[chain.index(child) :], child]
+            elif child not in state:
+                state[child] = 1
+                chain.append(child)
+                stack.append((child, iter(sorted(graph[child]))))
+    return []
+
+
+def test_the_graph_is_read_from_the_source() -> None:
+    graph = import_graph()
+    assert "behaviortk.registry" in graph["behaviortk.format.nodes"]
+    assert "behaviortk.engines.base" in graph["behaviortk.engines.batch"]
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+
+
+def test_no_import_loops_even_through_imports_inside_functions() -> None:
+    assert find_cycle(import_graph()) == []
+
+
+def test_format_imports_only_itself_the_registry_and_vector_helpers() -> None:
+    allowed = {"behaviortk.registry", "behaviortk.vec"}
+    for name, imported in import_graph().items():
+        if name.startswith("behaviortk.format"):
+            above = {m for m in imported if not m.startswith("behaviortk.format")} - allowed
+            assert not above, f"{name} imports {sorted(above)}"
+
+
+def test_nothing_imports_the_builtins_module() -> None:
+    """It is loaded by name as a plugin, so it can import everything without a loop."""
+    importers = [n for n, imported in import_graph().items() if "behaviortk.builtins" in imported]
+    assert importers == []

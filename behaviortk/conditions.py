@@ -219,7 +219,7 @@ def in_range(
     facts = sense.target(m.target, group)
     rows = _own(sense, group)
     dist = distances(sense.agents.pos[rows], facts.pos)
-    return in_range_mask(dist, facts.valid, float(m.radius), float(m.hysteresis), prev)
+    return in_range_mask(dist, facts.valid, m.radius, m.hysteresis, prev)
 
 
 def neighbours(
@@ -230,9 +230,7 @@ def neighbours(
     if m.radius is None:
         counts = found.count
     else:
-        counts = count_within(
-            found.i, found.dist, rows.start, rows.stop - rows.start, float(m.radius)
-        )
+        counts = count_within(found.i, found.dist, rows.start, rows.stop - rows.start, m.radius)
     return np.asarray(counts >= m.min_count, dtype=bool)
 
 
@@ -242,21 +240,21 @@ def arrived(m: Arrived, sense: Sense, group: str, prev: BoolArray, rand: Array |
     dist = distances(sense.agents.pos[rows], facts.pos)
     vel = sense.agents.vel[rows]
     speed = np.sqrt(vel[:, 0] * vel[:, 0] + vel[:, 1] * vel[:, 1])
-    return arrived_mask(dist, speed, facts.valid, float(m.tolerance), float(m.max_speed))
+    return arrived_mask(dist, speed, facts.valid, m.tolerance, m.max_speed)
 
 
 def facing(m: Facing, sense: Sense, group: str, prev: BoolArray, rand: Array | None) -> BoolArray:
     facts = sense.target(m.target, group)
     rows = _own(sense, group)
     return facing_mask(
-        sense.agents.heading[rows], sense.agents.pos[rows], facts.pos, facts.valid, float(m.angle)
+        sense.agents.heading[rows], sense.agents.pos[rows], facts.pos, facts.valid, m.angle
     )
 
 
 def chance(m: Chance, sense: Sense, group: str, prev: BoolArray, rand: Array | None) -> BoolArray:
     if rand is None:
         raise ValueError("chance needs a random slot (FlatNode.rand_slot)")
-    return chance_mask(rand[:, 0], float(m.probability))
+    return chance_mask(rand[:, 0], m.probability)
 
 
 class BlackboardCompareOps(LeafOps):

@@ -162,3 +162,38 @@ def test_duplicate_tag_is_refused() -> None:
         match=r"already registered as a composite: first behaviortk\.format\.tree\.Sequence \(registered at .*builtins\.py:\d+\); again .*test_format_loader\.py",
     ):
         registry.default().composites.register(Sequence)
+
+
+def test_parameters_are_substituted_once_at_load_running_models_hold_numbers() -> None:
+    """Every `$param` of every shipped definition is a plain value in the trees that run."""
+    from pydantic import BaseModel
+
+    definitions = sorted((ROOT / "definitions").glob("*.json"))
+    with_params = 0
+    for path in definitions:
+        if path.name == "behaviortk.schema.json":
+            continue
+        text = path.read_text()
+        with_params += '"$' in text.replace('"$schema"', "")
+        scenario = behaviortk.load(path)
+        stack: list[object] = list(scenario.trees.values())
+        while stack:
+            item = stack.pop()
+            if isinstance(item, BaseModel):
+                stack.extend(getattr(item, f) for f in type(item).model_fields)
+            elif isinstance(item, list | tuple):
+                stack.extend(item)
+            else:
+                assert not (isinstance(item, str) and item.startswith("$")), (path.name, item)
+    assert with_params >= 3
+
+
+def test_an_expanded_tree_refuses_a_parameter_reference() -> None:
+    from pydantic import ValidationError
+
+    from behaviortk.format.adapters import validate_node
+    from behaviortk.registry import default
+
+    with pytest.raises(ValidationError, match="expected a number or a '\\$param' reference"):
+        validate_node({"type": "wait", "duration": "$d"}, default())
+    assert validate_node({"type": "wait", "duration": 2}, default()).duration == 2.0

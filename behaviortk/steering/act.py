@@ -124,5 +124,5 @@ def act(sim: Any, sense: Sense, decisions: dict[str, Decision]) -> tuple[Array, 
 def weighted(model: Any, ctx: SteeringContext) -> Steering:
     """A leaf's steering times its ``weight``."""
     out = steer(model, ctx)
-    w = float(model.weight)
+    w = model.weight
     return Steering(out.linear * w, None if out.angular is None else out.angular * w)

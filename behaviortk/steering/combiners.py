@@ -70,7 +70,7 @@ def weighted_children(
     for index, child in enumerate(p.children):
         out = steer(child, ctx.child(child, index, slot))
         slot += random_numbers(child)
-        w = float(getattr(child, "weight", 1.0))
+        w = getattr(child, "weight", 1.0)
         yield out.linear * w, None if out.angular is None else out.angular * w
 
 
@@ -150,7 +150,7 @@ def prioritized_dither(p: PrioritizedDither, ctx: SteeringContext) -> Steering:
     saw = False
     pairs = zip(p.probabilities, weighted_children(p, ctx, len(p.children)), strict=True)
     for index, (prob, (f, a)) in enumerate(pairs):
-        chance = float(prob)
+        chance = prob
         if chance <= 0.0:
             continue
         applies = ~decided & (ctx.rand[:, index] < chance)
@@ -184,7 +184,7 @@ def first_nonzero(p: FirstNonzero, ctx: SteeringContext) -> Steering:
     linear, angular = _zero(ctx)
     decided = np.zeros(ctx.n, dtype=bool)
     saw = False
-    eps = float(p.epsilon)
+    eps = p.epsilon
     for f, a in weighted_children(p, ctx):
         big = length(f) > eps
         if a is not None:

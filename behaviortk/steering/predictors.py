@@ -99,7 +99,7 @@ def linear(
 def capped(
     p: Capped, to_target: Array, own_vel: Array, max_speed: Array, target_vel: Array
 ) -> Array:
-    return capped_time(to_target, own_vel, float(p.max_prediction))
+    return capped_time(to_target, own_vel, p.max_prediction)
 
 
 def intercept(

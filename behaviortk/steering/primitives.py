@@ -48,11 +48,6 @@ class TargetedModel(SteeringModel):
 
 
 # ----------------------------------------------------------------- helpers
-def _f(x: Any) -> float:
-    """A model number (``$params`` are substituted before running)."""
-    return float(x)
-
-
 def _mass_scaled(ctx: SteeringContext, accel: Array) -> Array:
     """Millington's accelerations as forces, so that ``a = F / m`` is his number."""
     return accel * ctx.per_agent("mass")[:, None]
@@ -113,7 +108,7 @@ class Flee(TargetedModel):
 
 def flee(p: Flee, ctx: SteeringContext) -> Steering:
     t = ctx.target_facts()
-    fear = np.inf if p.fear_distance is None else _f(p.fear_distance)
+    fear = np.inf if p.fear_distance is None else p.fear_distance
     force = k.flee_force(ctx.pos, ctx.vel, t.pos, ctx.per_agent("max_speed"), ctx.heading, fear)
     return Steering(force)
 
@@ -151,16 +146,16 @@ def arrive_force(p: Arrive, ctx: SteeringContext, point: Array) -> Array:
     top = ctx.per_agent("max_speed")
     if p.deceleration is not None:
         return k.arrive_buckland(
-            ctx.pos, ctx.vel, point, top, k.DECELERATION[p.deceleration], _f(p.tolerance)
+            ctx.pos, ctx.vel, point, top, k.DECELERATION[p.deceleration], p.tolerance
         )
     accel = k.arrive_millington(
         ctx.pos,
         ctx.vel,
         point,
         top,
-        _f(p.slowing_radius),
-        _f(p.tolerance),
-        _f(p.time_to_target),
+        p.slowing_radius,
+        p.tolerance,
+        p.time_to_target,
     )
     return _mass_scaled(ctx, accel)
 
@@ -239,7 +234,7 @@ def evade_force(ctx: SteeringContext, t: TargetFacts, predictor: Any, threat: fl
 
 
 def evade(p: Evade, ctx: SteeringContext) -> Steering:
-    threat = np.inf if p.threat_range is None else _f(p.threat_range)
+    threat = np.inf if p.threat_range is None else p.threat_range
     return Steering(evade_force(ctx, ctx.target_facts(), p.predictor, threat))
 
 
@@ -279,14 +274,14 @@ class Wander(SteeringModel):
 
 def wander(p: Wander, ctx: SteeringContext) -> Steering:
     scale = np.ones(ctx.n) if p.units == "world" else ctx.per_agent("radius")
-    radius = _f(p.radius) * scale
+    radius = p.radius * scale
     memory = ctx.state("wander_target", (2,), fill=np.nan)
     local = memory[ctx.rows]
     fresh = ~np.isfinite(local).all(axis=1)
     local[fresh] = np.stack([radius[fresh], np.zeros(int(fresh.sum()))], axis=1)
-    local = k.wander_jitter(local, ctx.rand[:, :2], _f(p.jitter) * scale, ctx.dt, radius)
+    local = k.wander_jitter(local, ctx.rand[:, :2], p.jitter * scale, ctx.dt, radius)
     memory[ctx.rows] = local
-    distance = _f(p.distance) * scale
+    distance = p.distance * scale
     heading = normalize(ctx.heading)
     target = k.wander_world_target(local, distance, ctx.pos, heading)
     if ctx.debug.enabled:
@@ -318,9 +313,9 @@ def align_to(p: AlignParams, ctx: SteeringContext, goal: Array) -> Steering:
         goal,
         ctx.per_agent("max_rotation"),
         ctx.per_agent("max_angular_accel"),
-        np.radians(_f(p.target_radius)),
-        np.radians(_f(p.slow_radius)),
-        _f(p.time_to_target),
+        np.radians(p.target_radius),
+        np.radians(p.slow_radius),
+        p.time_to_target,
     )
     return Steering(np.zeros((ctx.n, 2)), angular)
 
@@ -383,7 +378,7 @@ class VelocityMatch(TargetedModel):
 
 
 def velocity_match(p: VelocityMatch, ctx: SteeringContext) -> Steering:
-    accel = k.velocity_match(ctx.vel, ctx.target_facts().vel, _f(p.time_to_target))
+    accel = k.velocity_match(ctx.vel, ctx.target_facts().vel, p.time_to_target)
     return Steering(_mass_scaled(ctx, accel))
 
 
@@ -473,8 +468,8 @@ def obstacle_avoidance(p: ObstacleAvoidance, ctx: SteeringContext) -> Steering:
         ctx.per_agent("radius"),
         ctx.world.obstacle_pos,
         ctx.world.obstacle_radius,
-        _f(p.min_detection_length),
-        _f(p.braking_weight),
+        p.min_detection_length,
+        p.braking_weight,
     )
     if ctx.debug.enabled:
         corners = k.detection_box_corners(ctx.pos, heading, box, ctx.per_agent("radius"))
@@ -513,11 +508,11 @@ def lj_avoidance(p: LJAvoidance, ctx: SteeringContext) -> Steering:
         ctx.heading,
         ctx.world.obstacle_pos,
         ctx.world.obstacle_radius,
-        _f(p.a),
-        _f(p.n),
-        _f(p.b),
-        _f(p.m),
-        _f(p.cutoff),
+        p.a,
+        p.n,
+        p.b,
+        p.m,
+        p.cutoff,
     )
     ctx.debug.add("potential", ctx.rows)
     return Steering(force)
@@ -537,7 +532,7 @@ class WallAvoidance(SteeringModel):
 
 
 def wall_avoidance(p: WallAvoidance, ctx: SteeringContext) -> Steering:
-    ends = k.feeler_ends(ctx.pos, ctx.heading, _f(p.feeler_length), np.radians(_f(p.side_angle)))
+    ends = k.feeler_ends(ctx.pos, ctx.heading, p.feeler_length, np.radians(p.side_angle))
     ctx.debug.add("feelers", ctx.rows, ends=ends)
     w = ctx.world
     return Steering(k.wall_avoidance_force(ctx.pos, ends, w.wall_a, w.wall_b, w.wall_normal))
@@ -566,10 +561,10 @@ def hide(p: Hide, ctx: SteeringContext) -> Steering:
     t = ctx.target_facts()
     w = ctx.world
     if w.obstacle_pos.shape[0] == 0:
-        threat = np.inf if p.threat_range is None else _f(p.threat_range)
+        threat = np.inf if p.threat_range is None else p.threat_range
         return Steering(evade_force(ctx, t, Linear(), threat))
     spot = k.hiding_spots(
-        ctx.pos, t.pos, w.obstacle_pos, w.obstacle_radius, _f(p.distance_from_boundary)
+        ctx.pos, t.pos, w.obstacle_pos, w.obstacle_radius, p.distance_from_boundary
     )
     ctx.debug.add("hiding_spot", ctx.rows, point=spot)
     return Steering(_buckland_arrive(ctx, spot, "fast"))
@@ -665,7 +660,7 @@ def path_following(p: PathFollowing, ctx: SteeringContext) -> Steering:
     if points.shape[0] == 0:
         return Steering(np.zeros((ctx.n, 2)))
     cursor = np.clip(memory[ctx.rows], 0, points.shape[0] - 1)
-    cursor = k.advance_waypoints(cursor, ctx.pos, points, _f(p.waypoint_seek_distance), looped)
+    cursor = k.advance_waypoints(cursor, ctx.pos, points, p.waypoint_seek_distance, looped)
     memory[ctx.rows] = cursor
     current = points[cursor]
     ctx.debug.add("waypoint", ctx.rows, point=current)
@@ -714,7 +709,7 @@ def containment(p: Containment, ctx: SteeringContext) -> Steering:
         low, high = np.zeros(2), ctx.world.size
     else:
         low, high = np.asarray(p.rect[0], float), np.asarray(p.rect[1], float)
-    force = k.containment_force(ctx.pos, ctx.vel, low, high, _f(p.margin), _f(p.look_ahead))
+    force = k.containment_force(ctx.pos, ctx.vel, low, high, p.margin, p.look_ahead)
     return Steering(force)
 
 
@@ -733,7 +728,7 @@ def path_following_done(p: Any, sense: Sense, group: str, memory: Any) -> np.nda
     else:
         cursor = stored[rows]
     near = length(np.asarray(path.points[last]) - sense.agents.pos[rows])
-    return np.asarray((cursor == last) & (near < _f(p.waypoint_seek_distance)), dtype=bool)
+    return np.asarray((cursor == last) & (near < p.waypoint_seek_distance), dtype=bool)
 
 
 BUILTIN = (

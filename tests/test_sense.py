@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from behaviortk.format.targets import (
+from behaviortk.sense import Sense
+from behaviortk.target_kinds import (
     AgentTarget,
     BlackboardTarget,
     NearestTarget,
@@ -17,7 +18,6 @@ from behaviortk.format.targets import (
     PointTarget,
     SelfTarget,
 )
-from behaviortk.sense import Sense
 from behaviortk.world.factory import make_agents
 from behaviortk.world.state import Agents, Path, World
 

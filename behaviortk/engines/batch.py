@@ -22,13 +22,13 @@ from py_trees.common import Status
 from behaviortk.engines import batch_core as bc
 from behaviortk.engines import batch_leaves as bl
 from behaviortk.engines.base import EngineBase, GroupRuntime
-from behaviortk.engines.builders import Builders
+from behaviortk.engines.builders import Builders, always, decorator_ops, leaf_ops, sensed
 from behaviortk.engines.pytrees import display_tree
-from behaviortk.registry import ACTION, CONDITION, DECORATOR, STEERING, Entry, Registries
+from behaviortk.registry import ACTION, CONDITION, DECORATOR, STEERING, Registries
 from behaviortk.tree.clock import ticks_for
 from behaviortk.tree.facts import TickFacts, guard_condition, is_sensed
 from behaviortk.tree.flat import Decision, FlatNode, FlatTree
-from behaviortk.tree.ops import NodeContext, is_decorator_ops, is_leaf_ops
+from behaviortk.tree.ops import NodeContext
 from behaviortk.tree.status import FAILURE, SUCCESS
 
 STATUSES = (Status.INVALID, Status.RUNNING, Status.SUCCESS, Status.FAILURE)
@@ -118,39 +118,23 @@ def _eternal_guard(node: FlatNode, kids: Kids, c: Compiler) -> bc.Node:
     return bc.EternalGuardNode(k, c.state, kids[0], lambda rows: ops.update(rows) == SUCCESS)
 
 
-def _always(entry: Entry, registries: Registries) -> bool:
-    return True
-
-
-def _sensed(entry: Entry, registries: Registries) -> bool:
-    return not is_leaf_ops(entry.impl)
-
-
-def _leaf_ops(entry: Entry, registries: Registries) -> bool:
-    return is_leaf_ops(entry.impl)
-
-
-def _decorator_ops(entry: Entry, registries: Registries) -> bool:
-    return is_decorator_ops(entry.impl)
-
-
-@BUILDERS.builds_kind(STEERING, _always)
+@BUILDERS.builds_kind(STEERING, always)
 def _steering(node: FlatNode, kids: Kids, c: Compiler) -> bc.Node:
     return bc.Leaf(node.index, c.state, bl.SteeringOps(c.facts, node.index, node.emit_index))
 
 
-@BUILDERS.builds_kind(CONDITION, _sensed)
+@BUILDERS.builds_kind(CONDITION, sensed)
 def _condition(node: FlatNode, kids: Kids, c: Compiler) -> bc.Node:
     return bc.Leaf(node.index, c.state, bl.ConditionOps(c.facts, node.index))
 
 
-@BUILDERS.builds_kind(CONDITION, _leaf_ops)
-@BUILDERS.builds_kind(ACTION, _leaf_ops)
+@BUILDERS.builds_kind(CONDITION, leaf_ops)
+@BUILDERS.builds_kind(ACTION, leaf_ops)
 def _ops_leaf(node: FlatNode, kids: Kids, c: Compiler) -> bc.Node:
     return bc.Leaf(node.index, c.state, c.ops_for(node.index, node.model))
 
 
-@BUILDERS.builds_kind(DECORATOR, _decorator_ops)
+@BUILDERS.builds_kind(DECORATOR, decorator_ops)
 def _ops_decorator(node: FlatNode, kids: Kids, c: Compiler) -> bc.Node:
     return bl.OpsDecoratorNode(node.index, c.state, kids[0], c.ops_for(node.index, node.model))
 

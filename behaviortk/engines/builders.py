@@ -14,9 +14,30 @@ from typing import Any
 
 from behaviortk.registry import Entry, Registries, RegistryError
 from behaviortk.tree.flat import FlatNode, FlatTree
+from behaviortk.tree.ops import is_decorator_ops, is_leaf_ops
 
 Builder = Callable[..., Any]
 Accepts = Callable[[Entry, Registries], bool]
+
+
+def always(entry: Entry, registries: Registries) -> bool:
+    """Every entry of the kind (steering leaves: one leaf class reads the shared facts)."""
+    return True
+
+
+def sensed(entry: Entry, registries: Registries) -> bool:
+    """Conditions computed for whole groups each tick (a vectorised function)."""
+    return not is_leaf_ops(entry.impl)
+
+
+def leaf_ops(entry: Entry, registries: Registries) -> bool:
+    """Actions and ticked conditions written as ``LeafOps``."""
+    return is_leaf_ops(entry.impl)
+
+
+def decorator_ops(entry: Entry, registries: Registries) -> bool:
+    """Decorators written as ``DecoratorOps``."""
+    return is_decorator_ops(entry.impl)
 
 
 class Builders:

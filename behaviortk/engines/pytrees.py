@@ -41,19 +41,18 @@ from pydantic import BaseModel
 
 from behaviortk.conditions import compare
 from behaviortk.engines.base import EngineBase, GroupRuntime, as_point
-from behaviortk.engines.builders import Builders
+from behaviortk.engines.builders import Builders, always, decorator_ops, leaf_ops, sensed
 from behaviortk.engines.sim_time import SimCooldown, SimTimeout
 from behaviortk.registry import (
     ACTION,
     CONDITION,
     DECORATOR,
     STEERING,
-    Entry,
     Registries,
 )
 from behaviortk.tree.facts import TickFacts, guard_condition, is_sensed
 from behaviortk.tree.flat import Decision, FlatNode, FlatTree
-from behaviortk.tree.ops import NodeContext, Rows, is_decorator_ops, is_leaf_ops
+from behaviortk.tree.ops import NodeContext, Rows
 from behaviortk.tree.status import FAILURE, SUCCESS
 
 STATUSES = (Status.INVALID, Status.RUNNING, Status.SUCCESS, Status.FAILURE)
@@ -345,39 +344,23 @@ def _eternal_guard(node: FlatNode, kids: Kids, env: BuildEnv) -> behaviour.Behav
     return Guard(node.name, kids[0], node, ops)
 
 
-def _always(entry: Entry, registries: Registries) -> bool:
-    return True
-
-
-def _sensed(entry: Entry, registries: Registries) -> bool:
-    return not is_leaf_ops(entry.impl)
-
-
-def _leaf_ops(entry: Entry, registries: Registries) -> bool:
-    return is_leaf_ops(entry.impl)
-
-
-def _decorator_ops(entry: Entry, registries: Registries) -> bool:
-    return is_decorator_ops(entry.impl)
-
-
-@BUILDERS.builds_kind(STEERING, _always)
+@BUILDERS.builds_kind(STEERING, always)
 def _steering(node: FlatNode, kids: Kids, env: BuildEnv) -> behaviour.Behaviour:
     return SteeringLeaf(node.name, node)
 
 
-@BUILDERS.builds_kind(CONDITION, _sensed)
+@BUILDERS.builds_kind(CONDITION, sensed)
 def _condition(node: FlatNode, kids: Kids, env: BuildEnv) -> behaviour.Behaviour:
     return ConditionLeaf(node.name, node)
 
 
-@BUILDERS.builds_kind(CONDITION, _leaf_ops)
-@BUILDERS.builds_kind(ACTION, _leaf_ops)
+@BUILDERS.builds_kind(CONDITION, leaf_ops)
+@BUILDERS.builds_kind(ACTION, leaf_ops)
 def _ops_leaf(node: FlatNode, kids: Kids, env: BuildEnv) -> behaviour.Behaviour:
     return OpsLeaf(node.name, node, env.ops_for(node.index, node.model))
 
 
-@BUILDERS.builds_kind(DECORATOR, _decorator_ops)
+@BUILDERS.builds_kind(DECORATOR, decorator_ops)
 def _ops_decorator(node: FlatNode, kids: Kids, env: BuildEnv) -> behaviour.Behaviour:
     return OpsDecorator(node.name, kids[0], env.ops_for(node.index, node.model))
 

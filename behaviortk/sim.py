@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from behaviortk.engines.names import AUTO_BATCH_AGENTS, ENGINES  # defined there, for the CLI
 from behaviortk.sense import Sense
 from behaviortk.steering.debug import DebugBuffer
 from behaviortk.tree.flat import Decision, FlatTree, flatten
@@ -36,9 +37,6 @@ from behaviortk.world.memory import reuse_freed_memory
 from behaviortk.world.state import Agents, World
 
 PHASES = ("sense", "decide", "act", "integrate")
-ENGINES = ("py_trees", "batch", "auto")
-AUTO_BATCH_AGENTS = 2000
-"""``engine="auto"`` picks the batch engine from this many agents on."""
 
 
 def make_engine(sim: Simulation, engine: str | Any) -> Any:

@@ -197,8 +197,8 @@ def announce_auto(prog: str, requested: str, sim: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from behaviortk.format.errors import DefinitionError
+    from behaviortk.format.limits import MAX_AGENTS
     from behaviortk.format.loader import load, load_text
-    from behaviortk.format.semantic import MAX_AGENTS
     from behaviortk.sim import Simulation, freeze_gc
 
     prog = "behaviortk bench"

@@ -10,7 +10,7 @@ from typing import Any
 from behaviortk.commands.options import (
     positive_int,
 )
-from behaviortk.format.semantic import MAX_AGENTS
+from behaviortk.format.limits import MAX_AGENTS
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:

@@ -15,11 +15,10 @@ from pydantic import ValidationError
 from behaviortk.format.definition import Definition
 from behaviortk.format.errors import DefinitionError, Issue
 from behaviortk.format.jsonparse import JsonSyntaxError, Parsed, parse
+from behaviortk.format.limits import MAX_AGENTS, MAX_BYTES, MAX_DEPTH
 from behaviortk.format.messages import field_catalogue, pydantic_issues
 from behaviortk.format.nodes import NodeModel, node_models
-from behaviortk.format.semantic import MAX_AGENTS, MAX_DEPTH, check
-
-MAX_BYTES = 10 * 1024 * 1024
+from behaviortk.format.semantic import check
 
 
 @dataclass(frozen=True)

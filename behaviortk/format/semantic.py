@@ -18,14 +18,12 @@ from pydantic import BaseModel, ValidationError
 from behaviortk.format.definition import Definition
 from behaviortk.format.errors import pointer_of
 from behaviortk.format.fields import NameRef
+from behaviortk.format.limits import MAX_AGENTS, MAX_DEPTH, MAX_EXPANDED_NODES
 from behaviortk.format.messages import field_catalogue, pydantic_issues
 from behaviortk.format.nodes import NodeModel, node_models
 from behaviortk.registry import suggest
 
 PARAM = re.compile(r"^\$([A-Za-z_][A-Za-z0-9_]*)$")
-MAX_DEPTH = 64
-MAX_AGENTS = 200_000
-MAX_EXPANDED_NODES = 100_000
 
 Finding = tuple[str, str, str]
 

@@ -4,20 +4,24 @@ The schema is generated from the models, so registering a node type (plugins
 included) adds it here. Post-processing makes it friendlier to editors and
 exact for validators: the node unions become named ``$defs`` (``Node``,
 ``Condition``) and discriminator keys (``type``, ``kind``) are required.
+
+``jsonschema`` is imported only to validate (``_validator``): printing the
+schema and the full loader do not need it.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
-
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError as SchemaError
+from typing import TYPE_CHECKING, Any
 
 from behaviortk.format.errors import Issue, pointer_of
 from behaviortk.format.jsonparse import Parsed
 from behaviortk.format.nodes import condition_models, node_models
 from behaviortk.registry import suggest, tag_of
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError as SchemaError
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMA_ID = "behaviortk.schema.json"
@@ -91,6 +95,8 @@ _validators: dict[int, Draft202012Validator] = {}
 
 def _validator() -> Draft202012Validator:
     """One validator per generation of the node unions (building the schema is not free)."""
+    from jsonschema import Draft202012Validator
+
     from behaviortk.format import nodes
     from behaviortk.format.adapters import definition_adapter
 

@@ -1,27 +1,53 @@
 """behaviortk: declarative game AI, steering behaviours and behaviour trees authored in JSON.
 
 ``behaviortk.load(path)`` validates a definition and returns a ``Scenario``;
-``behaviortk.Simulation(scenario)`` runs it (imported on first use, so that
-``behaviortk validate`` does not pay for the engines).
+``behaviortk.Simulation(scenario)`` runs it. Every public name is imported on
+first use (module ``__getattr__``), so ``import behaviortk`` loads nothing heavy
+(not even pydantic) and ``behaviortk validate`` does not pay for the engines.
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
-from behaviortk.format.errors import DefinitionError, Issue
-from behaviortk.format.loader import Scenario, load, load_text
-
 if TYPE_CHECKING:
+    from behaviortk.format.errors import DefinitionError, Issue
+    from behaviortk.format.loader import Scenario, load, load_text
+    from behaviortk.registry import load_plugin
     from behaviortk.sim import Simulation
 
-__all__ = ["DefinitionError", "Issue", "Scenario", "Simulation", "load", "load_text"]
+__all__ = [
+    "DefinitionError",
+    "Issue",
+    "Scenario",
+    "Simulation",
+    "load",
+    "load_plugin",
+    "load_text",
+]
 __version__ = "0.1.0"
+
+_LAZY = {
+    "DefinitionError": "behaviortk.format.errors",
+    "Issue": "behaviortk.format.errors",
+    "Scenario": "behaviortk.format.loader",
+    "load": "behaviortk.format.loader",
+    "load_text": "behaviortk.format.loader",
+    "Simulation": "behaviortk.sim",
+    "load_plugin": "behaviortk.registry",
+}
+"""Public name -> module that defines it (imported by ``__getattr__`` on first use)."""
 
 
 def __getattr__(name: str) -> Any:
-    if name == "Simulation":
-        from behaviortk.sim import Simulation
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'behaviortk' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
 
-        return Simulation
-    raise AttributeError(f"module 'behaviortk' has no attribute {name!r}")
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY])

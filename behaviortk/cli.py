@@ -1,8 +1,10 @@
 """The ``behaviortk`` command line: one subcommand per module in ``behaviortk/commands``.
 
 A command module has ``add_parser(subparsers) -> argparse.ArgumentParser`` and
-``run(args) -> int``; list it in ``COMMANDS``. Keep heavy imports (arcade,
-engines) inside ``run`` so that ``behaviortk validate`` starts fast.
+``run(args) -> int``; list it in ``COMMANDS``. Every command module is imported
+to build the parser, so its top level imports only the stdlib and import-free
+modules; heavy ones (pydantic, numpy, scipy, arcade, py_trees, jsonschema, the
+engines) go inside ``run`` (tests/test_imports.py checks it).
 Users never see a traceback: errors become ``behaviortk: error: ...``.
 """
 

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from behaviortk.engines.names import AUTO_BATCH_AGENTS, ENGINES  # defined there, for the CLI
 from behaviortk.sense import Sense
 from behaviortk.steering.debug import DebugBuffer
 from behaviortk.tree.flat import Decision, FlatTree, flatten
@@ -39,9 +40,6 @@ if TYPE_CHECKING:
     from behaviortk.engines.base import Engine
 
 PHASES = ("sense", "decide", "act", "integrate")
-ENGINES = ("py_trees", "batch", "auto")
-AUTO_BATCH_AGENTS = 2000
-"""``engine="auto"`` picks the batch engine from this many agents on."""
 
 
 def make_engine(sim: Simulation, engine: str | Any) -> Engine:

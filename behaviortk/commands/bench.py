@@ -25,7 +25,7 @@ from behaviortk.commands.options import (
     non_negative_int,
     positive_int,
 )
-from behaviortk.sim import AUTO_BATCH_AGENTS, ENGINES, PHASES
+from behaviortk.engines.names import AUTO_BATCH_AGENTS, ENGINES
 
 DEFAULT_TICKS = 200
 DEFAULT_WARMUP = 20
@@ -162,6 +162,8 @@ def peak_rss_mb() -> float:
 
 def measure(sim: Any, ticks: int, warmup: int) -> dict[str, Any]:
     """Warm up, then time each tick; figures in milliseconds."""
+    from behaviortk.sim import PHASES
+
     for _ in range(warmup):
         sim.step()
     for phase in PHASES:
@@ -195,8 +197,8 @@ def announce_auto(prog: str, requested: str, sim: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from behaviortk.format.errors import DefinitionError
+    from behaviortk.format.limits import MAX_AGENTS
     from behaviortk.format.loader import load, load_text
-    from behaviortk.format.semantic import MAX_AGENTS
     from behaviortk.sim import Simulation, freeze_gc
 
     prog = "behaviortk bench"

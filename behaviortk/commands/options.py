@@ -1,11 +1,15 @@
-"""Command-line value types and options shared by several commands."""
+"""Command-line value types and options shared by several commands.
+
+Every command module imports this while the parser is built (``--help``
+included), so it imports only argparse and the engine names.
+"""
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
 
-from behaviortk.sim import ENGINES
+from behaviortk.engines.names import ENGINES
 
 
 def whole_number(minimum: int) -> Callable[[str], int]:

@@ -14,7 +14,6 @@ from behaviortk.commands.options import (
     add_seed_option,
     positive_int,
 )
-from behaviortk.sim import PHASES
 
 DEFAULT_TICKS = 600
 PROGRESS_AFTER = 1.0
@@ -83,6 +82,8 @@ class Progress:
 
 def summary(sim: Any, wall: float) -> str:
     """Ticks/s, agents and mean time per phase, for the end of a headless run."""
+    from behaviortk.sim import PHASES
+
     ticks = max(sim.tick, 1)
     rate = sim.tick / wall if wall > 0 else float("inf")
     phases = ", ".join(f"{p} {1000.0 * sim.timings[p] / ticks:.3f} ms" for p in PHASES)

@@ -10,7 +10,7 @@ from typing import Any
 from behaviortk.commands.options import (
     positive_int,
 )
-from behaviortk.format.semantic import MAX_AGENTS
+from behaviortk.format.limits import MAX_AGENTS
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -43,13 +43,14 @@ def check(path: str, *, schema_only: bool, max_agents: int) -> list[str]:
     """Error lines for one file (empty when valid)."""
     from behaviortk.format.errors import DefinitionError
     from behaviortk.format.loader import load_text, parse_text, read_text
-    from behaviortk.format.schema import schema_issues
 
     try:
         parsed = parse_text(read_text(path), path)
         if is_json_schema(parsed.data):
             return [SKIPPED]
         if schema_only:
+            from behaviortk.format.schema import schema_issues  # jsonschema: only here
+
             return [str(i) for i in schema_issues(parsed, path)]
         load_text(parsed.text, path, path=Path(path), max_agents=max_agents)
     except DefinitionError as exc:

@@ -17,11 +17,10 @@ from behaviortk.format.adapters import validate_definition
 from behaviortk.format.definition import Definition
 from behaviortk.format.errors import DefinitionError, Issue
 from behaviortk.format.jsonparse import JsonSyntaxError, Parsed, parse
+from behaviortk.format.limits import MAX_AGENTS, MAX_BYTES, MAX_DEPTH
 from behaviortk.format.messages import key_catalogue, pydantic_issues
 from behaviortk.format.nodes import NodeModel
-from behaviortk.format.semantic import MAX_AGENTS, MAX_DEPTH, check
-
-MAX_BYTES = 10 * 1024 * 1024
+from behaviortk.format.semantic import check
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,9 @@ predictor or target kind (plugins included) adds it here. Each open slot is a
 named ``$defs`` union (``Node``, ``Condition``, ``Primitive``, ``Predictor``,
 ``Target``) written as ``if type == X then X`` (linear time to check), and
 discriminator keys (``type``, ``kind``) are required.
+
+``jsonschema`` is imported only to validate (``_validator``): printing the
+schema and the full loader do not need it.
 """
 
 from __future__ import annotations

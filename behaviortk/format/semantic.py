@@ -19,14 +19,12 @@ from behaviortk.format.adapters import validate_node
 from behaviortk.format.definition import Definition
 from behaviortk.format.errors import pointer_of
 from behaviortk.format.fields import NameRef
+from behaviortk.format.limits import MAX_AGENTS, MAX_DEPTH, MAX_EXPANDED_NODES
 from behaviortk.format.messages import key_catalogue, pydantic_issues
 from behaviortk.format.nodes import NodeModel
 from behaviortk.registry import Registries, suggest
 
 PARAM = re.compile(r"^\$([A-Za-z_][A-Za-z0-9_]*)$")
-MAX_DEPTH = 64
-MAX_AGENTS = 200_000
-MAX_EXPANDED_NODES = 100_000
 
 Finding = tuple[str, str, str]
 

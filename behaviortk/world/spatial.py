@@ -17,12 +17,16 @@ does not depend on the index's rounding or traversal order.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-from scipy.spatial import cKDTree
 
 from behaviortk.vec import Array
 from behaviortk.world.grid import grid_pairs
 from behaviortk.world.state import World
+
+if TYPE_CHECKING:
+    from scipy.spatial import cKDTree
 
 #: Padding of query radii so the exact filter downstream never misses a pair.
 RADIUS_PAD_REL = 1e-9
@@ -91,6 +95,9 @@ class SpatialIndex:
         key = (int(rows.start), int(rows.stop))
         found = self._trees.get(key)
         if found is None:
+            # imported here: scipy.spatial costs ~0.3 s, and validating a file loads this module
+            from scipy.spatial import cKDTree
+
             box = self.world.size if self.world.edges == "wrap" else None
             # balanced_tree=False builds about twice as fast and queries as fast
             found = cKDTree(

@@ -1,0 +1,12 @@
+"""Engine names and the ``auto`` threshold, importable without loading any engine.
+
+The command line offers these as ``--engine`` choices when it builds its
+parser (for every command, ``--help`` included), so this module imports
+nothing; ``behaviortk.sim`` takes them from here.
+"""
+
+ENGINES = ("py_trees", "batch", "auto")
+"""Names ``Simulation(engine=...)`` and ``--engine`` accept."""
+
+AUTO_BATCH_AGENTS = 2000
+"""``engine="auto"`` picks the batch engine from this many agents on."""

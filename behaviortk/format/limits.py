@@ -1,0 +1,13 @@
+"""Size limits of definition files; no imports, so the command line can show the defaults."""
+
+MAX_BYTES = 10 * 1024 * 1024
+"""Largest definition file read."""
+
+MAX_DEPTH = 64
+"""Deepest tree, after subtree expansion."""
+
+MAX_AGENTS = 200_000
+"""Most agents over all groups (``validate --max-agents`` overrides it)."""
+
+MAX_EXPANDED_NODES = 100_000
+"""Most nodes over all expanded trees."""

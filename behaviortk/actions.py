@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from behaviortk.format.fields import ParamValue, PNonNeg, doc
+from behaviortk.format.fields import BlackboardKey, ParamValue, PNonNeg, doc
 from behaviortk.format.nodes import NodeModel
 from behaviortk.registry import Registries
 from behaviortk.tree.clock import ticks_for
@@ -31,7 +31,7 @@ class BlackboardSet(NodeModel):
     """Write a constant to the agent's blackboard (a point may then serve as a `blackboard` target)."""
 
     type: Literal["blackboard_set"] = "blackboard_set"
-    key: str = doc("Blackboard key (per agent)", min_length=1)
+    key: BlackboardKey = doc("Blackboard key (per agent)")
     value: ParamValue = doc("Value to store: number, bool, string or point [x, y]")
 
 

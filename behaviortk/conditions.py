@@ -30,7 +30,7 @@ from typing import Any, ClassVar, Literal
 
 import numpy as np
 
-from behaviortk.format.fields import ParamValue, PDegrees, PNonNeg, PProbability, doc
+from behaviortk.format.fields import BlackboardKey, ParamValue, PDegrees, PNonNeg, PProbability, doc
 from behaviortk.format.nodes import NodeModel, Target
 from behaviortk.registry import Registries
 from behaviortk.sense import Sense
@@ -105,7 +105,7 @@ class BlackboardCompare(NodeModel):
     """Compare a value on the agent's blackboard with a constant; false when the key is unset."""
 
     type: Literal["blackboard_compare"] = "blackboard_compare"
-    key: str = doc("Blackboard key (per agent)", min_length=1)
+    key: BlackboardKey = doc("Blackboard key (per agent)")
     op: Op = doc("Comparison: ==, !=, <, <=, >, >= (ordering only between numbers)", "==")
     value: ParamValue = doc("Constant to compare with")
 

@@ -244,14 +244,17 @@ def suggest(word: str, options: list[str] | tuple[str, ...] | set[str]) -> str:
 
 
 def choices(word: str, options: list[str] | tuple[str, ...] | set[str]) -> str:
-    """'; did you mean X?' when one is close, else '; valid: a, b, c' (the closest five and a count)."""
-    close = suggest(word, options)
-    if close:
-        return close
-    ranked = sorted(options)
+    """What to write after "unknown X": the closest name, then the valid ones.
+
+    All of them when there are at most 12, else the closest five: ``; did you
+    mean 'wait'? valid: arrive, wait, wander`` or ``; closest of 47: ...``.
+    """
+    ranked = sorted(set(options))
     if not ranked:
-        return "; none are registered"
+        return "; none are defined"
+    close = suggest(word, ranked)
     if len(ranked) <= 12:
-        return "; valid: " + ", ".join(ranked)
+        return f"{close} valid: {', '.join(ranked)}" if close else f"; valid: {', '.join(ranked)}"
     near = difflib.get_close_matches(word, ranked, n=5, cutoff=0.0)
-    return f"; closest of {len(ranked)}: " + ", ".join(near)
+    listed = f"closest of {len(ranked)}: {', '.join(near)}"
+    return f"{close} {listed}" if close else f"; {listed}"

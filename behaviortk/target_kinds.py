@@ -15,7 +15,17 @@ from typing import Literal
 
 import numpy as np
 
-from behaviortk.format.fields import AgentRef, GroupRef, Model, PathRef, PNonNeg, Point, PPoint, doc
+from behaviortk.format.fields import (
+    AgentRef,
+    BlackboardKey,
+    GroupRef,
+    Model,
+    PathRef,
+    PNonNeg,
+    Point,
+    PPoint,
+    doc,
+)
 from behaviortk.registry import Registries
 from behaviortk.sense import Sense, TargetFacts
 
@@ -55,7 +65,7 @@ class BlackboardTarget(Model):
     """A point stored on the agent's blackboard under a key (e.g. by `blackboard_set`)."""
 
     kind: Literal["blackboard"] = "blackboard"
-    key: str = doc("Blackboard key holding a point [x, y]", min_length=1)
+    key: BlackboardKey = doc("Blackboard key holding a point [x, y]")
 
 
 class PointerTarget(Model):

@@ -73,7 +73,8 @@ def test_all_errors_of_a_file_at_once() -> None:
     assert _issues(data) == [
         "/world/width: must be > 0.0, got 0 [greater_than]",
         "/groups/0/mass: must be > 0.0, got -1 [greater_than]",
-        "/groups/1/colr: unknown key 'colr'; did you mean 'colour'? [extra_forbidden]",
+        "/groups/1/colr: unknown key 'colr'; did you mean 'colour'? "
+        "closest of 18: colour, count, max_force, fov, tree [extra_forbidden]",
     ]
 
 

@@ -47,7 +47,7 @@ def dot_text(root: Any) -> str:
 def run(args: argparse.Namespace) -> int:
     from behaviortk.format.errors import DefinitionError
     from behaviortk.format.loader import load
-    from behaviortk.registry import suggest
+    from behaviortk.registry import choices
 
     try:
         scenario = load(args.file)
@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     groups = [g.name for g in scenario.definition.groups]
     if args.group is not None and args.group not in groups:
         print(
-            f"behaviortk tree: unknown group {args.group!r}{suggest(args.group, groups)} "
+            f"behaviortk tree: unknown group {args.group!r}{choices(args.group, groups)} "
             f"(groups: {', '.join(groups)})",
             file=sys.stderr,
         )

@@ -17,16 +17,18 @@ visitors after every tick; nothing here uses visitors), and ``tree.count`` is
 kept up to date by hand.
 
 Each agent's blackboard is one py_trees ``Client`` in the namespace
-``/sim<k>/agents/<id>`` (``k`` numbers engines in the process, so two
-simulations never share keys), registered for every key the group's tree
-mentions and released when the engine is garbage collected.
+``/sim<k>/agents/row<r>`` (``k`` numbers engines in the process, so two
+simulations never share keys; ``r`` is the agent's row, so no two agents do,
+whatever their ids), registered for every key the group's tree mentions and
+released when the engine is garbage collected. Keys are plain names (the
+format refuses ``/`` and ``.``, which py_trees reads as a global namespace
+and attribute access).
 """
 
 from __future__ import annotations
 
 import contextlib
 import itertools
-import re
 import typing
 import weakref
 from collections.abc import Callable
@@ -404,10 +406,6 @@ def blackboard_keys(tree: FlatTree) -> list[str]:
     return sorted(set(keys))
 
 
-def _safe_id(agent_id: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_\-]", "_", agent_id)
-
-
 @dataclass
 class GroupTrees(GroupRuntime):
     """All agents' trees of one group, and what their leaves read this tick."""
@@ -442,11 +440,8 @@ class PyTreesEngine(EngineBase[GroupTrees]):
         n = rows.stop - rows.start
         ids = self.sim.agents.ids
         clients = [
-            py_trees.blackboard.Client(
-                name=ids[rows.start + local],
-                namespace=f"{self.namespace}/{_safe_id(ids[rows.start + local])}",
-            )
-            for local in range(n)
+            py_trees.blackboard.Client(name=ids[row], namespace=f"{self.namespace}/row{row}")
+            for row in range(rows.start, rows.stop)
         ]
         self._all_clients.extend(clients)
         board = ClientBoard(clients, blackboard_keys(tree))

@@ -130,5 +130,15 @@ GroupRef = Annotated[str, NameRef("group"), Field(min_length=1)]
 PathRef = Annotated[str, NameRef("path"), Field(min_length=1)]
 AgentRef = Annotated[str, NameRef("agent"), Field(min_length=1)]
 
+BLACKBOARD_KEY_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]{0,63}$"
+BlackboardKey = Annotated[
+    str,
+    Field(
+        pattern=BLACKBOARD_KEY_PATTERN,
+        description="Blackboard key of the agent's own blackboard: 1 to 64 letters, digits "
+        "or _, not starting with a digit (no '/', '.' or spaces: every agent's keys are its own).",
+    ),
+]
+
 ParamValue = bool | int | float | str | Point
 """What a tree parameter may be bound to: a JSON scalar or a point."""

@@ -110,6 +110,11 @@ def _describe(text: str, pos: int) -> tuple[str, str]:
     return f"unexpected character {rest[0]!r}", "json_syntax"
 
 
+MAX_INT_DIGITS = 4300
+"""Python's own limit on converting digit strings (``sys.int_info.default_max_str_digits``);
+no field of the format needs a whole number anywhere near that long."""
+
+
 def parse(text: str, *, max_nesting: int = MAX_NESTING) -> Parsed:
     """Parse strict JSON; raise ``JsonSyntaxError`` at the first syntax error.
 
@@ -146,8 +151,16 @@ def parse(text: str, *, max_nesting: int = MAX_NESTING) -> Parsed:
         if "." in tok or "e" in tok or "E" in tok:
             value = float(tok)
             if math.isinf(value):
-                raise JsonSyntaxError(f"number {tok} is too large", start, "json_number")
+                shown = tok if len(tok) <= 40 else f"{tok[:20]}...{tok[-10:]}"
+                raise JsonSyntaxError(f"number {shown} is too large", start, "json_number")
             return value
+        digits = len(tok.lstrip("-"))
+        if digits > MAX_INT_DIGITS:
+            raise JsonSyntaxError(
+                f"number literal has {digits:,} digits; at most {MAX_INT_DIGITS:,} are read",
+                start,
+                "json_number",
+            )
         return int(tok)
 
     def attach(value: Any, start: int) -> None:

@@ -15,8 +15,9 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from behaviortk.format.errors import pointer_of
+from behaviortk.format.fields import BLACKBOARD_KEY_PATTERN
 from behaviortk.format.nodes import Subtree
-from behaviortk.registry import Registries, suggest
+from behaviortk.registry import Registries, choices, suggest
 
 
 def _walk(data: Any, loc: tuple[str | int, ...], missing: bool) -> tuple[list[str | int], Any]:
@@ -70,7 +71,7 @@ def _message(
     if kind == "extra_forbidden":
         key = str(loc[-1])
         known = _keys_for(parent, catalogue, key) if isinstance(parent, dict) else set()
-        return f"unknown key {key!r}{suggest(key, known - {key})}", kind
+        return f"unknown key {key!r}{choices(key, known - {key})}", kind
     if kind == "missing" and isinstance(loc[-1], int):
         return f"array is too short: item {loc[-1]} is missing", "too_short"
     if kind == "missing":
@@ -81,7 +82,7 @@ def _message(
         tag = ctx.get("tag", "")
         tags = [t.strip().strip("'") for t in str(ctx.get("expected_tags", "")).split(",")]
         what = "node type" if "type" in str(ctx.get("discriminator")) else "kind"
-        return f"unknown {what} {tag!r}{suggest(str(tag), tags)}", (
+        return f"unknown {what} {tag!r}{choices(str(tag), tags)}", (
             "unknown_type" if what == "node type" else "unknown_kind"
         )
     if kind == "union_tag_not_found":
@@ -100,12 +101,17 @@ def _message(
     if kind == "literal_error":
         expected = str(ctx.get("expected", ""))
         options = [o.strip().strip("'") for o in expected.replace(" or ", ",").split(",")]
-        hint = suggest(value, options) if isinstance(value, str) else ""
+        hint = suggest(value, options) if isinstance(value, str) else ""  # the options are listed
         return f"expected {expected}{got}{hint}", kind
     if kind in ("too_short", "too_long"):
         bound = ctx.get("min_length") if kind == "too_short" else ctx.get("max_length")
         word = "at least" if kind == "too_short" else "at most"
         return f"needs {word} {bound} item(s), got {ctx.get('actual_length', '?')}", kind
+    if kind == "string_pattern_mismatch" and ctx.get("pattern") == BLACKBOARD_KEY_PATTERN:
+        return (
+            f"a blackboard key is 1 to 64 letters, digits or _, not starting with a digit{got}",
+            "bad_blackboard_key",
+        )
     if kind == "string_pattern_mismatch" and not str(ctx.get("pattern", "")).startswith("^\\$"):
         return f"does not match the pattern {ctx.get('pattern')}{got}", kind
     if kind == "value_error":

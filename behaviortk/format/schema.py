@@ -22,7 +22,7 @@ from behaviortk.format.definition import Definition
 from behaviortk.format.errors import Issue, pointer_of
 from behaviortk.format.jsonparse import Parsed
 from behaviortk.format.nodes import SLOT_KEY, SLOTS, Subtree, slot_models
-from behaviortk.registry import Registries, default, suggest
+from behaviortk.registry import Registries, choices, default
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError as SchemaError
@@ -168,14 +168,14 @@ def _describe(err: SchemaError) -> tuple[str, str, str]:
             key = extra[0]
             return (
                 pointer_of([*path, key]),
-                f"unknown key {key!r}{suggest(key, known)}",
+                f"unknown key {key!r}{choices(key, known)}",
                 "extra_forbidden",
             )
     if err.validator == "enum" and path and path[-1] == "type" and isinstance(inst, str):
         tags = [str(t) for t in err.validator_value]
         return (
             pointer_of(path[:-1]),
-            f"unknown node type {inst!r}{suggest(inst, tags)}",
+            f"unknown node type {inst!r}{choices(inst, tags)}",
             "unknown_type",
         )
     if err.validator == "required":
@@ -191,7 +191,7 @@ def _describe(err: SchemaError) -> tuple[str, str, str]:
                 what = "node type" if key == "type" else "kind"
                 return (
                     pointer,
-                    f"unknown {what} {inst[key]!r}{suggest(str(inst[key]), tags)}",
+                    f"unknown {what} {inst[key]!r}{choices(str(inst[key]), tags)}",
                     ("unknown_type" if key == "type" else "unknown_kind"),
                 )
         return pointer, f"missing key 'type' or 'kind': {err.message}", "missing_tag"

@@ -22,7 +22,7 @@ from behaviortk.format.fields import NameRef
 from behaviortk.format.limits import MAX_AGENTS, MAX_DEPTH, MAX_EXPANDED_NODES
 from behaviortk.format.messages import key_catalogue, pydantic_issues
 from behaviortk.format.nodes import NodeModel
-from behaviortk.registry import Registries, suggest
+from behaviortk.registry import Registries, choices, suggest
 
 PARAM = re.compile(r"^\$([A-Za-z_][A-Za-z0-9_]*)$")
 
@@ -113,7 +113,8 @@ def check(
                     (
                         pointer,
                         f"unknown parameter {value!r} in tree {tname!r}"
-                        f"{suggest(m.group(1), declared)} (declare it in the tree's params)",
+                        f"{choices(m.group(1), declared) if declared else ''} "
+                        "(declare it in the tree's params)",
                         "unknown_param",
                     )
                 )
@@ -123,7 +124,7 @@ def check(
                     out.append(
                         (
                             f"{pointer}/tree",
-                            f"unknown tree {target!r}{suggest(str(target), list(trees))}",
+                            f"unknown tree {target!r}{choices(str(target), list(trees))}",
                             "unknown_tree",
                         )
                     )
@@ -146,7 +147,7 @@ def check(
             out.append(
                 (
                     f"/groups/{i}/tree",
-                    f"unknown tree {group.tree!r}{suggest(group.tree, list(trees))}",
+                    f"unknown tree {group.tree!r}{choices(group.tree, list(trees))}",
                     "unknown_tree",
                 )
             )
@@ -209,7 +210,7 @@ def _param_findings(
             out.append(
                 (
                     f"{params_ptr}/{pointer_of([key])[1:]}",
-                    f"tree {tree!r} has no parameter {key!r}{suggest(key, list(declared))}",
+                    f"tree {tree!r} has no parameter {key!r}{choices(key, list(declared))}",
                     "unknown_param",
                 )
             )
@@ -371,9 +372,9 @@ class _Names:
 
     def problem(self, kind: str, value: str) -> str:
         if kind == "group" and value not in self.groups:
-            return f"unknown group {value!r}{suggest(value, list(self.groups))}"
+            return f"unknown group {value!r}{choices(value, list(self.groups))}"
         if kind == "path" and value not in self.paths:
-            return f"unknown path {value!r}{suggest(value, self.paths)}"
+            return f"unknown path {value!r}{choices(value, self.paths)}"
         if kind == "agent" and not self._is_agent(value):
             hint = suggest(value, sorted(self.explicit) + [f"{g}-0" for g in self.groups])
             return f"unknown agent {value!r}{hint}"

@@ -20,7 +20,7 @@ from behaviortk.format.jsonparse import JsonSyntaxError, Parsed, parse
 from behaviortk.format.limits import MAX_AGENTS, MAX_BYTES, MAX_DEPTH
 from behaviortk.format.messages import key_catalogue, pydantic_issues
 from behaviortk.format.nodes import NodeModel
-from behaviortk.format.semantic import check
+from behaviortk.format.semantic import check, check_names
 
 
 @dataclass(frozen=True)
@@ -81,22 +81,17 @@ def decode(data: bytes, name: str) -> str:
         ) from None
 
 
-def parse_text(text: str, name: str) -> Parsed:
-    """Strict JSON with positions; the top level must be an object; no duplicate keys."""
+def parse_text(text: str, name: str, *, duplicates_ok: bool = False) -> Parsed:
+    """Strict JSON with positions; the top level must be an object; no duplicate keys
+    (unless ``duplicates_ok``: then the caller reports ``duplicate_issues`` with the rest)."""
     try:
         parsed = parse(text)
     except JsonSyntaxError as exc:
         probe = Parsed(text=text, data=None)
         line, col = probe.line_col(exc.offset)
         raise DefinitionError([Issue(name, line, col, "", exc.message, exc.kind)]) from None
-    if parsed.duplicates:
-        issues = []
-        for pointer, offset, key in parsed.duplicates:
-            line, col = parsed.line_col(offset)
-            issues.append(
-                Issue(name, line, col, pointer, f"duplicate key {key!r}", "duplicate_key")
-            )
-        raise DefinitionError(issues)
+    if parsed.duplicates and not duplicates_ok:
+        raise DefinitionError(duplicate_issues(parsed, name))
     if not isinstance(parsed.data, dict):
         kind = {
             list: "an array",
@@ -121,6 +116,19 @@ def parse_text(text: str, name: str) -> Parsed:
     return parsed
 
 
+def duplicate_issues(parsed: Parsed, name: str) -> list[Issue]:
+    out = []
+    for pointer, offset, key in parsed.duplicates:
+        line, col = parsed.line_col(offset)
+        out.append(Issue(name, line, col, pointer, f"duplicate key {key!r}", "duplicate_key"))
+    return out
+
+
+def _in_order(issues: list[Issue]) -> list[Issue]:
+    """Each distinct issue once, in file order."""
+    return sorted(dict.fromkeys(issues), key=lambda i: (i.line, i.col))
+
+
 def _issues(parsed: Parsed, name: str, findings: list[tuple[str, str, str]]) -> list[Issue]:
     out = []
     for pointer, message, kind in findings:
@@ -140,18 +148,20 @@ def load_text(
 ) -> Scenario:
     """Validate a definition given as text (the viewer's hot reload uses this)."""
     regs = registry.default() if registries is None else registries
-    parsed = parse_text(text, name)
+    parsed = parse_text(text, name, duplicates_ok=True)
+    issues = duplicate_issues(parsed, name)
     try:
         definition = validate_definition(parsed.data, regs)
     except ValidationError as exc:
-        raise DefinitionError(
-            _issues(
-                parsed, name, pydantic_issues(exc, parsed.data, key_catalogue(Definition, regs))
-            )
-        ) from None
+        # report the name checks too: every mistake of the file in one pass
+        known = key_catalogue(Definition, regs)
+        findings = pydantic_issues(exc, parsed.data, known) + check_names(
+            parsed.data, max_agents=max_agents
+        )
+        raise DefinitionError(_in_order(issues + _issues(parsed, name, findings))) from None
     result = check(definition, parsed.data, regs, max_agents=max_agents, max_depth=max_depth)
-    if result.findings:
-        raise DefinitionError(_issues(parsed, name, result.findings))
+    if issues or result.findings:
+        raise DefinitionError(_in_order(issues + _issues(parsed, name, result.findings)))
     return Scenario(
         path=path, definition=definition, trees=result.trees, raw=parsed.data, registries=regs
     )

@@ -60,23 +60,50 @@ RESERVED_GROUP_NAMES = frozenset({"same", "any"})
 """Words `of` filters give a meaning of their own, so no group may be called so."""
 
 
-def check(
-    definition: Definition,
-    raw: dict[str, Any],
-    registries: Registries,
-    *,
-    max_agents: int = MAX_AGENTS,
-    max_depth: int = MAX_DEPTH,
-) -> Expansion:
-    result = Expansion()
-    out = result.findings
-    trees = definition.trees
-    group_names = [g.name for g in definition.groups]
-    path_names = [p.name for p in definition.paths]
+@dataclass
+class Outline:
+    """What the name checks read, taken from the parsed JSON defensively, so that they run
+    (and report) even when model validation found mistakes elsewhere in the file."""
 
-    for label, names, key in (("group", group_names, "groups"), ("path", path_names, "paths")):
+    groups: list[tuple[int, Any, int, Any, Any]]  # (index, name, count, tree, params)
+    paths: list[Any]  # names
+    trees: dict[str, dict[str, bool]]  # tree -> parameter -> required
+    roots: dict[str, Any]  # tree -> its root as written
+
+    @classmethod
+    def of(cls, raw: dict[str, Any]) -> Outline:
+        def items(key: str) -> list[Any]:
+            value = raw.get(key)
+            return value if isinstance(value, list) else []
+
+        def get(item: Any, key: str, default: Any = None) -> Any:
+            return item.get(key, default) if isinstance(item, dict) else default
+
+        groups = []
+        for i, g in enumerate(items("groups")):
+            count = get(g, "count", 0)
+            count = count if isinstance(count, int) and not isinstance(count, bool) else 0
+            groups.append((i, get(g, "name"), count, get(g, "tree"), get(g, "params", {})))
+        trees, roots = {}, {}
+        raw_trees = raw.get("trees")
+        for name, tdef in (raw_trees if isinstance(raw_trees, dict) else {}).items():
+            params = get(tdef, "params", {})
+            params = params if isinstance(params, dict) else {}
+            trees[name] = {k: get(v, "default") is None for k, v in params.items()}
+            roots[name] = get(tdef, "root")
+        return cls(groups, [get(p, "name") for p in items("paths")], trees, roots)
+
+
+def check_names(raw: dict[str, Any], *, max_agents: int = MAX_AGENTS) -> list[Finding]:
+    """Names, totals, parameters and subtree references (cycles included), on the raw JSON."""
+    o = Outline.of(raw)
+    out: list[Finding] = []
+    group_names = [g[1] for g in o.groups]
+    for label, names, key in (("group", group_names, "groups"), ("path", o.paths, "paths")):
         seen: set[str] = set()
         for i, name in enumerate(names):
+            if not isinstance(name, str):
+                continue
             if name in seen:
                 out.append(
                     (f"/{key}/{i}/name", f"{label} name {name!r} is used twice", "duplicate_name")
@@ -92,7 +119,7 @@ def check(
                 )
             seen.add(name)
 
-    total = sum(g.count for g in definition.groups)
+    total = sum(g[2] for g in o.groups)
     if total > max_agents:
         out.append(
             (
@@ -103,17 +130,17 @@ def check(
         )
 
     # declared parameters and subtree references, tree by tree
+    trees = o.trees
     edges: dict[str, list[tuple[str, str]]] = {name: [] for name in trees}
-    for tname, tdef in trees.items():
-        declared = list(tdef.params)
+    for tname, declared in trees.items():
         root_ptr = f"/trees/{pointer_of([tname])[1:]}/root"
-        for pointer, value in _walk_raw(raw["trees"][tname]["root"], root_ptr):
+        for pointer, value in _walk_raw(o.roots[tname], root_ptr):
             if isinstance(value, str) and (m := PARAM.match(value)) and m.group(1) not in declared:
                 out.append(
                     (
                         pointer,
                         f"unknown parameter {value!r} in tree {tname!r}"
-                        f"{choices(m.group(1), declared) if declared else ''} "
+                        f"{choices(m.group(1), list(declared)) if declared else ''} "
                         "(declare it in the tree's params)",
                         "unknown_param",
                     )
@@ -133,7 +160,7 @@ def check(
                 out.extend(
                     _param_findings(
                         value.get("params", {}),
-                        trees[target].params,
+                        trees[target],
                         target,
                         f"{pointer}/params",
                         pointer,
@@ -142,25 +169,36 @@ def check(
 
     out.extend(_cycles(edges))
 
-    for i, group in enumerate(definition.groups):
-        if group.tree not in trees:
+    for i, _name, _count, tree, params in o.groups:
+        if not isinstance(tree, str):
+            continue
+        if tree not in trees:
             out.append(
                 (
                     f"/groups/{i}/tree",
-                    f"unknown tree {group.tree!r}{choices(group.tree, list(trees))}",
+                    f"unknown tree {tree!r}{choices(tree, list(trees))}",
                     "unknown_tree",
                 )
             )
             continue
         out.extend(
-            _param_findings(
-                raw["groups"][i].get("params", {}),
-                trees[group.tree].params,
-                group.tree,
-                f"/groups/{i}/params",
-                f"/groups/{i}",
-            )
+            _param_findings(params, trees[tree], tree, f"/groups/{i}/params", f"/groups/{i}")
         )
+    return out
+
+
+def check(
+    definition: Definition,
+    raw: dict[str, Any],
+    registries: Registries,
+    *,
+    max_agents: int = MAX_AGENTS,
+    max_depth: int = MAX_DEPTH,
+) -> Expansion:
+    """The name checks, then (when they pass) each group's tree expanded and validated again."""
+    result = Expansion()
+    out = result.findings
+    out.extend(check_names(raw, max_agents=max_agents))
     if out:
         return result
 
@@ -201,8 +239,9 @@ def check(
 
 
 def _param_findings(
-    given: Any, declared: dict[str, Any], tree: str, params_ptr: str, owner_ptr: str
+    given: Any, declared: dict[str, bool], tree: str, params_ptr: str, owner_ptr: str
 ) -> list[Finding]:
+    """Parameters passed that the tree does not declare, and required ones not passed."""
     out: list[Finding] = []
     given = given if isinstance(given, dict) else {}
     for key in given:
@@ -214,8 +253,8 @@ def _param_findings(
                     "unknown_param",
                 )
             )
-    for key, spec in declared.items():
-        if spec.default is None and key not in given:
+    for key, required in declared.items():
+        if required and key not in given:
             out.append(
                 (owner_ptr, f"missing parameter {key!r} required by tree {tree!r}", "missing_param")
             )

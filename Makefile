@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck pytest bench schema clean
+.PHONY: demo test lint typecheck pytest bench schema reference clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -32,6 +32,9 @@ bench: $(STAMP)
 
 schema: $(STAMP)
 	$(BIN)/behaviortk schema > definitions/behaviortk.schema.json
+
+reference: $(STAMP)
+	$(BIN)/python -m behaviortk.format.reference > docs/nodes.md
 
 clean:
 	rm -rf $(VENV)

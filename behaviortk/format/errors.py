@@ -17,7 +17,13 @@ class Issue:
     kind: str
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.col}: {self.pointer or '/'}: {self.message} [{self.kind}]"
+        pointer = printable(self.pointer) or "/"
+        return f"{self.file}:{self.line}:{self.col}: {pointer}: {self.message} [{self.kind}]"
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters escaped (``\\r``), so one issue stays one line."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 class DefinitionError(Exception):

@@ -52,8 +52,12 @@ def _show(value: Any) -> str:
     return str(value)
 
 
-def _keys_for(container: dict[str, Any], catalogue: dict[str, set[str]], bad: str) -> set[str]:
+def _keys_for(
+    container: dict[str, Any], catalogue: dict[str, set[str]], bad: str, root: Any
+) -> set[str]:
     """Known keys of the model the object most likely is (for "did you mean")."""
+    if container is root and "<Definition>" in catalogue:
+        return catalogue["<Definition>"]
     keys = set(container) - {bad}
     tag = container.get("type") or container.get("kind")
     if isinstance(tag, str) and tag in catalogue:
@@ -63,14 +67,14 @@ def _keys_for(container: dict[str, Any], catalogue: dict[str, set[str]], bad: st
 
 
 def _message(
-    err: ErrorDetails, value: Any, parent: Any, catalogue: dict[str, set[str]]
+    err: ErrorDetails, value: Any, parent: Any, catalogue: dict[str, set[str]], root: Any
 ) -> tuple[str, str]:
     kind = err["type"]
     ctx: dict[str, Any] = dict(err.get("ctx") or {})
     loc = err["loc"]
     if kind == "extra_forbidden":
         key = str(loc[-1])
-        known = _keys_for(parent, catalogue, key) if isinstance(parent, dict) else set()
+        known = _keys_for(parent, catalogue, key, root) if isinstance(parent, dict) else set()
         return f"unknown key {key!r}{choices(key, known - {key})}", kind
     if kind == "missing" and isinstance(loc[-1], int):
         return f"array is too short: item {loc[-1]} is missing", "too_short"
@@ -173,7 +177,7 @@ def pydantic_issues(
     out: list[tuple[str, str, str]] = []
     for pointer, errors in by_pointer.items():
         for err, value in _prefer(errors):
-            message, kind = _message(err, value, parents[pointer], catalogue)
+            message, kind = _message(err, value, parents[pointer], catalogue, data)
             out.append((pointer, message, kind))
     return out
 

@@ -31,7 +31,7 @@ bench: $(STAMP)
 	for b in benchmarks/bench_*.py; do $(BIN)/python $$b || exit 1; done
 
 schema: $(STAMP)
-	$(BIN)/behaviortk schema > definitions/behaviortk.schema.json
+	$(BIN)/behaviortk schema --out definitions/behaviortk.schema.json
 
 clean:
 	rm -rf $(VENV)

@@ -12,15 +12,18 @@ from __future__ import annotations
 import builtins
 import errno
 import os
+import shutil
 import stat
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from behaviortk.cli import main
 from behaviortk.commands import output
 from behaviortk.commands.output import OutputError, atomic_output, check_not_input
 
+REFERENCE = Path(__file__).resolve().parent.parent / "definitions" / "evade_or_flock.json"
 ENOSPC = os.strerror(errno.ENOSPC)
 
 
@@ -200,3 +203,110 @@ def test_check_not_input_catches_every_spelling_of_an_input(
     check_not_input(tmp_path / "other.json", [source])  # another file, or one not there yet
     (tmp_path / "copy.json").write_text("{}")
     check_not_input(tmp_path / "copy.json", [source])  # equal bytes are not the same file
+
+
+# ------------------------------------------------------------- every command
+
+WRITERS = ("run", "tree", "render-png", "render-gif", "demo")
+
+
+def argv_writing(command: str, source: str, out: str) -> list[str]:
+    """A command line of ``command`` reading ``source`` and writing ``out``."""
+    if command == "run":
+        return ["run", source, "--headless", "--ticks", "3", "--trace", out]
+    if command == "tree":
+        return ["tree", source, "--group", "prey", "--dot", out]
+    if command.startswith("render"):
+        return ["render", source, "--ticks", "2", "--every", "1", "--out", out]
+    if command == "demo":
+        return ["demo", "--headless", "--ticks", "2", "--every", "1", "--out", out]
+    raise AssertionError(command)
+
+
+OUT_SUFFIX = {"run": ".jsonl", "tree": ".dot", "render-png": ".png", "render-gif": ".gif"}
+OUT_SUFFIX["demo"] = ".gif"
+
+
+@pytest.mark.parametrize("command", WRITERS)
+def test_no_command_writes_over_its_input(
+    command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    # the input carries the output's suffix so that render accepts every spelling of it
+    source = tmp_path / f"scene{OUT_SUFFIX[command]}"
+    shutil.copyfile(REFERENCE, source)
+    before = source.read_bytes()
+    if command == "demo":
+        monkeypatch.setattr("behaviortk.commands.demo.DEMO_FILE", source)
+    for spelling in same_file_spellings(tmp_path, source):
+        assert main(argv_writing(command, str(source), spelling)) == 2, spelling
+        err = capsys.readouterr().err.splitlines()
+        assert err[-1] == (
+            f"behaviortk: error: refusing to write {what_of(command)} {spelling}: "
+            f"it is the input file {source}"
+        )
+        assert source.read_bytes() == before
+        assert temp_files(tmp_path) == []
+
+
+def what_of(command: str) -> str:
+    return {"run": "trace", "tree": "dot file"}.get(command, "image")
+
+
+@pytest.mark.parametrize("command", WRITERS)
+def test_a_full_disk_keeps_the_previous_output_and_says_so_in_one_line(
+    command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    out = tmp_path / f"out{OUT_SUFFIX[command]}"
+    out.write_bytes(b"the previous good output")
+    fill_disk_after(monkeypatch, 20_000 if command == "run" else 64)  # the trace: a few ticks in
+    assert main(argv_writing(command, str(REFERENCE), str(out))) == 1
+    err = capsys.readouterr().err
+    line = f"behaviortk: error: cannot write {what_of(command)} {out}: {ENOSPC}"
+    assert err.splitlines()[-1] == line
+    assert "Traceback" not in err
+    assert out.read_bytes() == b"the previous good output"
+    assert temp_files(tmp_path) == []
+
+
+def test_a_render_failing_midway_keeps_the_previous_image(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    import behaviortk.viewer.render as render_module
+
+    real = render_module.frame_image
+    calls = []
+
+    def breaks_on_the_third_frame(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 3:
+            raise RuntimeError("the GPU went away")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(render_module, "frame_image", breaks_on_the_third_frame)
+    out = tmp_path / "anim.gif"
+    out.write_bytes(b"previous gif")
+    argv = ["render", str(REFERENCE), "--ticks", "4", "--every", "1", "--out", str(out)]
+    assert main(argv) == 1
+    assert "RuntimeError: the GPU went away" in capsys.readouterr().err
+    assert out.read_bytes() == b"previous gif"
+    assert temp_files(tmp_path) == []
+
+
+def test_schema_out_writes_the_schema_and_stdout_stays_the_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    from behaviortk.format.schema import schema_text
+
+    out = tmp_path / "s.json"
+    assert main(["schema", "--out", str(out)]) == 0
+    assert out.read_text(encoding="utf-8") == schema_text()
+    assert capsys.readouterr().out == f"wrote {out}\n"
+    assert main(["schema"]) == 0
+    assert capsys.readouterr().out == schema_text()
+    out.write_text("old schema")
+    fill_disk_after(monkeypatch, 100)
+    assert main(["schema", "--out", str(out)]) == 1
+    assert capsys.readouterr().err == f"behaviortk: error: cannot write schema {out}: {ENOSPC}\n"
+    assert out.read_text() == "old schema"
+    assert temp_files(tmp_path) == []

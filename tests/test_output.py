@@ -207,6 +207,16 @@ def test_check_not_input_catches_every_spelling_of_an_input(
 
 # ------------------------------------------------------------- every command
 
+
+@pytest.fixture(autouse=True)
+def shared_window() -> None:
+    """Render into the viewer tests' one hidden window: made here first at its size,
+    so the tests that measure it later find the size they expect."""
+    from tests.viewer_support import window
+
+    window()
+
+
 WRITERS = ("run", "tree", "render-png", "render-gif", "demo")
 
 

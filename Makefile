@@ -31,7 +31,7 @@ bench: $(STAMP)
 	for b in benchmarks/bench_*.py; do $(BIN)/python $$b || exit 1; done
 
 schema: $(STAMP)
-	$(BIN)/behaviortk schema > definitions/behaviortk.schema.json
+	$(BIN)/behaviortk schema --out definitions/behaviortk.schema.json
 
 reference: $(STAMP)
 	$(BIN)/python -m behaviortk.format.reference > docs/nodes.md

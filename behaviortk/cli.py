@@ -16,6 +16,8 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
+from behaviortk.commands.output import OutputError
+
 COMMANDS = ("validate", "schema", "run", "tree", "render", "demo", "bench")
 """Modules of ``behaviortk.commands``, in help order (missing ones are skipped)."""
 
@@ -56,7 +58,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; return its exit code (0 ok, 1 failure, 2 usage error)."""
+    """Run one command; return its exit code (0 ok, 1 failure, 2 usage error, 130 ^C).
+
+    Writing an output over one of the command's inputs is a usage error (2); an
+    output that could not be written is a failure (1); see ``commands/output.py``.
+    """
     try:
         parser = build_parser()
         args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
@@ -67,6 +73,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(exc, file=sys.stderr)
         return 2
+    except OutputError as exc:  # an output refused (2) or not written (1)
+        print(f"behaviortk: error: {exc}", file=sys.stderr)
+        return exc.code
     except SystemExit as exc:  # --help and --version exit through argparse
         return exc.code if isinstance(exc.code, int) else 0
     except KeyboardInterrupt:

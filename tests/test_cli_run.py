@@ -23,8 +23,9 @@ def test_run_headless_writes_trace_and_summary(tmp_path: Path, capsys) -> None:
     assert "ticks/s" in captured.out
     assert "per tick: sense" in captured.out and "integrate" in captured.out
     lines = out.read_text(encoding="utf-8").splitlines()
-    assert [json.loads(x)["tick"] for x in lines[1:]] == [0, 2, 4]
-    assert f"trace: {out} (4 lines)" in captured.out
+    assert [json.loads(x)["tick"] for x in lines[1:-1]] == [0, 2, 4]
+    assert json.loads(lines[-1]) == {"end": "complete", "ticks": 6}
+    assert f"trace: {out} (5 lines)" in captured.out
 
 
 def test_run_seed_flag_changes_the_trace(tmp_path: Path) -> None:
@@ -112,3 +113,45 @@ def test_not_json_is_one_line(tmp_path: Path, capsys, command: str) -> None:
     assert main(args) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(str(bad))
+
+
+def stop_at_tick(monkeypatch, tick: int, error: BaseException) -> None:
+    """Make ``Simulation.step`` raise ``error`` when it is about to run tick ``tick``."""
+    from behaviortk.sim import Simulation
+
+    real_step = Simulation.step
+
+    def step(sim) -> None:
+        if sim.tick == tick:
+            raise error
+        real_step(sim)
+
+    monkeypatch.setattr(Simulation, "step", step)
+
+
+@pytest.mark.parametrize(
+    ("error", "code", "reason"),
+    [
+        (KeyboardInterrupt(), 130, "interrupted (SIGINT)"),
+        (ZeroDivisionError("boom"), 1, "ZeroDivisionError: boom"),
+    ],
+)
+def test_an_interrupted_run_keeps_its_trace_ending_with_why(
+    tmp_path: Path, capsys, monkeypatch, error: BaseException, code: int, reason: str
+) -> None:
+    """The partial trace is the user's data: renamed into place, its last line says it stopped."""
+    from behaviortk.trace import read
+
+    out = tmp_path / "t.jsonl"
+    out.write_text("an older trace\n")
+    stop_at_tick(monkeypatch, 3, error)
+    assert main(["run", REFERENCE, "--headless", "--ticks", "10", "--trace", str(out)]) == code
+    err = capsys.readouterr().err
+    assert f"trace: {out} (5 lines, interrupted at tick 3)" in err
+    assert "Traceback" not in err
+    with out.open(encoding="utf-8") as fh:
+        head, records = read(fh)
+        assert head["seed"] == 7
+        assert [r["tick"] for r in records] == [0, 1, 2]
+    assert records.end == {"end": "interrupted", "tick": 3, "reason": reason}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.jsonl"]  # no temporary file left

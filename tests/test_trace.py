@@ -104,3 +104,59 @@ def test_evade_from_the_trace_matches_the_previous_records_distances(reference) 
             evade_count += int(evading.sum())
         previous = rec
     assert evade_count > 50
+
+
+def test_the_last_line_says_how_the_run_ended(reference) -> None:
+    sim = Simulation(reference)
+    out = io.StringIO()
+    writer = TraceWriter(out, sim, every=2)
+    sim.run(5, writer.on_tick)
+    writer.finish(sim)
+    lines = out.getvalue().splitlines()
+    assert lines[-1] == '{"end":"complete","ticks":5}'
+    assert writer.lines == len(lines) == 5  # header, ticks 0 2 4, end
+    _, records = read(lines)
+    assert records.end is None  # not reached yet: records are read lazily
+    assert [r["tick"] for r in records] == [0, 2, 4]
+    assert records.end == {"end": "complete", "ticks": 5}
+    with pytest.raises(ValueError, match="ended"):
+        writer.on_tick(sim)
+
+
+def test_an_interrupted_trace_ends_with_where_and_why(reference) -> None:
+    sim = Simulation(reference)
+    out = io.StringIO()
+    writer = TraceWriter(out, sim)
+    sim.run(3, writer.on_tick)
+    writer.interrupt(sim, KeyboardInterrupt())
+    _, records = read(out.getvalue().splitlines())
+    assert [r["tick"] for r in records] == [0, 1, 2]
+    assert records.end == {"end": "interrupted", "tick": 3, "reason": "interrupted (SIGINT)"}
+
+    out = io.StringIO()
+    writer = TraceWriter(out, Simulation(reference))
+    writer.interrupt(sim, ZeroDivisionError("boom\nsecond line"))
+    assert out.getvalue().splitlines()[-1] == (
+        '{"end":"interrupted","tick":3,"reason":"ZeroDivisionError: boom"}'
+    )
+
+
+def test_a_record_cut_mid_write_does_not_swallow_the_end_line(reference) -> None:
+    class CutOnce(io.StringIO):
+        cut = False
+
+        def write(self, s: str) -> int:
+            if s.startswith('{"tick":1,') and not self.cut:
+                self.cut = True
+                super().write(s[:40])
+                raise KeyboardInterrupt
+            return super().write(s)
+
+    sim = Simulation(reference)
+    out = CutOnce()
+    writer = TraceWriter(out, sim)
+    with pytest.raises(KeyboardInterrupt):
+        sim.run(3, writer.on_tick)
+    writer.interrupt(sim, KeyboardInterrupt())
+    last = out.getvalue().splitlines()[-1]
+    assert json.loads(last) == {"end": "interrupted", "tick": 2, "reason": "interrupted (SIGINT)"}

@@ -70,7 +70,7 @@ def overlays_of(args: argparse.Namespace) -> list[str]:
 
 
 def render_file(args: argparse.Namespace, path: str, out: str, ticks: int, every: int) -> int:
-    """Load, render and report; errors are one line each, never a traceback."""
+    """Load, render and write ``out`` atomically, never over ``path``; errors are one line each."""
     from behaviortk.format.errors import DefinitionError
     from behaviortk.format.loader import load
     from behaviortk.sim import Simulation
@@ -100,20 +100,21 @@ def render_file(args: argparse.Namespace, path: str, out: str, ticks: int, every
             print(f"behaviortk render: error: no agent {args.select!r} in {path}", file=sys.stderr)
             return 1
         selected = sim.agents.index_of(args.select)
-    try:
-        written = render(
+    from behaviortk.commands.output import atomic_output
+
+    fmt = "gif" if out.lower().endswith(".gif") else "png"
+    with atomic_output(out, "wb", inputs=[path], what="image", parents=True) as image:
+        render(
             sim,
-            out,
+            image,
             ticks,
+            fmt=fmt,
             every=every,
             overlays=overlays_of(args),
             color_by=args.color_by,
             selected=selected,
         )
-    except OSError as exc:
-        print(f"behaviortk render: error: cannot write {out}: {exc}", file=sys.stderr)
-        return 1
-    print(f"wrote {written} ({ticks} ticks)")
+    print(f"wrote {out} ({ticks} ticks)")
     return 0
 
 

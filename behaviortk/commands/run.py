@@ -76,6 +76,7 @@ class Progress:
 
     def close(self) -> None:
         if self.shown:
+            self.shown = False
             self.out.write("\n")
             self.out.flush()
 
@@ -101,8 +102,14 @@ def _load(path: str) -> Any:
 
 
 def run_headless(args: argparse.Namespace) -> int:
+    """Step the simulation; with ``--trace`` write the trace through ``atomic_output``.
+
+    The trace is renamed into place when the run ends, also when an error or ^C cuts
+    it short: the ticks recorded so far are the user's data, and its last line
+    (``{"end": "interrupted", ...}``) says the run did not complete. A trace that
+    cannot be written (a full disk) is removed and any previous file stays as it was.
+    """
     from behaviortk.sim import Simulation, freeze_gc
-    from behaviortk.trace import TraceWriter
 
     scenario = _load(args.file)
     sim = Simulation(scenario, engine=args.engine, seed=args.seed)
@@ -110,34 +117,53 @@ def run_headless(args: argparse.Namespace) -> int:
 
     announce_auto("behaviortk run", args.engine, sim)
     freeze_gc()
-    trace_file: IO[str] | None = None
-    writer = None
-    if args.trace:
-        try:
-            trace_file = open(args.trace, "w", encoding="utf-8", newline="\n")  # noqa: SIM115
-        except OSError as exc:
-            print(
-                f"behaviortk run: cannot write trace {args.trace}: {exc.strerror}", file=sys.stderr
-            )
-            return 1
-        writer = TraceWriter(trace_file, sim, every=args.every)
     progress = Progress(args.ticks)
     start = time.perf_counter()
     try:
-        for done in range(1, args.ticks + 1):
-            sim.step()
-            if writer is not None:
-                writer.on_tick(sim)
-            progress.update(done)
+        if args.trace:
+            writer = _run_traced(args, sim, progress)
+        else:
+            for done in range(1, args.ticks + 1):
+                sim.step()
+                progress.update(done)
+            writer = None
     finally:
         progress.close()
-        if trace_file is not None:
-            trace_file.close()
     wall = time.perf_counter() - start
     print(summary(sim, wall))
     if writer is not None:
         print(f"trace: {args.trace} ({writer.lines} lines)")
     return 0
+
+
+def _run_traced(args: argparse.Namespace, sim: Any, progress: Progress) -> Any:
+    """Run ``args.ticks`` ticks writing the trace; re-raise what cut the run short."""
+    from behaviortk.commands.output import atomic_output
+    from behaviortk.trace import TraceWriter
+
+    stopped: BaseException | None = None
+    with atomic_output(args.trace, "w", inputs=[args.file], what="trace") as out:
+        writer = TraceWriter(out, sim, every=args.every)
+        try:
+            for done in range(1, args.ticks + 1):
+                sim.step()
+                writer.on_tick(sim)
+                progress.update(done)
+        except BaseException as exc:  # an error or ^C: end the trace saying so, then re-raise
+            if exc is writer.write_error:
+                raise  # the trace itself cannot be written: atomic_output removes it
+            writer.interrupt(sim, exc)
+            stopped = exc
+        else:
+            writer.finish(sim)
+    if stopped is not None:
+        progress.close()
+        print(
+            f"trace: {args.trace} ({writer.lines} lines, interrupted at tick {sim.tick})",
+            file=sys.stderr,
+        )
+        raise stopped
+    return writer
 
 
 def _viewer_opener() -> Callable[..., Any] | None:

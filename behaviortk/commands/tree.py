@@ -72,12 +72,11 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 2
-        try:
-            with open(args.dot, "w", encoding="utf-8") as out:
-                out.write(dot_text(root_behaviour(scenario, chosen[0])))
-        except OSError as exc:
-            print(f"behaviortk tree: cannot write {args.dot}: {exc.strerror}", file=sys.stderr)
-            return 1
+        from behaviortk.commands.output import atomic_output
+
+        text = dot_text(root_behaviour(scenario, chosen[0]))
+        with atomic_output(args.dot, "w", inputs=[args.file], what="dot file") as out:
+            out.write(text)
         print(f"wrote {args.dot} (group {chosen[0]})")
         return 0
     for index, group in enumerate(chosen):

@@ -1,4 +1,4 @@
-"""Headless rendering: run a definition N ticks and write the last frame (PNG) or a GIF.
+"""Headless rendering: run a definition N ticks and write the last frame (PNG) or a GIF to a file.
 
 Uses arcade's headless mode (EGL): ``ARCADE_HEADLESS=1`` is set here before
 arcade is first imported, so importing this module never opens a window.
@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 os.environ.setdefault("ARCADE_HEADLESS", "1")
 
@@ -43,35 +42,48 @@ def frame_image(sim: Any, painter: Any, opts: Any, show_help: bool = False) -> A
 
 def render(
     sim: Any,
-    out: str | Path,
+    out: IO[bytes],
     ticks: int,
     *,
+    fmt: str = "png",
     every: int = 1,
     overlays: Iterable[str] = (),
     color_by: str = "group",
     selected: int | None = None,
     window: Any = None,
-) -> Path:
-    """Step ``sim`` ``ticks`` times; ``.gif`` outputs record every ``every``-th tick, others the last frame."""
+) -> None:
+    """Step ``sim`` ``ticks`` times and write to the binary file ``out``.
+
+    ``fmt="gif"`` records every ``every``-th tick, ``"png"`` the last frame. The
+    caller opens ``out`` (``behaviortk render`` writes through a temporary file
+    renamed into place: ``behaviortk.commands.output.atomic_output``).
+    """
     from behaviortk.viewer.painter import Painter
     from behaviortk.viewer.scene import ViewOptions
 
-    out = Path(out)
+    if fmt not in ("png", "gif"):
+        raise ValueError(f"fmt must be 'png' or 'gif', got {fmt!r}")
     win = window if window is not None else headless_window()
     painter = Painter(win)
     opts = ViewOptions(overlays=set(overlays), color_by=color_by, selected=selected)
     sim.debug.enabled = True
-    gif = out.suffix.lower() == ".gif"
+    gif = fmt == "gif"
     frames = [frame_image(sim, painter, opts)] if gif else []
     for t in range(1, ticks + 1):
         sim.step()
         if gif and t % max(every, 1) == 0:
             frames.append(frame_image(sim, painter, opts))
-    out.parent.mkdir(parents=True, exist_ok=True)
     if gif:
         ms = max(20, round(1000.0 * float(sim.dt) * max(every, 1)))
         pal = [f.convert("P", palette=1, colors=128) for f in frames]  # 1 = Image.ADAPTIVE
-        pal[0].save(out, save_all=True, append_images=pal[1:], duration=ms, loop=0, optimize=True)
+        pal[0].save(
+            out,
+            format="GIF",
+            save_all=True,
+            append_images=pal[1:],
+            duration=ms,
+            loop=0,
+            optimize=True,
+        )
     else:
-        frame_image(sim, painter, opts).save(out)
-    return out
+        frame_image(sim, painter, opts).save(out, format="PNG")

@@ -29,6 +29,17 @@ def load_simulation(path: str | Path, engine: str, seed: int | None) -> Any:
 
 
 class Session:
+    """One viewer's simulation of ``path``.
+
+    A reload applies the whole new definition: it builds a fresh Simulation from
+    it, so the world (size, edges, dt, heading_smoothing, obstacles, walls,
+    paths), the groups and trees, and ``world.seed`` all come from the saved file.
+    ``seed`` is the ``--seed`` of the command line: when given, it wins over the
+    file's ``world.seed`` on the first load and on every reload; when None each
+    load uses the seed its file names. ``restart`` replays the running simulation's
+    own seed.
+    """
+
     def __init__(
         self,
         path: str | Path,
@@ -38,10 +49,8 @@ class Session:
     ) -> None:
         self.path = Path(path)
         self.engine = engine
-        self.seed = seed
+        self.seed = seed  # --seed, or None: the file's world.seed
         self.sim = sim if sim is not None else load_simulation(path, engine, seed)
-        if self.seed is None:
-            self.seed = getattr(self.sim, "seed", None)
         self.opts = ViewOptions()
         self.paused = False
         self.speed = 1.0
@@ -100,12 +109,13 @@ class Session:
     def _rebuild(self, scenario: Any) -> Any:
         from behaviortk.sim import Simulation
 
-        return Simulation(scenario, engine=self.engine, seed=self.seed, debug=True)
+        return Simulation(scenario, engine=self.engine, seed=self.sim.seed, debug=True)
 
     def _replace(self, sim: Any) -> None:
         pointer = self.sim.pointer
         self.sim = sim
-        self.sim.pointer = None if pointer is None else np.array(pointer, dtype=np.float64)
+        if pointer is not None:  # kept inside the (maybe resized) world
+            self.set_pointer(pointer)
         self.step_error = None
         self.dragging = None
         self._acc = 0.0
@@ -113,7 +123,11 @@ class Session:
             self.opts.selected = None
 
     def reload(self) -> bool:
-        """Re-validate the file; on success rebuild, else keep the last good world and show why."""
+        """Re-validate the file; on success rebuild from all of it, else keep the last good world.
+
+        The new Simulation takes every field of the saved definition, its
+        ``world.seed`` included, unless ``--seed`` was given (``self.seed``).
+        """
         from behaviortk.format.errors import DefinitionError
 
         try:

@@ -1,0 +1,112 @@
+"""Hot reload applies every field of the saved definition, ``world.seed`` included.
+
+Tested on ``Session`` alone (no window, no file watcher): ``reload()`` is what
+the window calls when the watcher sees the file change. The reference a
+reload is compared with is a fresh ``Simulation`` of the saved file.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import behaviortk
+from behaviortk.sim import Simulation
+from behaviortk.viewer.session import Session
+
+REFERENCE = Path(__file__).resolve().parents[1] / "definitions" / "evade_or_flock.json"
+
+
+@pytest.fixture
+def definition(tmp_path: Path) -> Path:
+    path = tmp_path / "scene.json"
+    path.write_text(REFERENCE.read_text())
+    return path
+
+
+def save(path: Path, **world: Any) -> dict[str, Any]:
+    """Rewrite ``path`` with these ``world`` fields changed (as an editor saves it)."""
+    data = json.loads(path.read_text())
+    data["world"].update(world)
+    path.write_text(json.dumps(data, indent=2))
+    return data
+
+
+def fresh(path: Path, seed: int | None = None, ticks: int = 0) -> Simulation:
+    sim = Simulation(behaviortk.load(path), seed=seed)
+    sim.run(ticks)
+    return sim
+
+
+def stepped(session: Session, ticks: int) -> np.ndarray:
+    session.sim.run(ticks)
+    return session.sim.agents.pos.copy()
+
+
+def test_a_reload_applies_a_changed_seed(definition: Path) -> None:
+    session = Session(definition)
+    assert session.sim.seed == 7
+    session.sim.run(5)
+    save(definition, seed=8)
+    assert session.reload() is True
+    assert session.sim.seed == 8 and session.sim.tick == 0
+    at_reload = session.sim.agents.pos.copy()
+    assert np.array_equal(at_reload, fresh(definition).agents.pos)
+    assert not np.array_equal(at_reload, fresh(definition, seed=7).agents.pos)
+    after = stepped(session, 30)
+    assert np.array_equal(after, fresh(definition, ticks=30).agents.pos)
+    assert not np.array_equal(after, fresh(definition, seed=7, ticks=30).agents.pos)
+
+
+def test_the_command_line_seed_keeps_winning_over_the_files(definition: Path) -> None:
+    session = Session(definition, seed=3)
+    assert session.sim.seed == 3
+    save(definition, seed=8)
+    assert session.reload() is True
+    assert session.seed == 3 and session.sim.seed == 3
+    assert np.array_equal(stepped(session, 30), fresh(definition, seed=3, ticks=30).agents.pos)
+
+
+def test_restart_after_a_reload_replays_the_new_seed(definition: Path) -> None:
+    session = Session(definition)
+    save(definition, seed=11)
+    session.reload()
+    session.sim.run(10)
+    session.restart()
+    assert session.sim.seed == 11 and session.sim.tick == 0
+    assert np.array_equal(session.sim.agents.pos, fresh(definition).agents.pos)
+
+
+def test_a_reload_applies_the_world_and_the_groups(definition: Path) -> None:
+    session = Session(definition)
+    session.opts.selected = 62  # the last predator: gone after the reload
+    session.set_pointer(np.array([790.0, 590.0]))
+    data = save(definition, width=500, height=400, edges="bounce", dt=1 / 30, heading_smoothing=4)
+    data["groups"][0]["count"] = 10
+    data["groups"][1]["count"] = 2
+    data["groups"][1]["max_speed"] = 70
+    data["obstacles"] = [{"at": [250.0, 200.0], "radius": 20.0}]
+    definition.write_text(json.dumps(data, indent=2))
+    assert session.reload() is True
+    sim = session.sim
+    assert (sim.world.width, sim.world.height, sim.world.edges) == (500.0, 400.0, "bounce")
+    assert sim.dt == 1 / 30 and sim.heading_smoothing == 4
+    assert sim.agents.n == 12 and sim.agents.ids[-1] == "predator-1"
+    assert sim.world.obstacle_pos.tolist() == [[250.0, 200.0]]
+    assert session.opts.selected is None
+    assert sim.pointer is not None and sim.pointer.tolist() == [500.0, 400.0]  # kept inside
+    assert session.advance(0.1 + 1e-9) == 3  # steps at the new dt
+    reference = fresh(definition, ticks=3)
+    assert np.array_equal(sim.agents.pos, reference.agents.pos)
+    assert np.array_equal(sim.agents.vel, reference.agents.vel)
+
+
+def test_an_invalid_save_keeps_the_running_seed(definition: Path) -> None:
+    session = Session(definition)
+    save(definition, seed=-1)
+    assert session.reload() is False
+    assert session.sim.seed == 7 and "invalid" in session.errors[0]

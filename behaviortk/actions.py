@@ -64,6 +64,8 @@ class BlackboardSetOps(LeafOps):
 class WaitOps(LeafOps):
     """RUNNING until ``ticks_for(duration, dt)`` ticks have passed since the wait started, then SUCCESS."""
 
+    per_agent = ("start",)
+
     def __init__(self, model: Wait, ctx: NodeContext) -> None:
         self.clock = ctx.clock
         self.limit = ticks_for(model.duration, ctx.clock.dt)

@@ -27,14 +27,21 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from behaviortk.engines.base import RowChange
 from behaviortk.engines.names import AUTO_BATCH_AGENTS, ENGINES  # defined there, for the CLI
+from behaviortk.errors import CallError
+from behaviortk.registry import choices
 from behaviortk.sense import Sense
+from behaviortk.steering.context import LeafMemory
 from behaviortk.steering.debug import DebugBuffer
 from behaviortk.tree.flat import Decision, FlatTree, flatten
-from behaviortk.world.build import build
+from behaviortk.vec import from_angle
+from behaviortk.world.build import build, group_agents
 from behaviortk.world.integrate import integrate
 from behaviortk.world.memory import reuse_freed_memory
+from behaviortk.world.rows import stack, take
 from behaviortk.world.state import Agents, World
+from behaviortk.world.streams import uniforms
 
 if TYPE_CHECKING:
     from behaviortk.engines.base import Engine
@@ -94,7 +101,9 @@ class Simulation:
         self.seed = int(definition.world.seed if seed is None else seed)
         self.world: World
         self.agents: Agents
-        self.world, self.agents, self.rng = build(definition, self.seed)
+        self.world, self.agents = build(definition, self.seed)
+        self._next_id = self.agents.n
+        self._row_of = np.arange(self.agents.n, dtype=np.int64)  # id -> row, -1 once despawned
         self.dt = float(definition.world.dt)
         self.heading_smoothing = int(definition.world.heading_smoothing)
         self.tick = 0
@@ -105,7 +114,7 @@ class Simulation:
             for group in definition.groups
         }
         self.n_rand = max([1, *(t.n_rand for t in self.trees.values())])
-        self.memory: dict[tuple[str, int], dict[str, np.ndarray]] = {}
+        self.memory: dict[tuple[str, int], LeafMemory] = {}
         self.debug = DebugBuffer(enabled=debug)
         self.pointer: np.ndarray | None = None
         self.decisions: dict[str, Decision] = {}
@@ -120,9 +129,14 @@ class Simulation:
     def name(self) -> str:
         return str(self.scenario.definition.name)
 
+    @property
+    def ids(self) -> np.ndarray:
+        """Agent ids in row order (int64); an id is never reused within a run."""
+        return self.agents.ids
+
     def sense(self) -> Sense:
-        """The sensed facts of the current tick (draws this tick's random table)."""
-        rand = self.rng.random((self.agents.n, self.n_rand))
+        """The sensed facts of the current tick (each agent's random numbers of this tick)."""
+        rand = uniforms(self.seed, self.agents.ids, self.tick, self.n_rand)
         return Sense(
             self.world,
             self.agents,
@@ -162,6 +176,115 @@ class Simulation:
             if on_tick is not None:
                 on_tick(self)
 
+    # ------------------------------------------------------- spawn, despawn
+    def rows_of(self, ids: Any) -> np.ndarray:
+        """Rows of live agent ids; ``CallError`` naming an unknown, despawned or repeated id."""
+        if isinstance(ids, int | np.integer):
+            ids = [ids]
+        try:
+            wanted = np.asarray(list(ids), dtype=np.int64)
+        except (TypeError, ValueError, OverflowError):
+            raise CallError(f"agent ids must be whole numbers, got {ids!r}") from None
+        if wanted.ndim != 1:
+            raise CallError(f"agent ids must be a flat list of whole numbers, got {ids!r}")
+        known = (wanted >= 0) & (wanted < self._next_id)
+        rows = np.full(wanted.size, -1, dtype=np.int64)
+        rows[known] = self._row_of[wanted[known]]
+        bad = np.flatnonzero(rows < 0)
+        if bad.size:
+            value = int(wanted[bad[0]])
+            why = "was despawned" if 0 <= value < self._next_id else "was never spawned"
+            raise CallError(f"agent id {value} {why}; live ids: {_id_ranges(self.agents.ids)}")
+        if np.unique(wanted).size != wanted.size:
+            raise CallError(f"agent ids repeat in {wanted.tolist()}")
+        return rows
+
+    def spawn(
+        self,
+        group: str,
+        count: int = 1,
+        *,
+        pos: Any = None,
+        vel: Any = None,
+        heading: Any = None,
+    ) -> list[int]:
+        """Add ``count`` agents to ``group``; returns their new ids.
+
+        ``pos``/``vel`` are ``[x, y]`` (for every new agent) or one per agent,
+        ``heading`` degrees (one or one per agent); each left out follows the
+        group's spawn rule (positions, heading, ``speed`` along the heading). New
+        agents start their tree fresh; nobody else's state changes.
+        """
+        spec = self._group_spec(group)
+        if isinstance(count, bool) or not isinstance(count, int | np.integer) or count < 1:
+            raise CallError(f"count must be a whole number >= 1, got {count!r}")
+        n = int(count)
+        p = _points(pos, n, "pos")
+        v = _points(vel, n, "vel")
+        h = None
+        if heading is not None:
+            h = from_angle(np.radians(_numbers(heading, n, "heading")))
+        ids = np.arange(self._next_id, self._next_id + n, dtype=np.int64)
+        rows = self.agents.slices[group]
+        first = rows.stop - rows.start
+        names = [f"{group}-{i}" for i in ids.tolist()]
+        fresh = group_agents(spec, ids, names, self.seed, first, pos=p, vel=v, heading=h)
+        keep = {name: np.arange(s.stop - s.start) for name, s in self.agents.slices.items()}
+        self._next_id += n
+        self._rearrange(keep, {group: fresh})
+        return ids.tolist()
+
+    def despawn(self, ids: Any) -> None:
+        """Remove agents ``ids``; everyone else keeps all their state."""
+        rows = self.rows_of(ids)
+        gone = np.zeros(self.agents.n, dtype=bool)
+        gone[rows] = True
+        keep = {
+            name: np.flatnonzero(~gone[s.start : s.stop]) for name, s in self.agents.slices.items()
+        }
+        self._rearrange(keep, {})
+
+    def _group_spec(self, group: Any) -> Any:
+        for spec in self.scenario.definition.groups:
+            if spec.name == group:
+                return spec
+        names = [g.name for g in self.scenario.definition.groups]
+        raise CallError(f"unknown group {group!r}{choices(str(group), names)}")
+
+    def _rearrange(self, keep: dict[str, np.ndarray], fresh: dict[str, Agents]) -> None:
+        """New rows: per group, its survivors (``keep``, old local rows) then ``fresh`` agents."""
+        old = self.agents
+        parts, src, changes, start = [], [], {}, 0
+        for name, rows in old.slices.items():
+            kept = rows.start + keep[name]
+            parts.append(take(old, kept))
+            src.append(kept)
+            added = fresh.get(name)
+            n_added = 0 if added is None else added.n
+            if added is not None:
+                parts.append(added)
+                src.append(np.full(n_added, -1, dtype=np.int64))
+            n = kept.size + n_added
+            changes[name] = RowChange(rows=slice(start, start + n), keep=keep[name])
+            start += n
+        mapping = np.concatenate(src) if src else np.zeros(0, dtype=np.int64)
+        agents = stack(parts, old.group_names)
+        if old.smoother is not None:
+            agents.smoother = old.smoother.rerow(mapping, agents.heading)
+        self.agents = agents
+        self._row_of[old.ids] = -1
+        self._row_of = np.concatenate(
+            [self._row_of, np.full(self._next_id - self._row_of.size, -1, dtype=np.int64)]
+        )
+        self._row_of[agents.ids] = np.arange(agents.n)
+        for memory in self.memory.values():
+            memory.rerow(mapping, agents.n)
+        self.decisions = {
+            name: _rerow_decision(d, changes[name]) for name, d in self.decisions.items()
+        }
+        self.contributions = {}
+        self.engine.regroup(changes)
+
     # ------------------------------------------------------------ inspection
     def locate(self, agent: int) -> tuple[str, int]:
         """``(group, row within the group)`` of global agent row ``agent``."""
@@ -198,3 +321,56 @@ class Simulation:
     def ticks_per_second(self) -> float:
         total = sum(self.timings.values())
         return self.tick / total if total > 0 else 0.0
+
+
+def _rerow_decision(d: Decision, change: RowChange) -> Decision:
+    """Last tick's decision with survivors' rows kept and new agents' rows empty."""
+    emitted = np.zeros((change.n, d.emitted.shape[1]), dtype=bool)
+    status = np.zeros((change.n, d.status.shape[1]), dtype=np.int8)
+    emitted[: change.keep.size] = d.emitted[change.keep]
+    status[: change.keep.size] = d.status[change.keep]
+    return Decision(emitted=emitted, status=status)
+
+
+def _id_ranges(ids: np.ndarray) -> str:
+    """Sorted ids as ranges: ``0-4, 7, 9-12`` (at most ten ranges shown)."""
+    values = np.sort(ids)
+    if values.size == 0:
+        return "none"
+    breaks = np.flatnonzero(np.diff(values) != 1)
+    starts = np.concatenate([[0], breaks + 1])
+    ends = np.concatenate([breaks, [values.size - 1]])
+    parts = [
+        f"{values[a]}" if a == b else f"{values[a]}-{values[b]}"
+        for a, b in zip(starts.tolist(), ends.tolist(), strict=True)
+    ]
+    more = f" (+{len(parts) - 10} more ranges)" if len(parts) > 10 else ""
+    return ", ".join(parts[:10]) + more
+
+
+def _numbers(value: Any, n: int, what: str) -> np.ndarray:
+    """``value`` as ``n`` finite numbers (one for all, or one each)."""
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise CallError(f"{what} must be a number or {n} numbers, got {value!r}") from None
+    if arr.ndim == 0:
+        arr = np.full(n, float(arr))
+    if arr.shape != (n,) or not np.isfinite(arr).all():
+        raise CallError(f"{what} must be {n} finite number(s), got {value!r}")
+    return arr
+
+
+def _points(value: Any, n: int, what: str) -> np.ndarray | None:
+    """``value`` as ``(n, 2)`` finite coordinates (one ``[x, y]`` for all, or one each); None stays."""
+    if value is None:
+        return None
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise CallError(f"{what} must be [x, y] or {n} of them, got {value!r}") from None
+    if arr.shape == (2,):
+        arr = np.tile(arr, (n, 1))
+    if arr.shape != (n, 2) or not np.isfinite(arr).all():
+        raise CallError(f"{what} must be [x, y] or {n} of them, finite, got {value!r}")
+    return arr

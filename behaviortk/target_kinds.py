@@ -98,8 +98,8 @@ def nearest_target(spec: NearestTarget, sense: Sense, group: str) -> TargetFacts
 
 def agent_target(spec: AgentTarget, sense: Sense, group: str) -> TargetFacts:
     own = own_positions(sense, group)
-    ids = sense.agents.ids
-    row = ids.index(spec.id) if spec.id in ids else -1
+    names = sense.agents.names
+    row = names.index(spec.id) if spec.id in names else -1
     return sense.agent_facts(own, np.full(own.shape[0], row, dtype=np.int64))
 
 

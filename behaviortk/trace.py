@@ -64,7 +64,7 @@ def record(sim: Simulation) -> dict[str, Any]:
         "time": float(sim.time),
         "agents": [
             {"id": i, "group": g, "pos": p, "vel": v, "active": a}
-            for i, g, p, v, a in zip(ag.ids, group_of, pos, vel, active, strict=True)
+            for i, g, p, v, a in zip(ag.names, group_of, pos, vel, active, strict=True)
         ],
     }
 

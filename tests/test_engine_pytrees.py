@@ -16,7 +16,7 @@ from engine_support import bb_is, seek, simulation, statuses, wait
 
 from behaviortk.engines.sim_time import ticks_for
 from behaviortk.tree.status import FAILURE, INVALID, RUNNING, SUCCESS
-from behaviortk.world.build import generators
+from behaviortk.world.streams import uniforms
 
 
 def run_statuses(sim, ticks: int, node: int) -> list[int]:
@@ -244,11 +244,10 @@ def test_arrive_succeeds_within_tolerance_and_still_emits() -> None:
 
 
 def test_chance_reads_its_column_of_the_seeded_table() -> None:
-    """chance p = 0.5 succeeds exactly where the tick's uniform number (stream 1 of the seed) is < 0.5."""
+    """chance p = 0.5 succeeds exactly where the agent's number of the tick (its own stream) is < 0.5."""
     sim = simulation({"type": "chance", "probability": 0.5}, count=40, seed=11)
-    _, tick_rng = generators(11)
-    for _ in range(3):
-        table = tick_rng.random((sim.agents.n, sim.n_rand))
+    for tick in range(3):
+        table = uniforms(11, sim.ids, tick, sim.n_rand)
         sim.step()
         got = sim.decisions["a"].status[:, 0]
         expected = np.where(table[:, 0] < 0.5, SUCCESS, FAILURE)

@@ -55,7 +55,7 @@ class Run:
         return self.sim.agents.slices[group]
 
     def row(self, agent_id: str) -> int:
-        return self.sim.agents.ids.index(agent_id)
+        return self.sim.agents.names.index(agent_id)
 
     def distance(self, a: Array, b: Array) -> Array:
         """Distance from ``a`` to ``b`` (shortest image on wrapped worlds), broadcasting."""
@@ -398,10 +398,11 @@ def test_wingmen_hold_their_formation_offsets() -> None:
 # ------------------------------------------------------------- evade or flock
 
 
-def mean_nearest_predator(run: Run) -> float:
+def near_predator_fraction(run: Run, within: float = 30.0) -> float:
+    """Fraction of prey-ticks spent within ``within`` of the nearest predator."""
     prey, predators = run.rows("prey"), run.rows("predator")
     d = run.distance(run.pos[1:, prey, None, :], run.pos[1:, None, predators, :])
-    return float(d.min(axis=2).mean())
+    return float((d.min(axis=2) < within).mean())
 
 
 def test_evading_prey_keep_farther_from_predators_than_without_evasion() -> None:
@@ -413,4 +414,6 @@ def test_evading_prey_keep_farther_from_predators_than_without_evasion() -> None
     ]
     assert len(variant["trees"]["prey"]["root"]["children"]) == len(children) - 1
     without = record(load_text(json.dumps(variant), "evade_or_flock without evasion"))
-    assert mean_nearest_predator(with_evasion) > mean_nearest_predator(without) + 10.0
+    # the mean distance to predators is dominated by prey far away; contact is the signal
+    # (measured over seeds 0-3: 0.3-0.9% of prey-ticks with evasion, 8-29% without)
+    assert near_predator_fraction(with_evasion) * 5 < near_predator_fraction(without)

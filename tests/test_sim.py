@@ -17,6 +17,7 @@ from engine_support import seek, simulation
 import behaviortk
 from behaviortk.sim import PHASES, Simulation, make_engine
 from behaviortk.tree.flat import Decision
+from behaviortk.world.streams import uniforms
 
 REFERENCE = Path(__file__).resolve().parent.parent / "definitions" / "evade_or_flock.json"
 
@@ -106,15 +107,10 @@ def test_unknown_engine_fails_clearly_and_auto_picks_by_size(reference) -> None:
     assert make_engine(sim, lambda s: sim.engine) is sim.engine
 
 
-def test_random_table_is_drawn_in_full_every_tick() -> None:
-    """A tree without random leaves still draws (N, 1) numbers per tick: the stream stays aligned."""
-    from behaviortk.world.build import generators
-
+def test_each_agents_random_numbers_come_from_its_own_stream() -> None:
+    """The tick's table row of agent ``id`` is ``uniforms(seed, id, tick, n_rand)``."""
     sim = simulation(seek("s"), count=4, seed=9)
     assert sim.n_rand == 1
     sim.run(3)
-    _, rng = generators(9)
-    rng.random((4, 1))
-    rng.random((4, 1))
-    rng.random((4, 1))
-    assert np.array_equal(sim.rng.random((4, 1)), rng.random((4, 1)))
+    table = sim.sense().rand
+    assert np.array_equal(table, uniforms(9, np.arange(4), 3, 1))

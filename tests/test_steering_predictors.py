@@ -82,7 +82,7 @@ def race(spec: dict, dt: float = 0.02) -> int:
     """Ticks until a max-speed-50 pursuer at the origin is within 2 of a target
     starting 200 ahead and crossing at 30 per second (integrated with world.integrate)."""
     ag = make_agents(
-        [[500, 500], [700, 500]], [[0, 0], [0, 30]], ids=["p", "e"], max_speed=[50, 30]
+        [[500, 500], [700, 500]], [[0, 0], [0, 30]], names=["p", "e"], max_speed=[50, 30]
     )
     w = world(2000, 2000)
     zero = np.zeros(2)

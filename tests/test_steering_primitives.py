@@ -83,7 +83,7 @@ def two(pursuer, evader, **kw):
         [pursuer[0], evader[0]],
         [pursuer[1], evader[1]],
         heading=[pursuer[2], evader[2]],
-        ids=["p", "e"],
+        names=["p", "e"],
         **kw,
     )
 
@@ -175,7 +175,7 @@ def test_align_inside_slow_radius_and_target_radius():
     ag = make_agents(
         [[0, 0], [5, 5]],
         orientation=[0.0, math.radians(15)],
-        ids=["me", "other"],
+        names=["me", "other"],
         max_rotation=math.pi,
         max_angular_accel=100.0,
     )
@@ -211,7 +211,7 @@ def _moving():
 
 def test_velocity_match():
     """Millington: (v_t - v) / 0.5 = ((3,-2) - (1,2)) / 0.5 = (4,-8); mass 2 -> force (8,-16)."""
-    ag = make_agents([[0, 0], [9, 9]], [[1, 2], [3, -2]], ids=["me", "t"], mass=2.0)
+    ag = make_agents([[0, 0], [9, 9]], [[1, 2], [3, -2]], names=["me", "t"], mass=2.0)
     spec = {"type": "velocity_match", "target": {"kind": "agent", "id": "t"}, "time_to_target": 0.5}
     assert_allclose(run(node(spec), ag, rows=[0]).linear, [[8.0, -16.0]])
 
@@ -330,7 +330,7 @@ def test_hide_arrives_at_spot_behind_obstacle():
     w = world(
         obstacle_pos=np.array([[50.0, 0.0], [500.0, 500.0]]), obstacle_radius=np.array([10.0, 10.0])
     )
-    ag = make_agents([[60, 20], [0, 0]], ids=["me", "hunter"], max_speed=100)
+    ag = make_agents([[60, 20], [0, 0]], names=["me", "hunter"], max_speed=100)
     debug = DebugBuffer(enabled=True)
     out = run(
         node({"type": "hide", "target": {"kind": "agent", "id": "hunter"}}),
@@ -346,7 +346,7 @@ def test_hide_arrives_at_spot_behind_obstacle():
 
 
 def test_hide_without_obstacles_evades():
-    ag = make_agents([[0, 0], [50, 0]], [[0, 0], [-10, 0]], ids=["me", "hunter"], max_speed=30)
+    ag = make_agents([[0, 0], [50, 0]], [[0, 0], [-10, 0]], names=["me", "hunter"], max_speed=30)
     out = run(node({"type": "hide", "target": {"kind": "agent", "id": "hunter"}}), ag, rows=[0])
     assert_allclose(out.linear, [[-30.0, 0.0]])
 
@@ -354,7 +354,7 @@ def test_hide_without_obstacles_evades():
 def test_interpose_midpoint():
     """Buckland: mid (50,0); still targets; arrive fast from (50,50): 50/0.3 capped 100 -> (0,-100).
     Moving (0,10) both: T = 50/(100+10), aim (50, 500/110)."""
-    ag = make_agents([[50, 50], [0, 0], [100, 0]], ids=["me", "a", "b"], max_speed=100)
+    ag = make_agents([[50, 50], [0, 0], [100, 0]], names=["me", "a", "b"], max_speed=100)
     spec = {
         "type": "interpose",
         "target": {"kind": "agent", "id": "a"},
@@ -371,7 +371,7 @@ def test_interpose_midpoint():
 def test_offset_pursuit_leader_frame():
     """Leader (100,100) heading +y: offset [-10 ahead, 5 left] -> (95, 90); arrive fast from (95,60)."""
     ag = make_agents(
-        [[95, 60], [100, 100]], heading=[[1, 0], [0, 1]], ids=["me", "lead"], max_speed=100
+        [[95, 60], [100, 100]], heading=[[1, 0], [0, 1]], names=["me", "lead"], max_speed=100
     )
     spec = {"type": "offset_pursuit", "target": {"kind": "agent", "id": "lead"}, "offset": [-10, 5]}
     assert_allclose(run(node(spec), ag, rows=[0]).linear, [[0.0, 100.0]], atol=1e-12)

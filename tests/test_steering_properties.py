@@ -180,7 +180,7 @@ def test_every_force_finite_and_truncated(data: st.DataObject) -> None:
     ag = make_agents(
         pos,
         vel,
-        ids=[f"a{i}" for i in range(n)],
+        names=[f"a{i}" for i in range(n)],
         max_speed=max_speed,
         max_force=max_force,
         radius=data.draw(st.floats(0, 20)),

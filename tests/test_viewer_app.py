@@ -116,12 +116,14 @@ def test_tab_cycles_and_click_selects_an_agent_and_the_panel_shows_its_tree(view
     key(view, arcade.key.PERIOD)
     frame(view)
     text = view.painter.panel.text
-    assert view.session.sim.agents.ids[target] in text
+    assert view.session.sim.agents.names[target] in text
     assert "Tree" in text and "Requests" in text and "Blackboard" in text
     assert any(s in text for s in ("[*]", "[✓]", "[✕]"))
 
 
 def test_dragging_moves_the_obstacle_and_sets_the_pointer(view):
+    pos = view.session.sim.agents.pos  # no agent under the click: it would be selected instead
+    pos[np.hypot(pos[:, 0] - 400.0, pos[:, 1] - 300.0) < 40.0] += 80.0
     x, y = screen_of(view, np.array([400.0, 300.0]))
     send(view, "on_mouse_press", x, y, arcade.MOUSE_BUTTON_LEFT, 0)
     assert view.session.dragging == 0

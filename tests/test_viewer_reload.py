@@ -95,7 +95,7 @@ def test_a_reload_applies_the_world_and_the_groups(definition: Path) -> None:
     sim = session.sim
     assert (sim.world.width, sim.world.height, sim.world.edges) == (500.0, 400.0, "bounce")
     assert sim.dt == 1 / 30 and sim.heading_smoothing == 4
-    assert sim.agents.n == 12 and sim.agents.ids[-1] == "predator-1"
+    assert sim.agents.n == 12 and sim.agents.names[-1] == "predator-1"
     assert sim.world.obstacle_pos.tolist() == [[250.0, 200.0]]
     assert session.opts.selected is None
     assert sim.pointer is not None and sim.pointer.tolist() == [500.0, 400.0]  # kept inside

@@ -6,7 +6,8 @@ import numpy as np
 
 from behaviortk.format.group import Group
 from behaviortk.format.world import Obstacle, PathDef, Wall, WorldDef
-from behaviortk.world.build import build_agents, build_world, generators, wall_geometry
+from behaviortk.world.build import build_agents, build_world, wall_geometry
+from behaviortk.world.streams import SPAWN, uniforms
 
 
 def group(**kw: object) -> Group:
@@ -50,7 +51,7 @@ def test_ring_spawn_evenly_spaced_with_fixed_heading_and_speed() -> None:
     g = group(
         count=4, spawn={"kind": "ring", "center": [50, 50], "radius": 10}, heading=90, speed=3
     )
-    a = build_agents([g], np.random.default_rng(0))
+    a = build_agents([g], 0)
     np.testing.assert_allclose(a.pos, [[60, 50], [50, 60], [40, 50], [50, 40]], atol=1e-12)
     np.testing.assert_allclose(a.vel, [[0, 3]] * 4, atol=1e-12)
     np.testing.assert_allclose(a.heading, [[0, 1]] * 4, atol=1e-12)
@@ -66,8 +67,8 @@ def test_positions_and_area_spawn_groups_contiguous_with_ids() -> None:
         names=["boss"],
     )
     g2 = group(name="blue", count=3, spawn={"kind": "area", "min": [10, 20], "max": [30, 25]})
-    a = build_agents([g1, g2], np.random.default_rng(1))
-    assert a.ids == ["boss", "red-1", "blue-0", "blue-1", "blue-2"]
+    a = build_agents([g1, g2], 1)
+    assert a.names == ["boss", "red-1", "blue-0", "blue-1", "blue-2"]
     assert a.slices == {"red": slice(0, 2), "blue": slice(2, 5)}
     assert a.group.tolist() == [0, 0, 1, 1, 1] and a.group_names == ["red", "blue"]
     np.testing.assert_allclose(a.pos[:2], [[1, 2], [3, 4]])
@@ -78,15 +79,20 @@ def test_positions_and_area_spawn_groups_contiguous_with_ids() -> None:
     np.testing.assert_allclose(a.vel, 0.0)
 
 
-def test_area_spawn_uses_the_given_generator_in_documented_order() -> None:
-    """Area draws (count, 2) uniforms, then 'random' heading draws count angles."""
+def test_area_spawn_uses_each_agents_own_stream() -> None:
+    """Agent ``id`` spawns at ``min + u[:2] * (max - min)`` heading ``2 pi u[2]``, with
+    ``u = uniforms(seed, id, SPAWN, 3)``: independent of other agents and groups."""
     g = group(count=2, spawn={"kind": "area", "min": [0, 0], "max": [100, 50]})
-    a = build_agents([g], np.random.default_rng(7))
-    rng = np.random.default_rng(7)
-    u = rng.random((2, 2))
-    angles = rng.random(2) * 2 * np.pi
-    np.testing.assert_allclose(a.pos, u * [100, 50])
+    a = build_agents([g], 7)
+    u = uniforms(7, np.array([0, 1]), SPAWN, 3)
+    np.testing.assert_allclose(a.pos, u[:, :2] * [100, 50])
+    angles = u[:, 2] * 2 * np.pi
     np.testing.assert_allclose(a.heading, np.stack([np.cos(angles), np.sin(angles)], axis=1))
+    before = group(name="first", count=5, spawn={"kind": "area", "min": [0, 0], "max": [1, 1]})
+    shifted = build_agents([before, g], 7)
+    np.testing.assert_allclose(
+        shifted.pos[5:], uniforms(7, np.arange(5, 7), SPAWN, 3)[:, :2] * [100, 50]
+    )
 
 
 def test_units_converted_to_radians() -> None:
@@ -97,28 +103,18 @@ def test_units_converted_to_radians() -> None:
         fov=360,
         spawn={"kind": "ring", "center": [0, 0], "radius": 1},
     )
-    a = build_agents([g], np.random.default_rng(0))
+    a = build_agents([g], 0)
     np.testing.assert_allclose(a.max_turn_rate, np.pi)
     np.testing.assert_allclose(a.max_angular_accel, np.pi / 2)
     np.testing.assert_allclose(a.max_rotation, 2 * np.pi)
     assert (a.fov / 2 >= np.pi).all()  # all round: the FOV test is skipped
-    unlimited = build_agents(
-        [group(spawn={"kind": "ring", "center": [0, 0], "radius": 1})], np.random.default_rng(0)
-    )
+    unlimited = build_agents([group(spawn={"kind": "ring", "center": [0, 0], "radius": 1})], 0)
     assert np.isinf(unlimited.max_turn_rate).all()
-
-
-def test_generators_are_seeded_and_independent() -> None:
-    s1, t1 = generators(42)
-    s2, t2 = generators(42)
-    assert s1.random() == s2.random() and t1.random() == t2.random()
-    s3, t3 = generators(42)
-    assert s3.random() != t3.random()
 
 
 def test_empty_group() -> None:
     a = build_agents(
         [group(count=0, spawn={"kind": "ring", "center": [0, 0], "radius": 1})],
-        np.random.default_rng(0),
+        0,
     )
     assert a.n == 0 and a.slices == {"g": slice(0, 0)}

@@ -96,7 +96,7 @@ def render_file(args: argparse.Namespace, path: str, out: str, ticks: int, every
     announce_auto("behaviortk render", args.engine, sim)
     selected = None
     if args.select is not None:
-        if args.select not in sim.agents.ids:
+        if args.select not in sim.agents.names:
             print(f"behaviortk render: error: no agent {args.select!r} in {path}", file=sys.stderr)
             return 1
         selected = sim.agents.index_of(args.select)

@@ -34,6 +34,28 @@ class EngineError(ValueError):
     """A definition an engine cannot run; raised when the Simulation is made."""
 
 
+@dataclass(frozen=True)
+class RowChange:
+    """How one group's rows change when agents spawn or despawn.
+
+    ``keep`` lists the old local rows that survive, in their new order; they
+    take local rows ``0 .. len(keep) - 1`` and new agents follow them, up to
+    the group's new size ``rows.stop - rows.start``.
+    """
+
+    rows: slice  # the group's new global rows
+    keep: np.ndarray  # int64 old local rows
+
+    @property
+    def n(self) -> int:
+        return self.rows.stop - self.rows.start
+
+    def keeps_all(self, n_old: int) -> bool:
+        """Whether every one of ``n_old`` agents stays, in place, and nobody joins."""
+        k = self.keep
+        return k.size == self.n == n_old and bool((k == np.arange(k.size)).all())
+
+
 class Engine(Protocol):
     """What a Simulation needs of an engine."""
 
@@ -52,6 +74,10 @@ class Engine(Protocol):
     def node_status(self, agent: int) -> np.ndarray: ...
     def blackboard(self, agent: int) -> dict[str, Any]: ...
     def blackboard_points(self, group: str, key: str, rows: np.ndarray) -> np.ndarray: ...
+
+    def regroup(self, changes: dict[str, RowChange]) -> None:
+        """Agents spawned or despawned: the groups' new rows (``sim.agents`` already has them)."""
+        ...
 
 
 @dataclass
@@ -121,6 +147,24 @@ class EngineBase(ABC, Generic[G]):
     @abstractmethod
     def node_status(self, agent: int) -> np.ndarray:
         """int8 status of every node of the agent's tree, flat order."""
+
+    @abstractmethod
+    def resize_group(self, g: G, change: RowChange) -> G:
+        """The group after ``change``: survivors keep every bit of tree state, new agents
+        start as a fresh build would (``sim.agents`` already has the new rows)."""
+
+    def regroup(self, changes: dict[str, RowChange]) -> None:
+        """Apply spawns and despawns: every group's new rows (see :class:`RowChange`)."""
+        for name, change in changes.items():
+            old = self.groups[name]
+            if change.keeps_all(old.n):
+                old.rows = change.rows
+                continue
+            new = self.resize_group(old, change)
+            for index, prev in old.prev.items():
+                new.prev[index][: change.keep.size] = prev[change.keep]
+            self.groups[name] = new
+        self._prepared = None
 
     # ----------------------------------------------------------- shared
     def context(self, group: str, n_agents: int, board: Board) -> NodeContext:

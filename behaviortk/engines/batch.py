@@ -21,14 +21,14 @@ from py_trees.common import Status
 
 from behaviortk.engines import batch_core as bc
 from behaviortk.engines import batch_leaves as bl
-from behaviortk.engines.base import EngineBase, GroupRuntime
+from behaviortk.engines.base import EngineBase, GroupRuntime, RowChange
 from behaviortk.engines.builders import Builders, always, decorator_ops, leaf_ops, sensed
 from behaviortk.engines.pytrees import display_tree
 from behaviortk.registry import ACTION, CONDITION, DECORATOR, STEERING, Registries
 from behaviortk.tree.clock import ticks_for
 from behaviortk.tree.facts import TickFacts, guard_condition, is_sensed
 from behaviortk.tree.flat import Decision, FlatNode, FlatTree
-from behaviortk.tree.ops import NodeContext
+from behaviortk.tree.ops import NodeContext, carry_rows
 from behaviortk.tree.status import FAILURE, SUCCESS
 
 STATUSES = (Status.INVALID, Status.RUNNING, Status.SUCCESS, Status.FAILURE)
@@ -160,6 +160,7 @@ class GroupProgram(GroupRuntime):
     root: bc.Node | None = None
     facts: bl.GroupFacts = field(default_factory=lambda: bl.GroupFacts(0, 0, 0))
     every: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    ops: dict[int, Any] = field(default_factory=dict)  # shared ops by node index
 
 
 class BatchEngine(EngineBase[GroupProgram]):
@@ -188,7 +189,26 @@ class BatchEngine(EngineBase[GroupProgram]):
             root=compile_tree(tree, c, self.builders),
             facts=c.facts,
             every=np.arange(n, dtype=np.int64),
+            ops=c.ops,
         )
+
+    def resize_group(self, g: GroupProgram, change: RowChange) -> GroupProgram:
+        """A fresh compile for the new size, then the survivors' rows of every state array."""
+        new = self.build_group(g.name, change.rows, g.flat)
+        keep = change.keep
+        new.state.status[:, : keep.size] = g.state.status[:, keep]
+        new.state.current[:, : keep.size] = g.state.current[:, keep]
+        assert isinstance(new.board, bl.ArrayBoard) and isinstance(g.board, bl.ArrayBoard)
+        new.board.carry(g.board, keep)
+        for index, ops in g.ops.items():
+            carry_rows(ops, new.ops[index], keep)
+        old_nodes, new_nodes = [g.root], [new.root]
+        while old_nodes:
+            old, fresh = old_nodes.pop(), new_nodes.pop()
+            carry_rows(old, fresh, keep)
+            old_nodes.extend(old.children if old is not None else [])
+            new_nodes.extend(fresh.children if fresh is not None else [])
+        return new
 
     def store_facts(self, g: GroupProgram, facts: TickFacts) -> None:
         for index, codes in facts.leaf.items():

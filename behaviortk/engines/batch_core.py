@@ -14,6 +14,7 @@ Loops run over nodes and children (tens per tree), never over agents.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import ClassVar
 
 import numpy as np
 
@@ -34,7 +35,13 @@ class TreeState:
 
 
 class Node:
-    """A compiled node: ``tick`` and ``stop`` over many agents at once."""
+    """A compiled node: ``tick`` and ``stop`` over many agents at once.
+
+    Statuses live in the shared ``TreeState``; a node's own per-agent arrays are
+    named in ``per_agent`` (carried over to survivors when agents spawn or despawn).
+    """
+
+    per_agent: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, index: int, state: TreeState) -> None:
         self.k = index
@@ -388,6 +395,8 @@ CONVERTERS = {
 class RepeatNode(Decorator):
     """py_trees ``Repeat``: SUCCESS after ``num_success`` child successes, FAILURE on any failure."""
 
+    per_agent = ("count",)
+
     def __init__(self, index: int, state: TreeState, child: Node, num_success: int) -> None:
         super().__init__(index, state, child)
         self.num = num_success
@@ -410,6 +419,8 @@ class RepeatNode(Decorator):
 class RetryNode(Decorator):
     """py_trees ``Retry``: RUNNING after a failure until ``num_failures`` failures, then FAILURE."""
 
+    per_agent = ("count",)
+
     def __init__(self, index: int, state: TreeState, child: Node, num_failures: int) -> None:
         super().__init__(index, state, child)
         self.num = num_failures
@@ -430,6 +441,8 @@ class RetryNode(Decorator):
 
 class OneShotNode(Decorator):
     """py_trees ``OneShot``: once the child completes with a status in the policy, keep it forever."""
+
+    per_agent = ("final",)
 
     def __init__(self, index: int, state: TreeState, child: Node, final_on: Sequence[int]) -> None:
         super().__init__(index, state, child)

@@ -93,6 +93,12 @@ class ArrayBoard:
         self._tables[(key, label, str(dtype))] = (len(values), table)
         return table
 
+    def carry(self, old: ArrayBoard, keep: Rows) -> None:
+        """Take over ``old``'s values and the survivors' rows (``keep``) of every key."""
+        for key, ids in old.ids.items():
+            self._key(key)[: keep.size] = ids[keep]
+            self.values[key] = list(old.values[key])
+
     def get(self, key: str, row: int) -> Any:
         ids = self.ids.get(key)
         if ids is None or ids[row] < 0:
@@ -123,6 +129,8 @@ class TimeoutNode(bc.Decorator):
     """``SimTimeout`` (engines/sim_time.py): starts when ticked while not RUNNING; once
     ``limit`` ticks have passed while RUNNING, stops with FAILURE without ticking the child."""
 
+    per_agent = ("start",)
+
     def __init__(
         self, index: int, state: bc.TreeState, child: bc.Node, limit: int, clock: Clock
     ) -> None:
@@ -146,6 +154,8 @@ class TimeoutNode(bc.Decorator):
 class CooldownNode(bc.Decorator):
     """``Cooldown`` (engines/sim_time.py): after the child finishes on tick t, FAILURE without
     ticking it while ``now < t + limit``."""
+
+    per_agent = ("ready_at",)
 
     def __init__(
         self, index: int, state: bc.TreeState, child: bc.Node, limit: int, clock: Clock

@@ -42,7 +42,7 @@ from py_trees.common import Status
 from pydantic import BaseModel
 
 from behaviortk.conditions import compare
-from behaviortk.engines.base import EngineBase, GroupRuntime, as_point
+from behaviortk.engines.base import EngineBase, GroupRuntime, RowChange, as_point
 from behaviortk.engines.builders import Builders, always, decorator_ops, leaf_ops, sensed
 from behaviortk.engines.sim_time import SimCooldown, SimTimeout
 from behaviortk.registry import (
@@ -54,7 +54,7 @@ from behaviortk.registry import (
 )
 from behaviortk.tree.facts import TickFacts, guard_condition, is_sensed
 from behaviortk.tree.flat import Decision, FlatNode, FlatTree
-from behaviortk.tree.ops import NodeContext, Rows
+from behaviortk.tree.ops import NodeContext, Rows, carry_rows
 from behaviortk.tree.status import FAILURE, SUCCESS
 
 STATUSES = (Status.INVALID, Status.RUNNING, Status.SUCCESS, Status.FAILURE)
@@ -197,8 +197,9 @@ class OpsLeaf(_AgentLeaf):
 class OpsDecorator(py_trees.decorators.Decorator):
     """A plugin decorator's shared ops, driven by py_trees' ``Decorator`` for one agent."""
 
-    def __init__(self, name: str, child: behaviour.Behaviour, ops: Any) -> None:
+    def __init__(self, name: str, child: behaviour.Behaviour, node: FlatNode, ops: Any) -> None:
         super().__init__(name=name, child=child)
+        self.index = node.index
         self.ops = ops
         self.rows = np.zeros(1, dtype=np.int64)
 
@@ -364,7 +365,7 @@ def _ops_leaf(node: FlatNode, kids: Kids, env: BuildEnv) -> behaviour.Behaviour:
 
 @BUILDERS.builds_kind(DECORATOR, decorator_ops)
 def _ops_decorator(node: FlatNode, kids: Kids, env: BuildEnv) -> behaviour.Behaviour:
-    return OpsDecorator(node.name, kids[0], env.ops_for(node.index, node.model))
+    return OpsDecorator(node.name, kids[0], node, env.ops_for(node.index, node.model))
 
 
 def build_behaviours(
@@ -414,6 +415,7 @@ class GroupTrees(GroupRuntime):
     nodes: list[list[behaviour.Behaviour]] = field(default_factory=list)  # per row, flat order
     clients: list[py_trees.blackboard.Client] = field(default_factory=list)
     facts: RowFacts = field(default_factory=lambda: RowFacts(0))
+    env: BuildEnv | None = None  # the group's shared ops
 
 
 def _release(clients: list[py_trees.blackboard.Client]) -> None:
@@ -435,29 +437,60 @@ class PyTreesEngine(EngineBase[GroupTrees]):
         super().__init__(sim, builders)
         self._skeletons: dict[str, list[behaviour.Behaviour]] = {}
 
+    def _client(self, row: int) -> py_trees.blackboard.Client:
+        """A new agent's blackboard client, in a namespace of its own id (never reused)."""
+        agents = self.sim.agents
+        client = py_trees.blackboard.Client(
+            name=agents.names[row], namespace=f"{self.namespace}/id{int(agents.ids[row])}"
+        )
+        self._all_clients.append(client)
+        return client
+
     def build_group(self, name: str, rows: slice, tree: FlatTree) -> GroupTrees:
-        facts = RowFacts(len(tree))
-        n = rows.stop - rows.start
-        ids = self.sim.agents.ids
-        clients = [
-            py_trees.blackboard.Client(name=ids[row], namespace=f"{self.namespace}/row{row}")
-            for row in range(rows.start, rows.stop)
-        ]
-        self._all_clients.extend(clients)
+        clients = [self._client(row) for row in range(rows.start, rows.stop)]
         board = ClientBoard(clients, blackboard_keys(tree))
-        env = BuildEnv(self.registries, self.context(name, n, board))
+        env = BuildEnv(self.registries, self.context(name, len(clients), board))
         g = GroupTrees(**self.group_record(name, rows, tree), board=board, clients=clients)
-        g.facts = facts
-        for local in range(n):
-            behaviours = build_behaviours(tree, env, self.builders)
-            bt = py_trees.trees.BehaviourTree(root=behaviours[0])
-            bt.setup(row=local, facts=facts, clock=self.sim, blackboard=clients[local])
-            g.trees.append(bt)
-            g.nodes.append(behaviours)
-            self._all_clients.extend(
-                c for b in behaviours for c in b.blackboards if c is not clients[local]
-            )
+        g.env = env
+        self._grow(g, len(clients))
         return g
+
+    def _grow(self, g: GroupTrees, n: int) -> None:
+        """Build fresh trees for local rows ``len(g.trees) .. n - 1``, then set every tree up."""
+        assert g.env is not None
+        while len(g.trees) < n:
+            behaviours = build_behaviours(g.flat, g.env, self.builders)
+            g.trees.append(py_trees.trees.BehaviourTree(root=behaviours[0]))
+            g.nodes.append(behaviours)
+            self._all_clients.extend(c for b in behaviours for c in b.blackboards)
+        g.facts = RowFacts(len(g.flat))
+        for local, bt in enumerate(g.trees):
+            bt.setup(row=local, facts=g.facts, clock=self.sim, blackboard=g.clients[local])
+
+    def resize_group(self, g: GroupTrees, change: RowChange) -> GroupTrees:
+        """Survivors keep their own py_trees trees; new agents get fresh ones."""
+        assert g.env is not None
+        keep = change.keep.tolist()
+        kept = set(keep)
+        _release([c for i, c in enumerate(g.clients) if i not in kept])
+        first_new = change.rows.start + len(keep)
+        clients = [g.clients[i] for i in keep]
+        clients += [self._client(row) for row in range(first_new, change.rows.stop)]
+        board = ClientBoard(clients, g.board.stored_keys())
+        env = BuildEnv(self.registries, self.context(g.name, change.n, board))
+        for index, ops in g.env.ops.items():
+            model = g.flat.nodes[index].model
+            carry_rows(ops, env.ops_for(index, guard_condition(model) or model), change.keep)
+        new = GroupTrees(**self.group_record(g.name, change.rows, g.flat), board=board)
+        new.clients, new.env = clients, env
+        new.trees = [g.trees[i] for i in keep]
+        new.nodes = [g.nodes[i] for i in keep]
+        for behaviours in new.nodes:
+            for b in behaviours:
+                if getattr(b, "ops", None) is not None:
+                    b.ops = env.ops[b.index]  # type: ignore[attr-defined]
+        self._grow(new, change.n)
+        return new
 
     def store_facts(self, g: GroupTrees, facts: TickFacts) -> None:
         """As Python lists: a leaf's update indexes them without touching NumPy."""

@@ -16,6 +16,7 @@ import numpy as np
 from behaviortk.sense import Sense
 from behaviortk.steering.combiners import accumulate, clamp_angular
 from behaviortk.steering.context import (
+    LeafMemory,
     Steering,
     SteeringContext,
     facts_for,
@@ -104,7 +105,7 @@ def act(sim: Any, sense: Sense, decisions: dict[str, Decision]) -> tuple[Array, 
                 sense=sense,
                 dt=sim.dt,
                 rand_slot=node.rand_slot,
-                memory=sim.memory.setdefault((group, emit_index), {}),
+                memory=sim.memory.setdefault((group, emit_index), LeafMemory()),
                 debug=debug,
             )
             out = weighted(node.model, ctx)

@@ -50,6 +50,23 @@ def facts_for(facts: TargetFacts, local: np.ndarray) -> TargetFacts:
     )
 
 
+class LeafMemory(dict[str, np.ndarray]):
+    """A steering leaf's persistent per-agent arrays (first axis = all agents), with the
+    value each was created with, so agents spawned later start from it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fills: dict[str, Any] = {}
+
+    def rerow(self, src: np.ndarray, n: int) -> None:
+        """Row ``r`` takes old row ``src[r]``; rows where ``src < 0`` start from the fill."""
+        kept = src >= 0
+        for key, arr in self.items():
+            new = np.full((n, *arr.shape[1:]), self.fills.get(key, 0), dtype=arr.dtype)
+            new[kept] = arr[src[kept]]
+            self[key] = new
+
+
 @dataclass
 class SteeringContext:
     rows: np.ndarray  # (n,) int64 global agent rows
@@ -108,6 +125,8 @@ class SteeringContext:
         if arr is None or arr.shape != (n_all, *tail) or arr.dtype != np.dtype(dtype):
             arr = np.full((n_all, *tail), fill, dtype=dtype)
             self.memory[key] = arr
+            if isinstance(self.memory, LeafMemory):
+                self.memory.fills[key] = fill
         return arr
 
     def target_facts(self) -> TargetFacts:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
@@ -65,7 +65,15 @@ class NodeContext:
 
 
 class LeafOps:
-    """Base of leaf ops: override ``update`` (and the hooks you need)."""
+    """Base of leaf ops: override ``update`` (and the hooks you need).
+
+    Per-agent state lives in NumPy arrays of length ``n_agents`` (one row per
+    agent of the group) named in ``per_agent``: when agents spawn or despawn,
+    the engine builds the ops afresh for the new group size and copies the
+    survivors' rows of those arrays, so new agents start as a fresh build would.
+    """
+
+    per_agent: ClassVar[tuple[str, ...]] = ()
 
     def initialise(self, rows: Rows) -> None:
         return None
@@ -78,7 +86,12 @@ class LeafOps:
 
 
 class DecoratorOps:
-    """Base of plugin decorators: map the child's status (after it ticked) to the decorator's."""
+    """Base of plugin decorators: map the child's status (after it ticked) to the decorator's.
+
+    Per-agent arrays are named in ``per_agent``, as for :class:`LeafOps`.
+    """
+
+    per_agent: ClassVar[tuple[str, ...]] = ()
 
     def initialise(self, rows: Rows) -> None:
         return None
@@ -91,6 +104,13 @@ class DecoratorOps:
 
 
 OpsFactory = Callable[[Any, NodeContext], Any]
+
+
+def carry_rows(old: Any, new: Any, keep: Rows) -> None:
+    """Copy the survivors' rows (``keep``, old local rows in their new order) of every
+    array ``old`` names in ``per_agent`` into the first rows of ``new``'s."""
+    for name in getattr(type(old), "per_agent", ()):
+        getattr(new, name)[: keep.size] = getattr(old, name)[keep]
 
 
 def is_leaf_ops(impl: Any) -> bool:

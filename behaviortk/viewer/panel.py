@@ -78,7 +78,7 @@ def panel_text(sim: Any, agent: int) -> str:
     group = ag.group_names[int(ag.group[agent])]
     speed = float(np.hypot(*ag.vel[agent]))
     out = [
-        f"{ag.ids[agent]}  (group {group}, row {agent})",
+        f"{ag.names[agent]}  (group {group}, row {agent})",
         f"pos ({ag.pos[agent, 0]:.1f}, {ag.pos[agent, 1]:.1f})  speed {speed:.1f}",
         f"force ({ag.force[agent, 0]:.1f}, {ag.force[agent, 1]:.1f})",
         "",

@@ -1,11 +1,9 @@
 """World and agents from a validated definition.
 
-Randomness: ``generators(seed)`` splits ``SeedSequence(seed)`` into two
-independent streams, ``[0]`` for spawning (positions in areas, random
-headings) and ``[1]`` for the per-tick numbers (``sense.rand``), so changing a
-group's spawn never shifts the random numbers a run draws later. Spawning
-draws, group by group in file order: the area positions (``(count, 2)``
-uniform), then the random headings (``count`` uniform angles).
+Randomness: every agent draws from its own stream, a counter-based hash of
+the run's seed, its id and the tick (``world/streams.py``): spawn positions
+and headings use the ``SPAWN`` tick, so they never depend on other agents,
+on the order of groups or on agents spawned later.
 
 Units: the file speaks degrees, the state radians.
 """
@@ -19,18 +17,14 @@ import numpy as np
 
 from behaviortk.vec import Array, from_angle, normalize, perp
 from behaviortk.world.factory import make_agents
+from behaviortk.world.rows import stack
 from behaviortk.world.state import Agents, Path, World
+from behaviortk.world.streams import SPAWN, uniforms
 
 if TYPE_CHECKING:
     from behaviortk.format.definition import Definition
     from behaviortk.format.group import Group
     from behaviortk.format.world import Obstacle, PathDef, Wall, WorldDef
-
-
-def generators(seed: int) -> tuple[np.random.Generator, np.random.Generator]:
-    """``(spawn_rng, tick_rng)``: children 0 and 1 of ``SeedSequence(seed)``."""
-    spawn, tick = np.random.SeedSequence(seed).spawn(2)
-    return np.random.default_rng(spawn), np.random.default_rng(tick)
 
 
 def wall_geometry(walls: Sequence[Wall]) -> tuple[Array, Array, Array]:
@@ -71,61 +65,84 @@ def build_world(
     )
 
 
-def spawn_positions(group: Group, rng: np.random.Generator) -> Array:
-    """Start positions: uniform in an area, the listed points, or evenly on a ring from angle 0."""
-    n = group.count
+def spawn_state(group: Group, ids: np.ndarray, seed: int, first: int) -> tuple[Array, Array]:
+    """Positions and unit headings of agents ``ids``, the ``first``-th onward of ``group``.
+
+    Uniform in an area and random headings come from each agent's own stream
+    (``streams.uniforms(seed, id, SPAWN, ...)``: columns 0-1 position, 2 heading);
+    listed points are taken in order (cycling, for agents spawned later) and a
+    ring places the k-th agent at angle ``2 pi k / count``.
+    """
+    n = ids.size
+    u = uniforms(seed, ids, SPAWN, 3)
     spawn = group.spawn
+    order = first + np.arange(n)
     if spawn.kind == "area":
         lo = np.array(spawn.min, dtype=np.float64)
         hi = np.array(spawn.max, dtype=np.float64)
-        return lo + rng.random((n, 2)) * (hi - lo)
-    if spawn.kind == "positions":
-        return np.array(spawn.points, dtype=np.float64).reshape(n, 2)
-    angles = 2.0 * np.pi * np.arange(n) / max(n, 1)
-    return np.array(spawn.center, dtype=np.float64) + spawn.radius * from_angle(angles)
-
-
-def spawn_headings(group: Group, rng: np.random.Generator) -> Array:
+        pos = lo + u[:, :2] * (hi - lo)
+    elif spawn.kind == "positions":
+        points = np.array(spawn.points, dtype=np.float64).reshape(-1, 2)
+        pos = points[order % len(points)] if len(points) else np.zeros((n, 2))
+    else:
+        angles = 2.0 * np.pi * order / max(group.count, 1)
+        pos = np.array(spawn.center, dtype=np.float64) + spawn.radius * from_angle(angles)
     if group.heading == "random":
-        return from_angle(rng.random(group.count) * 2.0 * np.pi)
-    return np.tile(from_angle(np.radians(float(group.heading))), (group.count, 1))
+        heading = from_angle(u[:, 2] * 2.0 * np.pi)
+    else:
+        heading = np.tile(from_angle(np.radians(float(group.heading))), (n, 1))
+    return pos, heading
 
 
-def build_agents(groups: Sequence[Group], rng: np.random.Generator) -> Agents:
-    """All groups' agents, contiguous per group in the given order; constants in radians."""
-    pos, heading, per = [], [], []
-    for g in groups:
-        pos.append(spawn_positions(g, rng))
-        heading.append(spawn_headings(g, rng))
-        per.append(g)
-
-    def column(values: Sequence[float]) -> Array:
-        return np.repeat(np.asarray(values, dtype=np.float64), [g.count for g in per])
-
-    h = np.concatenate(heading) if heading else np.zeros((0, 2))
-    turn = [np.inf if g.max_turn_rate is None else np.radians(g.max_turn_rate) for g in per]
+def group_agents(
+    group: Group,
+    ids: np.ndarray,
+    names: Sequence[str],
+    seed: int,
+    first: int = 0,
+    *,
+    pos: Array | None = None,
+    vel: Array | None = None,
+    heading: Array | None = None,
+) -> Agents:
+    """Agents ``ids`` of one group: the group's constants, its spawn rule unless given."""
+    ids = np.asarray(ids, dtype=np.int64)
+    n = ids.size
+    spawn_pos, spawn_heading = spawn_state(group, ids, seed, first)
+    p = spawn_pos if pos is None else np.asarray(pos, dtype=np.float64).reshape(n, 2)
+    h = spawn_heading if heading is None else np.asarray(heading, dtype=np.float64).reshape(n, 2)
+    v = h * group.speed if vel is None else np.asarray(vel, dtype=np.float64).reshape(n, 2)
+    turn = np.inf if group.max_turn_rate is None else np.radians(group.max_turn_rate)
     return make_agents(
-        np.concatenate(pos) if pos else np.zeros((0, 2)),
-        h * column([g.speed for g in per])[:, None],
+        p,
+        v,
         heading=h,
-        groups=[(g.name, g.count) for g in per],
-        ids=[agent_id for g in per for agent_id in g.agent_ids()],
-        mass=column([g.mass for g in per]),
-        max_speed=column([g.max_speed for g in per]),
-        max_force=column([g.max_force for g in per]),
-        max_turn_rate=column(turn),
-        max_angular_accel=column([np.radians(g.max_angular_accel) for g in per]),
-        max_rotation=column([np.radians(g.max_rotation) for g in per]),
-        radius=column([g.radius for g in per]),
-        view_distance=column([g.view_distance for g in per]),
-        fov=column([np.radians(g.fov) for g in per]),
+        groups=[(group.name, n)],
+        names=list(names),
+        ids=ids,
+        mass=group.mass,
+        max_speed=group.max_speed,
+        max_force=group.max_force,
+        max_turn_rate=turn,
+        max_angular_accel=np.radians(group.max_angular_accel),
+        max_rotation=np.radians(group.max_rotation),
+        radius=group.radius,
+        view_distance=group.view_distance,
+        fov=np.radians(group.fov),
     )
 
 
-def build(
-    definition: Definition, seed: int | None = None
-) -> tuple[World, Agents, np.random.Generator]:
-    """World, agents and the per-tick generator for ``definition`` (seed: file's unless given)."""
-    spawn_rng, tick_rng = generators(definition.world.seed if seed is None else seed)
+def build_agents(groups: Sequence[Group], seed: int) -> Agents:
+    """All groups' agents, contiguous per group in the given order, ids 0..N-1 in row order."""
+    parts, first_id = [], 0
+    for g in groups:
+        ids = np.arange(first_id, first_id + g.count, dtype=np.int64)
+        parts.append(group_agents(g, ids, g.agent_ids(), seed))
+        first_id += g.count
+    return stack(parts, [g.name for g in groups])
+
+
+def build(definition: Definition, seed: int | None = None) -> tuple[World, Agents]:
+    """World and agents of ``definition`` (seed: the file's unless given)."""
     world = build_world(definition.world, definition.obstacles, definition.walls, definition.paths)
-    return world, build_agents(definition.groups, spawn_rng), tick_rng
+    return world, build_agents(definition.groups, definition.world.seed if seed is None else seed)

@@ -21,7 +21,8 @@ def make_agents(
     *,
     heading: ArrayLike | None = None,
     groups: Sequence[tuple[str, int]] | None = None,
-    ids: Sequence[str] | None = None,
+    names: Sequence[str] | None = None,
+    ids: ArrayLike | None = None,
     orientation: ArrayLike | None = None,
     mass: ArrayLike = 1.0,
     max_speed: ArrayLike = 100.0,
@@ -35,7 +36,8 @@ def make_agents(
 ) -> Agents:
     """Agents whose constants are scalars or per-agent arrays (angles in radians).
 
-    ``groups`` lists ``(name, count)`` in row order (default: one group "agents").
+    ``groups`` lists ``(name, count)`` in row order (default: one group "agents");
+    ``names`` default to ``<group>-<k>`` and ``ids`` to the row numbers.
     The heading defaults to the velocity direction, or +x where the velocity is zero;
     the orientation defaults to the heading's angle.
     """
@@ -52,19 +54,19 @@ def make_agents(
     spec = list(groups) if groups is not None else [("agents", n)]
     if sum(c for _, c in spec) != n:
         raise ValueError(f"group counts {spec} do not add up to {n} positions")
-    names = [name for name, _ in spec]
     slices: dict[str, slice] = {}
     start = 0
     for name, count in spec:
         slices[name] = slice(start, start + count)
         start += count
     group = np.repeat(np.arange(len(spec)), [c for _, c in spec]).astype(np.int64)
-    if ids is None:
-        ids = [f"{name}-{k}" for name, count in spec for k in range(count)]
+    if names is None:
+        names = [f"{name}-{k}" for name, count in spec for k in range(count)]
     orient = np.arctan2(h[:, 1], h[:, 0]) if orientation is None else _per_agent(orientation, n)
     return Agents(
-        ids=list(ids),
-        group_names=names,
+        names=list(names),
+        ids=np.arange(n, dtype=np.int64) if ids is None else np.asarray(ids, dtype=np.int64),
+        group_names=[name for name, _ in spec],
         group=group,
         slices=slices,
         pos=p,

@@ -25,6 +25,16 @@ class HeadingSmoother:
         self.history = np.repeat(np.asarray(first, dtype=np.float64)[None], k, axis=0)
         self.next = 0
 
+    def rerow(self, src: np.ndarray, heading: Array) -> HeadingSmoother:
+        """The buffer for new rows: row ``r`` keeps old row ``src[r]``'s history; rows with
+        ``src < 0`` (new agents) start filled with their ``heading``."""
+        history = np.repeat(np.asarray(heading, dtype=np.float64)[None], self.k, axis=0)
+        kept = src >= 0
+        history[:, kept] = self.history[:, src[kept]]
+        out = HeadingSmoother(self.k, heading)
+        out.history, out.next = history, self.next
+        return out
+
     def fits(self, k: int, n: int) -> bool:
         return self.k == k and self.history.shape[1] == n
 

@@ -44,10 +44,11 @@ class World:
 class Agents:
     """Per-agent state (changes every tick) and per-agent constants (from the group)."""
 
-    ids: list[str]
+    names: list[str]  # the definition's agent names (`names`, else `<group>-<i>`)
     group_names: list[str]  # index -> group name
     group: np.ndarray  # (N,) int index into group_names
     slices: dict[str, slice]  # group name -> contiguous rows
+    ids: np.ndarray  # (N,) int64 stable ids, never reused within a run
     # state
     pos: Array  # (N, 2)
     vel: Array  # (N, 2)
@@ -77,5 +78,6 @@ class Agents:
     def speed(self) -> Array:
         return np.sqrt(np.einsum("ij,ij->i", self.vel, self.vel))
 
-    def index_of(self, agent_id: str) -> int:
-        return self.ids.index(agent_id)
+    def index_of(self, name: str) -> int:
+        """The row of the agent named ``name``."""
+        return self.names.index(name)

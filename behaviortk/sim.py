@@ -40,6 +40,7 @@ from behaviortk.world.build import build, group_agents
 from behaviortk.world.integrate import integrate
 from behaviortk.world.memory import reuse_freed_memory
 from behaviortk.world.rows import stack, take
+from behaviortk.world.spatial import displacement
 from behaviortk.world.state import Agents, World
 from behaviortk.world.streams import uniforms
 
@@ -110,9 +111,9 @@ class Simulation:
         self.time = 0.0
         self.registries = scenario.registries
         self.trees: dict[str, FlatTree] = {
-            group.name: flatten(scenario.trees[group.name], self.registries)
-            for group in definition.groups
+            name: flatten(root, self.registries) for name, root in scenario.trees.items()
         }
+        """Flat trees of the groups their trees control (external groups have none)."""
         self.n_rand = max([1, *(t.n_rand for t in self.trees.values())])
         self.memory: dict[tuple[str, int], LeafMemory] = {}
         self.debug = DebugBuffer(enabled=debug)
@@ -159,7 +160,9 @@ class Simulation:
         t2 = clock()
         linear, angular = self._act(self, sense, self.decisions)
         t3 = clock()
+        held = self._hold_external()
         integrate(self.world, self.agents, linear, angular, self.dt, self.heading_smoothing)
+        self._release_external(held)
         t4 = clock()
         timings = self.timings
         timings["sense"] += t1 - t0
@@ -175,6 +178,54 @@ class Simulation:
             self.step()
             if on_tick is not None:
                 on_tick(self)
+
+    # ------------------------------------------------------- game-driven bodies
+    @property
+    def external_groups(self) -> list[str]:
+        """Groups whose agents the game moves (``"control": "external"``)."""
+        return [g.name for g in self.scenario.definition.groups if g.control == "external"]
+
+    _HELD = ("pos", "vel", "heading", "smoothed_heading", "orientation", "rotation", "force")
+
+    def _hold_external(self) -> list[tuple[slice, dict[str, np.ndarray]]]:
+        """The state of external agents before integration (the integrator must not move them)."""
+        ag = self.agents
+        return [
+            (rows, {f: getattr(ag, f)[rows].copy() for f in self._HELD})
+            for rows in (ag.slices[g] for g in self.external_groups)
+            if rows.stop > rows.start
+        ]
+
+    def _release_external(self, held: list[tuple[slice, dict[str, np.ndarray]]]) -> None:
+        for rows, state in held:
+            for field, value in state.items():
+                getattr(self.agents, field)[rows] = value
+
+    def move(self, agent: int, pos: Any, vel: Any = None) -> None:
+        """Place an agent of an external group (a player) at ``pos``, before the next tick.
+
+        ``vel`` defaults to the displacement since its last place divided by ``dt``
+        (pursuers predict from it); its heading follows the velocity when it moves.
+        """
+        row = int(self.rows_of([agent])[0])
+        group = self.agents.group_names[int(self.agents.group[row])]
+        if group not in self.external_groups:
+            movable = ", ".join(self.external_groups) or "none"
+            raise CallError(
+                f"agent {agent} is in group {group!r}, which its tree moves; "
+                f"only agents of external groups can be moved (external groups: {movable})"
+            )
+        p = _points(pos, 1, "pos")
+        v = _points(vel, 1, "vel")
+        assert p is not None
+        ag = self.agents
+        if v is None:
+            v = displacement(ag.pos[row], p, self.world) / self.dt
+        ag.pos[row], ag.vel[row], ag.force[row] = p[0], v[0], 0.0
+        speed = float(np.hypot(*v[0]))
+        if speed > 1e-9:
+            ag.heading[row] = ag.smoothed_heading[row] = v[0] / speed
+            ag.orientation[row] = float(np.arctan2(v[0, 1], v[0, 0]))
 
     # ------------------------------------------------------- spawn, despawn
     def rows_of(self, ids: Any) -> np.ndarray:

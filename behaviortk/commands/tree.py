@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
         for issue in exc.issues:
             print(issue, file=sys.stderr)
         return 1
-    groups = [g.name for g in scenario.definition.groups]
+    groups = list(scenario.trees)  # groups a tree controls (external groups have none)
     if args.group is not None and args.group not in groups:
         print(
             f"behaviortk tree: unknown group {args.group!r}{choices(args.group, groups)} "

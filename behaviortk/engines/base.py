@@ -111,8 +111,8 @@ class EngineBase(ABC, Generic[G]):
         self.builders = type(self).default_builders if builders is None else builders
         self._refuse_unbuildable()
         self.groups: dict[str, G] = {}
-        for group, rows in sim.agents.slices.items():
-            self.groups[group] = self.build_group(group, rows, sim.trees[group])
+        for group, tree in sim.trees.items():
+            self.groups[group] = self.build_group(group, sim.agents.slices[group], tree)
         self._prepared: Sense | None = None
 
     def _refuse_unbuildable(self) -> None:
@@ -156,7 +156,9 @@ class EngineBase(ABC, Generic[G]):
     def regroup(self, changes: dict[str, RowChange]) -> None:
         """Apply spawns and despawns: every group's new rows (see :class:`RowChange`)."""
         for name, change in changes.items():
-            old = self.groups[name]
+            old = self.groups.get(name)
+            if old is None:  # an external group: no tree
+                continue
             if change.keeps_all(old.n):
                 old.rows = change.rows
                 continue
@@ -200,7 +202,12 @@ class EngineBase(ABC, Generic[G]):
         agents = self.sim.agents
         if not 0 <= agent < agents.n:
             raise IndexError(f"agent {agent} out of range (0..{agents.n - 1})")
-        g = self.groups[agents.group_names[int(agents.group[agent])]]
+        group = agents.group_names[int(agents.group[agent])]
+        g = self.groups.get(group)
+        if g is None:
+            raise KeyError(
+                f"agent {agent} is in group {group!r}, moved by the game: it has no tree"
+            )
         return g, agent - g.rows.start
 
     def snapshot(self, agent: int) -> str:

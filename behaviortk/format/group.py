@@ -86,7 +86,17 @@ class Group(Model):
     colour: Colour = doc('Colour, "#rrggbb" or [r, g, b] with 0..255', "#4aa3ff")
     view_distance: NonNeg = doc("How far neighbours are seen, >= 0", 60.0, unit="world units")
     fov: float = doc("Field of view, in (0, 360]", 270.0, unit="degrees", gt=0, le=360)
-    tree: str = doc("Name of the tree (in `trees`) the agents run", min_length=1)
+    control: Literal["tree", "external"] = doc(
+        "Who moves the agents: their `tree`, or the game ('external': no tree, the "
+        "integrator leaves them alone and the game places them with Simulation.move each tick; "
+        "they are targets, threats and neighbours like any other agent)",
+        "tree",
+    )
+    tree: str | None = doc(
+        "Name of the tree (in `trees`) the agents run; required unless `control` is 'external'",
+        None,
+        min_length=1,
+    )
     params: dict[str, ParamValue] = doc(
         "Values for the tree's parameters (override the tree's defaults)", default_factory=dict
     )
@@ -96,6 +106,10 @@ class Group(Model):
 
     @model_validator(mode="after")
     def _consistent(self) -> Group:
+        if self.control == "tree" and self.tree is None:
+            raise ValueError('a group needs a `tree` (or `"control": "external"`)')
+        if self.control == "external" and self.tree is not None:
+            raise ValueError("an external group has no tree: remove `tree` or the `control` key")
         if isinstance(self.spawn, PositionsSpawn) and len(self.spawn.points) != self.count:
             raise ValueError(
                 f"count is {self.count} but spawn lists {len(self.spawn.points)} positions"

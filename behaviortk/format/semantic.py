@@ -205,6 +205,8 @@ def check(
     known_keys = key_catalogue(NodeModel, registries)
     known = _Names(definition)
     for i, group in enumerate(definition.groups):
+        if group.tree is None:  # external control: the game moves these agents
+            continue
         origins: dict[int, str] = {}
         try:
             expanded = _Expander(raw, definition, origins, max_depth).expand_group(

@@ -92,7 +92,9 @@ def panel_text(sim: Any, agent: int) -> str:
             status = np.asarray(engine.node_status(agent))
         out += tree_lines(tree, status)
         out += ["", "Requests (weighted force)", *request_lines(sim, agent, group)]
+    else:
+        out += ["  (none: the game moves this agent)"]
     out += ["", "Blackboard"]
-    board = engine.blackboard(agent) if engine is not None else {}
+    board = engine.blackboard(agent) if engine is not None and tree is not None else {}
     out += [f"  {k} = {_fmt(v)}" for k, v in sorted(board.items())] or ["  (empty)"]
     return "\n".join(out)

@@ -39,7 +39,7 @@ from behaviortk.vec import from_angle
 from behaviortk.world.build import build, group_agents
 from behaviortk.world.integrate import integrate
 from behaviortk.world.memory import reuse_freed_memory
-from behaviortk.world.rows import stack, take
+from behaviortk.world.rows import pick, rearrange, stack
 from behaviortk.world.spatial import displacement
 from behaviortk.world.state import Agents, World
 from behaviortk.world.streams import uniforms
@@ -305,21 +305,19 @@ class Simulation:
     def _rearrange(self, keep: dict[str, np.ndarray], fresh: dict[str, Agents]) -> None:
         """New rows: per group, its survivors (``keep``, old local rows) then ``fresh`` agents."""
         old = self.agents
-        parts, src, changes, start = [], [], {}, 0
+        src, names, changes, start = [], [], {}, 0
         for name, rows in old.slices.items():
-            kept = rows.start + keep[name]
-            parts.append(take(old, kept))
-            src.append(kept)
             added = fresh.get(name)
             n_added = 0 if added is None else added.n
-            if added is not None:
-                parts.append(added)
-                src.append(np.full(n_added, -1, dtype=np.int64))
-            n = kept.size + n_added
+            src += [rows.start + keep[name], np.full(n_added, -1, dtype=np.int64)]
+            names += pick(old.names, (rows.start + keep[name]).tolist())
+            names += [] if added is None else added.names
+            n = keep[name].size + n_added
             changes[name] = RowChange(rows=slice(start, start + n), keep=keep[name])
             start += n
-        mapping = np.concatenate(src) if src else np.zeros(0, dtype=np.int64)
-        agents = stack(parts, old.group_names)
+        mapping = np.concatenate(src)
+        added = stack(list(fresh.values()), old.group_names) if fresh else None
+        agents = rearrange(old, mapping, names, added)
         if old.smoother is not None:
             agents.smoother = old.smoother.rerow(mapping, agents.heading)
         self.agents = agents

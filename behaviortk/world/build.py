@@ -119,6 +119,9 @@ def build_agents(groups: Sequence[Group], rng: np.random.Generator) -> Agents:
         radius=column([g.radius for g in per]),
         view_distance=column([g.view_distance for g in per]),
         fov=column([np.radians(g.fov) for g in per]),
+        max_neighbours=np.repeat(
+            np.array([g.max_neighbours for g in per], dtype=np.int64), [g.count for g in per]
+        ),
     )
 
 

@@ -101,6 +101,8 @@ def nearest_first(dist: Array, offsets: np.ndarray, cap: np.ndarray) -> np.ndarr
     over = np.flatnonzero(count > cap)
     if over.size == 0:
         return None
+    if over.size == count.size and _all_equal(count) and _all_equal(cap) and cap[0] > 0:
+        return _nearest_rectangle(dist, count.size, int(cap[0]))
     c = count[over]
     k = cap[over]
     threshold = _kth_smallest(dist, offsets, over, k)
@@ -120,6 +122,24 @@ def nearest_first(dist: Array, offsets: np.ndarray, cap: np.ndarray) -> np.ndarr
     keep_over = less | (tied & (rank < np.take(room, owner)))
     keep = np.ones(dist.shape[0], dtype=bool)
     keep[src] = keep_over
+    return np.flatnonzero(keep)
+
+
+def _all_equal(a: np.ndarray) -> bool:
+    return bool(a[0] == a.min() == a.max())
+
+
+def _nearest_rectangle(dist: Array, m: int, k: int) -> np.ndarray:
+    """:func:`nearest_first` when all ``m`` observers have as many pairs, more than ``k``
+    (a dense crowd): the distances are a rectangle, one row per observer."""
+    block = dist.reshape(m, -1)
+    t = np.partition(block, k - 1, axis=1)[:, k - 1 : k]
+    less = block < t
+    tied = block == t
+    room = k - np.count_nonzero(less, axis=1)[:, None]
+    rank = np.cumsum(tied, axis=1)  # 1 for the first tied pair of a row
+    keep = less
+    keep |= tied & (rank <= room)
     return np.flatnonzero(keep)
 
 
@@ -375,13 +395,23 @@ class Sense:
         cells = full.cells(rows)
         candidates = full.candidates(rows, cells)
         cap = ag.max_neighbours[a]
+        bound = int(np.minimum(candidates, np.maximum(cap, 0)).sum())
         levels = _levels(candidates, cap, half, radius, full.cell_side)
-        out = _PairBuffer(int(np.minimum(candidates, np.maximum(cap, 0)).sum()))
+        queries: dict[int, CloseQuery] = {0: full}
+        for level in np.unique(levels[levels > 0]).tolist():
+            finer = self.index.close_query(b, radius / 2.0**level)
+            if finer.cell_side > 0.5 * full.cell_side:  # not finer: no help
+                levels[levels == level] = 0
+                continue
+            queries[level] = finer
+            picked = levels == level
+            candidates[picked] = finer.candidates(rows[picked])  # what the first try costs
         cost = candidates * BYTES_PER_CANDIDATE + BYTES_PER_OBSERVER
         del candidates
-        finer: dict[int, CloseQuery] = {}
-        for lo, hi in chunk_bounds(cost, int(NEIGHBOUR_BUDGET)):
-            out.add(self._chunk(rows[lo:hi], cells[lo:hi], levels[lo:hi], full, finer, test, b))
+        out = _PairBuffer(bound)
+        budget = int(NEIGHBOUR_BUDGET)
+        for lo, hi in chunk_bounds(cost, budget):
+            out.add(self._chunk(rows[lo:hi], cells[lo:hi], levels[lo:hi], queries, test, budget))
         i, j, d, dist = out.arrays()
         np.cumsum(np.bincount(i - a.start, minlength=n_a), out=offsets[1:])
         return Neighbours(i=i, j=j, offsets=offsets, d=d, dist=dist)
@@ -391,10 +421,9 @@ class Sense:
         rows: np.ndarray,
         cells: np.ndarray,
         levels: np.ndarray,
-        full: CloseQuery,
-        finer: dict[int, CloseQuery],
+        queries: dict[int, CloseQuery],
         test: _Test,
-        b: slice,
+        budget: int,
     ) -> _Pairs:
         """The kept pairs of the observers ``rows`` (a chunk), sorted by ``(i, j)``.
 
@@ -403,29 +432,25 @@ class Sense:
         it sees at least its cap there (with a rounding margin), its nearest
         ``cap`` are the same as with the full view (every pair at most as far as
         the cap-th one lies within the smaller radius, ties included), so that
-        is its answer; otherwise it is measured again at level 0. A finer
-        grid's 3 x 3 cells lie inside the full grid's (its cells are at most
-        half as wide, or the level is skipped), so no step of a chunk measures
-        more candidates than the chunk's budget allowed for.
+        is its answer; otherwise it is measured again at level 0, a few at a
+        time so that this too stays within the budget.
         """
+        full = queries[0]
         if not levels.any():
             return self._seen(full, rows, cells, test, None)[0]
         parts: list[_Pairs] = []
         again = [rows[levels == 0]]
         for level in sorted(set(levels[levels > 0].tolist()), reverse=True):
-            picked = rows[levels == level]
-            query = finer.get(level)
-            if query is None:
-                query = finer[level] = self.index.close_query(b, test.radius / 2.0**level)
-            if query.cell_side > 0.5 * full.cell_side:
-                again.append(picked)
-                continue
-            found, failed = self._seen(query, picked, None, test, query.radius)
+            query = queries[level]
+            found, failed = self._seen(query, rows[levels == level], None, test, query.radius)
             parts.append(found)
             again.append(failed)
         rest = np.sort(np.concatenate(again))
         if rest.size:
-            parts.append(self._seen(full, rest, None, test, None)[0])
+            rest_cells = full.cells(rest)
+            cost = full.candidates(rest, rest_cells) * BYTES_PER_CANDIDATE + BYTES_PER_OBSERVER
+            for lo, hi in chunk_bounds(cost, budget):
+                parts.append(self._seen(full, rest[lo:hi], rest_cells[lo:hi], test, None)[0])
         return _merged(parts)
 
     def _seen(
@@ -475,7 +500,10 @@ class Sense:
         cap = ag.max_neighbours[rows]
         failed = rows[:0]
         if limit is not None:
-            owner = np.searchsorted(rows, pairs.i)
+            if int(rows[-1]) - int(rows[0]) + 1 == rows.size:  # a range
+                owner = pairs.i - int(rows[0])
+            else:
+                owner = np.searchsorted(rows, pairs.i)
             sure = np.bincount(owner[pairs.dist <= limit * LEVEL_SURE], minlength=rows.size)
             sure = sure >= cap
             if not sure.all():

@@ -316,3 +316,15 @@ def test_level_shortcut_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None
     assert calls == []
     assert_same(with_levels, (without.i, without.j, without.offsets, without.d, without.dist))
     assert_same(with_levels, unchunked(world, ag, slice(0, n), slice(0, n)))
+
+
+def test_nearest_first_rectangle_equals_a_full_sort() -> None:
+    """All observers over an equal cap with equal counts (a dense crowd's chunk)."""
+    rng = np.random.default_rng(8)
+    for m, c, k in [(1, 5, 1), (7, 30, 4), (20, 50, 49), (3, 10, 3)]:
+        dist = rng.integers(0, 4, m * c).astype(np.float64)
+        offsets = np.arange(m + 1) * c
+        i = np.repeat(np.arange(m), c)
+        want = capped(i, np.arange(m * c), dist, np.full(m, k))
+        got = nearest_first(dist, offsets, np.full(m, k))
+        assert got is not None and got.tolist() == want.tolist()

@@ -18,6 +18,8 @@ import numpy as np
 from behaviortk.format.budget import (
     BYTES_PER_CANDIDATE,
     BYTES_PER_OBSERVER,
+    LEVEL_MARGIN,
+    NEIGHBOUR_LEVELS,
     NEIGHBOUR_WORKING_SET,
 )
 from behaviortk.registry import Registries, default
@@ -32,15 +34,9 @@ from behaviortk.world.spatial import (
 from behaviortk.world.state import Agents, World
 
 #: Bytes of candidate pairs one neighbour query holds at once (a module constant:
-#: tests lower it to force many chunks). See ``format/budget.py``.
+#: tests lower it to force many chunks); NEIGHBOUR_LEVELS (0 turns the nearest-first
+#: shortcut off) and LEVEL_MARGIN come from ``format/budget.py`` too.
 NEIGHBOUR_BUDGET = NEIGHBOUR_WORKING_SET
-
-#: Deepest level of the nearest-first shortcut (``_levels``): an observer expected to
-#: see far more than its cap is first measured within view / 2**L; 0 turns it off.
-NEIGHBOUR_LEVELS = 6
-
-#: A level is tried where about this many times the cap are expected in view.
-LEVEL_MARGIN = 2.0
 
 #: An observer is done at a level when its cap-th nearest is within the level's radius
 #: times this: sqrt rounding can then not hide a pair at the same distance just outside.
@@ -59,6 +55,8 @@ TargetFn = Callable[[Any, "Sense", str], "TargetFacts"]
 class Neighbours:
     """Directed neighbour pairs of one group, sorted by ``(i, j)``.
 
+    Each observer's pairs are the agents within its view distance and field of
+    view, at most its ``max_neighbours`` nearest (equal distances: lower row).
     ``i`` and ``j`` are global agent rows; the pairs of the group's ``k``-th row
     are ``offsets[k]:offsets[k + 1]`` (CSR layout), so per-agent sums are
     ``np.add.reduceat`` or ``np.bincount`` over ``i`` in a fixed order.

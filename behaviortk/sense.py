@@ -15,10 +15,32 @@ from typing import Any
 
 import numpy as np
 
+from behaviortk.format.budget import (
+    BYTES_PER_CANDIDATE,
+    BYTES_PER_OBSERVER,
+    LEVEL_MARGIN,
+    NEIGHBOUR_LEVELS,
+    NEIGHBOUR_WORKING_SET,
+)
 from behaviortk.registry import Registries, default
 from behaviortk.vec import Array
-from behaviortk.world.spatial import SpatialIndex, displacement, displacement_columns
+from behaviortk.world.spatial import (
+    CloseQuery,
+    SpatialIndex,
+    chunk_bounds,
+    displacement,
+    displacement_columns,
+)
 from behaviortk.world.state import Agents, World
+
+#: Bytes of candidate pairs one neighbour query holds at once (a module constant:
+#: tests lower it to force many chunks); NEIGHBOUR_LEVELS (0 turns the nearest-first
+#: shortcut off) and LEVEL_MARGIN come from ``format/budget.py`` too.
+NEIGHBOUR_BUDGET = NEIGHBOUR_WORKING_SET
+
+#: An observer is done at a level when its cap-th nearest is within the level's radius
+#: times this: sqrt rounding can then not hide a pair at the same distance just outside.
+LEVEL_SURE = 1.0 - 1e-9
 
 #: Cosine slack of the field-of-view test, so a neighbour exactly on the
 #: boundary angle (fov / 2) counts as seen despite rounding in cos().
@@ -33,6 +55,8 @@ TargetFn = Callable[[Any, "Sense", str], "TargetFacts"]
 class Neighbours:
     """Directed neighbour pairs of one group, sorted by ``(i, j)``.
 
+    Each observer's pairs are the agents within its view distance and field of
+    view, at most its ``max_neighbours`` nearest (equal distances: lower row).
     ``i`` and ``j`` are global agent rows; the pairs of the group's ``k``-th row
     are ``offsets[k]:offsets[k + 1]`` (CSR layout), so per-agent sums are
     ``np.add.reduceat`` or ``np.bincount`` over ``i`` in a fixed order.
@@ -58,6 +82,219 @@ class TargetFacts:
     vel: Array  # (n, 2)
     agent: np.ndarray  # (n,) int64 global row of the target agent, -1 if not an agent
     valid: np.ndarray  # (n,) bool
+
+
+def nearest_first(dist: Array, offsets: np.ndarray, cap: np.ndarray) -> np.ndarray | None:
+    """Indices of the pairs to keep so that each observer keeps its ``cap`` nearest.
+
+    The pairs of observer ``o`` are ``offsets[o]:offsets[o + 1]``, in neighbour-row
+    order; equal distances keep the lower neighbour row, as a sort by
+    ``(observer, dist, j)`` keeping rank < cap would. Vectorised: the cap-th
+    distance of each observer over its cap (``_kth_smallest``) is a threshold,
+    pairs below it stay, and pairs at it stay in row order until the cap is
+    reached. None when no observer is over its cap (everything stays).
+    """
+    count = np.diff(offsets)
+    cap = np.asarray(cap, dtype=np.int64)
+    over = np.flatnonzero(count > cap)
+    if over.size == 0:
+        return None
+    if over.size == count.size and _all_equal(count) and _all_equal(cap) and cap[0] > 0:
+        return _nearest_rectangle(dist, count.size, int(cap[0]))
+    c = count[over]
+    k = cap[over]
+    threshold = _kth_smallest(dist, offsets, over, k)
+    n = int(c.sum())
+    owner = np.repeat(np.arange(over.size), c)
+    src = np.repeat(offsets[over] - (np.cumsum(c) - c), c)
+    src += np.arange(n)
+    dv = np.take(dist, src)
+    t = np.take(threshold, owner)
+    less = dv < t
+    tied = dv == t
+    del dv, t
+    room = k - np.bincount(owner[less], minlength=over.size)
+    tied_before = np.cumsum(tied) - tied  # tied pairs earlier in the whole array
+    first_tied = np.take(tied_before, np.cumsum(c) - c)  # ... at each observer's first pair
+    rank = tied_before - np.take(first_tied, owner)
+    keep_over = less | (tied & (rank < np.take(room, owner)))
+    keep = np.ones(dist.shape[0], dtype=bool)
+    keep[src] = keep_over
+    return np.flatnonzero(keep)
+
+
+def _all_equal(a: np.ndarray) -> bool:
+    return bool(a[0] == a.min() == a.max())
+
+
+def _nearest_rectangle(dist: Array, m: int, k: int) -> np.ndarray:
+    """:func:`nearest_first` when all ``m`` observers have as many pairs, more than ``k``
+    (a dense crowd): the distances are a rectangle, one row per observer."""
+    block = dist.reshape(m, -1)
+    t = np.partition(block, k - 1, axis=1)[:, k - 1 : k]
+    less = block < t
+    tied = block == t
+    room = k - np.count_nonzero(less, axis=1)[:, None]
+    rank = np.cumsum(tied, axis=1)  # 1 for the first tied pair of a row
+    keep = less
+    keep |= tied & (rank <= room)
+    return np.flatnonzero(keep)
+
+
+def _kth_smallest(dist: Array, offsets: np.ndarray, rows: np.ndarray, k: np.ndarray) -> Array:
+    """The ``k``-th smallest distance (1-based) of each observer in ``rows``.
+
+    Observers are batched by ``k`` and by count rounded up to a power of two, and
+    each batch is padded with inf into a rectangle for one ``np.partition``
+    along its rows (linear time), so padding at most doubles a batch.
+    """
+    out = np.full(rows.size, -np.inf)
+    count = offsets[rows + 1] - offsets[rows]
+    width = np.ceil(np.log2(np.maximum(count, 1))).astype(np.int64)
+    batch = k * 64 + width
+    for key in np.unique(batch[k > 0]).tolist():
+        sel = np.flatnonzero(batch == key)
+        c = count[sel]
+        kth = int(k[sel[0]]) - 1
+        m = int(c.sum())
+        row = np.repeat(np.arange(sel.size), c)
+        col = np.arange(m) - np.repeat(np.cumsum(c) - c, c)
+        pad = np.full((sel.size, int(c.max())), np.inf)
+        pad[row, col] = np.take(dist, np.repeat(offsets[rows[sel]], c) + col)
+        del row, col
+        out[sel] = np.partition(pad, kth, axis=1)[:, kth]
+    return out
+
+
+@dataclass(frozen=True)
+class _Test:
+    """What a neighbour query tests, decided once for the whole observing group."""
+
+    radius: float  # largest view distance of the group
+    uniform_view: bool  # every observer sees exactly ``radius`` far
+    fov: bool  # some observer does not see all round
+    cos_half: float | None  # the group's cos(fov / 2) - tolerance when fov is uniform
+    overlap: bool  # observers are among the observed: drop i == j
+
+
+@dataclass
+class _Pairs:
+    """Pairs of one chunk: rows, offset ``pos[j] - pos[i]`` and distance."""
+
+    i: np.ndarray
+    j: np.ndarray
+    dx: Array
+    dy: Array
+    dist: Array
+
+    def take(self, idx: np.ndarray) -> _Pairs:
+        return _Pairs(*(np.take(column, idx) for column in self.columns()))
+
+    def where(self, mask: np.ndarray) -> _Pairs:
+        return self if mask.all() else self.take(np.flatnonzero(mask))
+
+    def columns(self) -> tuple[np.ndarray, ...]:
+        return self.i, self.j, self.dx, self.dy, self.dist
+
+
+def _merged(parts: list[_Pairs]) -> _Pairs:
+    """Pairs of disjoint sets of observers, each sorted, merged into ``(i, j)`` order."""
+    if len(parts) == 1:
+        return parts[0]
+    joined = _Pairs(*(np.concatenate(c) for c in zip(*(p.columns() for p in parts), strict=True)))
+    keys = joined.i << 32
+    keys |= joined.j
+    return joined.take(np.argsort(keys, kind="stable"))  # sorted runs: timsort merges them
+
+
+class _PairBuffer:
+    """The result's columns, filled chunk by chunk.
+
+    A single chunk is kept as it is; with more, the columns are allocated once
+    at the given upper bound (pages past the end are never written, so they
+    never become resident) and each chunk is copied in and dropped, so the
+    result never exists twice.
+    """
+
+    def __init__(self, bound: int) -> None:
+        self.bound = max(bound, 0)
+        self.n = 0
+        self.first: _Pairs | None = None
+        self.columns: tuple[np.ndarray, np.ndarray, Array, Array] | None = None
+
+    def add(self, pairs: _Pairs) -> None:
+        if self.first is None and self.columns is None:
+            self.first = pairs
+            return
+        if self.columns is None:
+            size = max(self.bound, self.first.i.shape[0] + pairs.i.shape[0]) if self.first else 0
+            self.columns = (
+                np.empty(size, dtype=np.int64),
+                np.empty(size, dtype=np.int64),
+                np.empty((size, 2)),
+                np.empty(size),
+            )
+            first, self.first = self.first, None
+            if first is not None:
+                self._copy(first)
+        self._copy(pairs)
+
+    def _copy(self, pairs: _Pairs) -> None:
+        assert self.columns is not None
+        start, stop = self.n, self.n + pairs.i.shape[0]
+        if stop > self.columns[0].shape[0]:  # cannot happen (the bound is safe); grow anyway
+            old = self.arrays()
+            self.columns = (
+                np.empty(2 * stop, dtype=np.int64),
+                np.empty(2 * stop, dtype=np.int64),
+                np.empty((2 * stop, 2)),
+                np.empty(2 * stop),
+            )
+            for new, kept in zip(self.columns, old, strict=True):
+                new[:start] = kept
+        i, j, d, dist = self.columns
+        i[start:stop] = pairs.i
+        j[start:stop] = pairs.j
+        d[start:stop, 0] = pairs.dx
+        d[start:stop, 1] = pairs.dy
+        dist[start:stop] = pairs.dist
+        self.n = stop
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, Array, Array]:
+        if self.columns is not None:
+            n = self.n
+            i, j, d, dist = self.columns
+            return i[:n], j[:n], d[:n], dist[:n]
+        if self.first is None:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, 2)), np.zeros(0)
+        p = self.first
+        d = np.empty((p.i.shape[0], 2))
+        d[:, 0] = p.dx
+        d[:, 1] = p.dy
+        return p.i, p.j, d, p.dist
+
+
+def _levels(
+    candidates: np.ndarray, cap: np.ndarray, half: Array, radius: float, cell_side: float
+) -> np.ndarray:
+    """The level of each observer: 0 (full view) or ``L`` (first within ``radius / 2**L``).
+
+    An observer's candidates fill its 3 x 3 cells (of side ``cell_side``); at
+    that density, the disc of radius ``r`` within its field of view holds
+    about ``candidates * pi r^2 / (3 cell_side)^2 * fov / 360`` of them. The
+    level is the deepest (each halves the radius, a quarter of the area) at
+    which that still makes ``LEVEL_MARGIN`` times the cap, at most
+    ``NEIGHBOUR_LEVELS``. Only a guess: a wrong one costs time, never a
+    different answer.
+    """
+    levels = np.zeros(candidates.shape[0], dtype=np.int64)
+    if NEIGHBOUR_LEVELS <= 0 or not radius > 0 or not cell_side > 0:
+        return levels
+    seen = np.minimum(half / np.pi, 1.0) * (np.pi * radius * radius / (3.0 * cell_side) ** 2)
+    ratio = candidates * seen / (LEVEL_MARGIN * np.maximum(cap, 1))
+    deep = ratio >= 4.0
+    levels[deep] = np.floor(np.log(ratio[deep]) / np.log(4.0)).astype(np.int64)
+    return np.minimum(levels, NEIGHBOUR_LEVELS)
 
 
 class Sense:
@@ -120,45 +357,164 @@ class Sense:
         return self.neighbours(group, of).count
 
     def _compute_neighbours(self, a: slice, b: slice) -> Neighbours:
-        """Candidates from the spatial index, sorted, then the exact tests.
+        """Neighbours of the rows ``a`` among the rows ``b``, in bounded memory.
 
-        Everything works on 1-D columns gathered with ``np.take`` (much faster
-        than fancy indexing of ``(N, 2)`` arrays); filtering keeps the order.
+        Observers are taken a chunk at a time, in row order, so that their
+        candidates (points of their 3 x 3 grid cells) cost at most
+        ``NEIGHBOUR_BUDGET`` bytes; each chunk keeps the pairs that pass the
+        exact tests, sorted by ``(i, j)``, at most ``max_neighbours`` per
+        observer (:func:`nearest_first`), and is written straight into the
+        result, whose size is bounded beforehand by ``min(cap, candidates)``
+        per observer. Observers of a dense crowd are first measured within a
+        fraction of their view (:meth:`_levels`); see :meth:`_chunk`.
         """
         ag = self.agents
-        n_a = a.stop - a.start
+        n_a = max(0, a.stop - a.start)
         view = ag.view_distance[a]
-        half = 0.5 * ag.fov[a]
         radius = float(view.max()) if n_a else 0.0
-        i, j = self.index.sorted_pairs(a, b, radius)
+        half = 0.5 * ag.fov[a]
+        offsets = np.zeros(n_a + 1, dtype=np.int64)
+        if n_a == 0 or b.stop <= b.start or not radius >= 0:
+            none = np.zeros(0, dtype=np.int64)
+            return Neighbours(none, none.copy(), offsets, np.zeros((0, 2)), np.zeros(0))
+        test = _Test(
+            radius=radius,
+            uniform_view=float(view.min()) == radius,
+            fov=float(half.min()) < np.pi,
+            cos_half=(
+                float(np.cos(half[0])) - FOV_COS_TOLERANCE
+                if float(half.max()) == float(half.min())
+                else None
+            ),
+            overlap=a.start < b.stop and b.start < a.stop,
+        )
+        rows = np.arange(a.start, a.stop, dtype=np.int64)
+        full = self.index.close_query(b, radius)
+        cells = full.cells(rows)
+        candidates = full.candidates(rows, cells)
+        cap = ag.max_neighbours[a]
+        bound = int(np.minimum(candidates, np.maximum(cap, 0)).sum())
+        levels = _levels(candidates, cap, half, radius, full.cell_side)
+        queries: dict[int, CloseQuery] = {0: full}
+        for level in np.unique(levels[levels > 0]).tolist():
+            finer = self.index.close_query(b, radius / 2.0**level)
+            if finer.cell_side > 0.5 * full.cell_side:  # not finer: no help
+                levels[levels == level] = 0
+                continue
+            queries[level] = finer
+            picked = levels == level
+            candidates[picked] = finer.candidates(rows[picked])  # what the first try costs
+        cost = candidates * BYTES_PER_CANDIDATE + BYTES_PER_OBSERVER
+        del candidates
+        out = _PairBuffer(bound)
+        budget = int(NEIGHBOUR_BUDGET)
+        for lo, hi in chunk_bounds(cost, budget):
+            out.add(self._chunk(rows[lo:hi], cells[lo:hi], levels[lo:hi], queries, test, budget))
+        i, j, d, dist = out.arrays()
+        np.cumsum(np.bincount(i - a.start, minlength=n_a), out=offsets[1:])
+        return Neighbours(i=i, j=j, offsets=offsets, d=d, dist=dist)
+
+    def _chunk(
+        self,
+        rows: np.ndarray,
+        cells: np.ndarray,
+        levels: np.ndarray,
+        queries: dict[int, CloseQuery],
+        test: _Test,
+        budget: int,
+    ) -> _Pairs:
+        """The kept pairs of the observers ``rows`` (a chunk), sorted by ``(i, j)``.
+
+        Observers at level 0 are measured within the full view distance. One at
+        level ``L`` is measured first within ``view / 2**L`` on a finer grid; if
+        it sees at least its cap there (with a rounding margin), its nearest
+        ``cap`` are the same as with the full view (every pair at most as far as
+        the cap-th one lies within the smaller radius, ties included), so that
+        is its answer; otherwise it is measured again at level 0, a few at a
+        time so that this too stays within the budget.
+        """
+        full = queries[0]
+        if not levels.any():
+            return self._seen(full, rows, cells, test, None)[0]
+        parts: list[_Pairs] = []
+        again = [rows[levels == 0]]
+        for level in sorted(set(levels[levels > 0].tolist()), reverse=True):
+            query = queries[level]
+            found, failed = self._seen(query, rows[levels == level], None, test, query.radius)
+            parts.append(found)
+            again.append(failed)
+        rest = np.sort(np.concatenate(again))
+        if rest.size:
+            rest_cells = full.cells(rest)
+            cost = full.candidates(rest, rest_cells) * BYTES_PER_CANDIDATE + BYTES_PER_OBSERVER
+            for lo, hi in chunk_bounds(cost, budget):
+                parts.append(self._seen(full, rest[lo:hi], rest_cells[lo:hi], test, None)[0])
+        return _merged(parts)
+
+    def _seen(
+        self,
+        query: CloseQuery,
+        rows: np.ndarray,
+        cells: np.ndarray | None,
+        test: _Test,
+        limit: float | None,
+    ) -> tuple[_Pairs, np.ndarray]:
+        """Pairs of observers ``rows`` that pass the exact tests, nearest first up to each cap.
+
+        With ``limit`` (a level's radius) only pairs that close count, and
+        observers that do not see their cap within ``limit * LEVEL_SURE`` are
+        returned apart (no pairs) to be measured again. Everything works on 1-D
+        columns gathered with ``np.take`` (much faster than fancy indexing of
+        ``(N, 2)`` arrays); filtering keeps the order.
+        """
+        ag = self.agents
+        i, j = query.pairs(rows, cells)
         dx, dy = displacement_columns(ag.pos, i, j, self.world)
         d2 = dx * dx + dy * dy
-        if n_a and float(view.min()) == radius:
-            keep = d2 <= radius * radius
+        if test.uniform_view:
+            keep = d2 <= test.radius * test.radius
         else:
             vd = np.take(ag.view_distance, i)
             keep = d2 <= vd * vd
+            del vd
+        if limit is not None:
+            keep &= d2 <= limit * limit
+        if test.overlap:
+            keep &= i != j  # never oneself
         dist = np.sqrt(d2)
-        if n_a and float(half.min()) < np.pi:
+        del d2
+        if test.fov:
             along = np.take(ag.heading[:, 0], i) * dx + np.take(ag.heading[:, 1], i) * dy
-            if float(half.max()) == float(half.min()):
-                cos_half = float(np.cos(half[0])) - FOV_COS_TOLERANCE
-                keep &= along >= dist * cos_half
+            if test.cos_half is not None:
+                seen = along >= dist * test.cos_half
             else:
                 half_i = np.take(0.5 * ag.fov, i)
                 cos_i = np.cos(np.minimum(half_i, np.pi)) - FOV_COS_TOLERANCE
-                keep &= (half_i >= np.pi) | (along >= dist * cos_i)
-        if not keep.all():
-            idx = np.flatnonzero(keep)
-            i, j = np.take(i, idx), np.take(j, idx)
-            dx, dy, dist = np.take(dx, idx), np.take(dy, idx), np.take(dist, idx)
-        counts = np.bincount(i - a.start, minlength=n_a) if n_a else np.zeros(0, np.int64)
-        offsets = np.zeros(n_a + 1, dtype=np.int64)
-        np.cumsum(counts, out=offsets[1:])
-        d = np.empty((i.shape[0], 2))
-        d[:, 0] = dx
-        d[:, 1] = dy
-        return Neighbours(i=i, j=j, offsets=offsets, d=d, dist=dist)
+                seen = (half_i >= np.pi) | (along >= dist * cos_i)
+            keep &= seen
+            del along, seen
+        pairs = _Pairs(i, j, dx, dy, dist).where(keep)
+        del keep, i, j, dx, dy, dist
+        cap = ag.max_neighbours[rows]
+        failed = rows[:0]
+        if limit is not None:
+            if int(rows[-1]) - int(rows[0]) + 1 == rows.size:  # a range
+                owner = pairs.i - int(rows[0])
+            else:
+                owner = np.searchsorted(rows, pairs.i)
+            sure = np.bincount(owner[pairs.dist <= limit * LEVEL_SURE], minlength=rows.size)
+            sure = sure >= cap
+            if not sure.all():
+                failed = rows[~sure]
+                pairs = pairs.where(np.take(sure, owner))
+            del owner
+        offsets = np.empty(rows.size + 1, dtype=np.int64)
+        offsets[:-1] = np.searchsorted(pairs.i, rows)
+        offsets[-1] = pairs.i.shape[0]
+        nearest = nearest_first(pairs.dist, offsets, cap)
+        if nearest is not None:
+            pairs = pairs.take(nearest)
+        return pairs, failed
 
     # -------------------------------------------------------------- nearest
     def nearest(

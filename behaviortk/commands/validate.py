@@ -52,9 +52,13 @@ def check(path: str, *, schema_only: bool, max_agents: int) -> list[str]:
             from behaviortk.format.schema import schema_issues  # jsonschema: only here
 
             return [str(i) for i in schema_issues(parsed, path)]
-        load_text(parsed.text, path, path=Path(path), max_agents=max_agents)
+        scenario = load_text(parsed.text, path, path=Path(path), max_agents=max_agents)
     except DefinitionError as exc:
         return [str(i) for i in exc.issues]
+    from behaviortk.format.budget import warnings  # memory and time of a tick, estimated
+
+    for line in warnings(path, scenario.definition, scenario.trees):
+        print(line, file=sys.stderr)
     return []
 
 

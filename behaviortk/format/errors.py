@@ -18,11 +18,13 @@ class Issue:
 
     def __str__(self) -> str:
         pointer = printable(self.pointer) or "/"
-        return f"{self.file}:{self.line}:{self.col}: {pointer}: {self.message} [{self.kind}]"
+        message = printable(self.message)
+        return f"{self.file}:{self.line}:{self.col}: {pointer}: {message} [{self.kind}]"
 
 
 def printable(text: str) -> str:
-    """``text`` with control characters escaped (``\\r``), so one issue stays one line."""
+    """``text`` with control characters escaped (``\\r``), so one issue stays one line
+    whatever names the file uses."""
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 

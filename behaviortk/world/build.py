@@ -129,6 +129,7 @@ def group_agents(
         radius=group.radius,
         view_distance=group.view_distance,
         fov=np.radians(group.fov),
+        max_neighbours=group.max_neighbours,
     )
 
 

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
+from behaviortk.format.budget import DEFAULT_MAX_NEIGHBOURS
 from behaviortk.vec import Array, from_angle, length
 from behaviortk.world.state import Agents
 
@@ -33,6 +34,7 @@ def make_agents(
     radius: ArrayLike = 5.0,
     view_distance: ArrayLike = 50.0,
     fov: ArrayLike = 2.0 * np.pi,
+    max_neighbours: ArrayLike = DEFAULT_MAX_NEIGHBOURS,
 ) -> Agents:
     """Agents whose constants are scalars or per-agent arrays (angles in radians).
 
@@ -85,6 +87,9 @@ def make_agents(
         radius=_per_agent(radius, n),
         view_distance=_per_agent(view_distance, n),
         fov=_per_agent(fov, n),
+        max_neighbours=np.array(
+            np.broadcast_to(np.asarray(max_neighbours, dtype=np.int64), (n,)), dtype=np.int64
+        ),
     )
 
 

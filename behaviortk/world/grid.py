@@ -89,3 +89,139 @@ def grid_pairs(
     i = np.take(order, np.take(a, close))
     j = np.take(order, np.take(b, close))
     return np.minimum(i, j), np.maximum(i, j)
+
+
+def stencil_offsets(n_cells: int, wrap: bool) -> np.ndarray:
+    """Cell offsets along one axis that reach every cell within one cell, each once.
+
+    -1, 0, +1; on a wrapped axis of fewer than 3 cells those would visit a cell
+    twice, so the offsets are then 0..n-1 (every cell of the axis).
+    """
+    if wrap and n_cells < 3:
+        return np.arange(n_cells)
+    return np.array([-1, 0, 1])
+
+
+class CellGrid:
+    """Points binned into a uniform grid, for close pairs a few observers at a time.
+
+    Cells are at least ``radius`` wide, so every point within ``radius`` of an
+    observer lies in the observer's cell or one of its 8 neighbours (the full
+    stencil; an axis of a wrapped world with fewer than 3 cells is covered
+    whole). Unlike :func:`grid_pairs` (half stencil, each unordered pair once)
+    this answers "which points are close to *these* observers", so observers
+    can be taken a chunk at a time, in row order.
+
+    The cell table has a border of ghost cells: empty on bounded worlds, on
+    wrapped worlds a copy of the cell across the edge together with the shift
+    (a whole width or height) that brings its points next to the observer. A
+    stencil cell is then the observer's cell id plus a constant, and the
+    short-way displacement a plain difference (no rounding per pair), except
+    along a wrapped axis of fewer than 3 cells, which is rounded.
+    """
+
+    def __init__(
+        self, points: Array, width: float, height: float, radius: float, wrap: bool
+    ) -> None:
+        n = points.shape[0]
+        self.width, self.height, self.wrap = float(width), float(height), wrap
+        self.radius = float(radius)
+        nx, ny = grid_shape(width, height, radius, n)
+        self.nx, self.ny = nx, ny
+        self.round_x = wrap and nx < 3
+        self.round_y = wrap and ny < 3
+        cx, cy = self._xy(points)
+        # interior ids < 65535 (grid_shape): a stable sort of uint16 is a radix sort, and
+        # sorts the padded ids below in the same order
+        self.order = np.argsort((cy * nx + cx).astype(np.uint16), kind="stable")
+        cell = (cy + 1) * (nx + 2) + (cx + 1)
+        self.xs = np.take(points[:, 0], self.order)  # coordinates in cell order: gathers stay local
+        self.ys = np.take(points[:, 1], self.order)
+        width_p = nx + 2
+        count = np.bincount(cell, minlength=width_p * (ny + 2)).reshape(ny + 2, width_p)
+        start = (np.cumsum(count) - count.ravel()).reshape(ny + 2, width_p)
+        shift_x = np.zeros((ny + 2, width_p))
+        shift_y = np.zeros((ny + 2, width_p))
+        if wrap:  # ghost cells: the cell across the edge, and its shift
+            for table in (count, start):
+                table[0, :] = table[ny, :]
+                table[ny + 1, :] = table[1, :]
+                table[:, 0] = table[:, nx]
+                table[:, nx + 1] = table[:, 1]
+            if not self.round_x:
+                shift_x[:, 0], shift_x[:, nx + 1] = self.width, -self.width
+            if not self.round_y:
+                shift_y[0, :], shift_y[ny + 1, :] = self.height, -self.height
+        self.count = count.ravel()
+        self.start = start.ravel()
+        self.shift_x = shift_x.ravel()
+        self.shift_y = shift_y.ravel()
+        sx = stencil_offsets(nx, wrap)
+        sy = stencil_offsets(ny, wrap)
+        self.stencil = (sy[:, None] * width_p + sx[None, :]).ravel()  # row-major: y, then x
+
+    def _xy(self, points: Array) -> tuple[np.ndarray, np.ndarray]:
+        x = np.ascontiguousarray(points[:, 0])
+        y = np.ascontiguousarray(points[:, 1])
+        cx = np.clip((x * (self.nx / self.width)).astype(np.int64), 0, self.nx - 1)
+        cy = np.clip((y * (self.ny / self.height)).astype(np.int64), 0, self.ny - 1)
+        return cx, cy
+
+    def cells(self, points: Array) -> np.ndarray:
+        """Padded cell ids of ``points`` (clipped into the grid's interior)."""
+        cx, cy = self._xy(points)
+        return (cy + 1) * (self.nx + 2) + (cx + 1)
+
+    def candidate_counts(self, cell: np.ndarray) -> np.ndarray:
+        """Points in the stencil of each observer cell (``cell`` from :meth:`cells`)."""
+        total = np.zeros(cell.shape[0], dtype=np.int64)
+        for delta in self.stencil.tolist():
+            total += np.take(self.count, cell + delta)
+        return total
+
+    def close_pairs(self, points: Array, cell: np.ndarray) -> np.ndarray:
+        """Keys ``observer << 32 | point`` (local rows) of the pairs within ``radius``, sorted.
+
+        ``points`` are the observers and ``cell`` their :meth:`cells`. Every
+        candidate of their stencils is measured (no Python loop over observers):
+        a run per observer and stencil cell, expanded with one ``np.repeat`` of
+        run ids, each candidate then gathered from the cell-ordered coordinates.
+        The keys come grouped by observer, so the stable sort (timsort) only
+        orders each observer's run. Includes the observer itself when it is one
+        of the points.
+        """
+        near = cell[:, None] + self.stencil  # (m, S) padded cell ids
+        ref_x = np.take(self.shift_x, near)
+        ref_x += np.ascontiguousarray(points[:, 0])[:, None]
+        ref_y = np.take(self.shift_y, near)
+        ref_y += np.ascontiguousarray(points[:, 1])[:, None]
+        cnt = np.take(self.count, near).ravel()
+        first = np.take(self.start, near).ravel()
+        del near
+        first -= np.cumsum(cnt) - cnt  # slot = first[run] + candidate number
+        run = np.repeat(np.arange(cnt.size, dtype=np.int64), cnt)
+        del cnt
+        slot = np.take(first, run)
+        del first
+        slot += np.arange(slot.size)
+        dx = np.take(self.xs, slot)
+        dx -= np.take(ref_x.ravel(), run)
+        dy = np.take(self.ys, slot)
+        dy -= np.take(ref_y.ravel(), run)
+        del ref_x, ref_y
+        if self.round_x:
+            dx -= self.width * np.round(dx * (1.0 / self.width))
+        if self.round_y:
+            dy -= self.height * np.round(dy * (1.0 / self.height))
+        dx *= dx
+        dy *= dy
+        dx += dy
+        del dy
+        close = np.flatnonzero(dx <= self.radius * self.radius)
+        del dx
+        keys = np.take(run, close)
+        keys //= self.stencil.size
+        keys <<= 32
+        keys |= np.take(self.order, np.take(slot, close))
+        keys.sort(kind="stable")
+        return keys

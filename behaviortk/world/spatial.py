@@ -17,12 +17,13 @@ does not depend on the index's rounding or traversal order.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from behaviortk.vec import Array
-from behaviortk.world.grid import grid_pairs
+from behaviortk.world.grid import CellGrid, grid_pairs
 from behaviortk.world.state import World
 
 if TYPE_CHECKING:
@@ -75,6 +76,18 @@ def wrap_positions(pos: Array, world: World) -> Array:
     p = np.where(p < 0.0, p + size, p)
     p = np.where(p >= size, p - size, p)
     return np.clip(p, 0.0, np.nextafter(size, 0.0))
+
+
+def chunk_bounds(cost: np.ndarray, budget: int) -> Iterator[tuple[int, int]]:
+    """Consecutive ``(lo, hi)`` ranges whose ``cost`` sums to at most ``budget``
+    (a single item that costs more gets a range of its own)."""
+    ends = np.cumsum(cost)
+    lo, n = 0, int(cost.shape[0])
+    while lo < n:
+        done = int(ends[lo - 1]) if lo else 0
+        hi = max(lo + 1, int(np.searchsorted(ends, done + budget, side="right")))
+        yield lo, hi
+        lo = hi
 
 
 def padded(radius: float) -> float:
@@ -146,6 +159,10 @@ class SpatialIndex:
         keys = (i << 32) | j
         keys.sort()
         return keys >> 32, keys & 0xFFFFFFFF
+
+    def close_query(self, b: slice, radius: float) -> CloseQuery:
+        """Pairs closer than ``radius`` between any observers and the rows ``b`` (a full-stencil grid)."""
+        return CloseQuery(self, b, radius)
 
     def nearest(self, a: slice, b: slice, radius: float) -> tuple[IntArray, Array]:
         """For each row of ``a``: the closest row of ``b`` other than itself within ``radius``.
@@ -219,3 +236,50 @@ class SpatialIndex:
         index[inside] = pick[inside]
         dist[inside] = dd[inside]
         return index, dist
+
+
+class CloseQuery:
+    """Pairs closer than a radius between chosen observers (any rows) and the rows ``b``.
+
+    The points of ``b`` are binned once (``grid.CellGrid``, full stencil), so
+    observers can be asked about a few at a time: memory follows the
+    candidates of the observers asked (:meth:`candidates` tells how many
+    beforehand), never the whole crowd. Wrapped worlds of fewer than 3 cells
+    are handled by the grid too. Like :meth:`SpatialIndex.pairs`, the radius is
+    padded and callers apply their own exact test.
+    """
+
+    def __init__(self, index: SpatialIndex, b: slice, radius: float) -> None:
+        w = index.world
+        self.points = index._points
+        self.b = b
+        self.radius = float(radius)
+        self.grid = CellGrid(self.points[b], w.width, w.height, padded(radius), w.edges == "wrap")
+        self.cell_side = max(w.width / self.grid.nx, w.height / self.grid.ny)
+        """Longest side of a cell (at least the radius)."""
+
+    def cells(self, rows: IntArray) -> IntArray:
+        return self.grid.cells(self.points[rows])
+
+    def candidates(self, rows: IntArray, cells: IntArray | None = None) -> IntArray:
+        """Points of ``b`` each observer in ``rows`` will be measured against (itself included)."""
+        return self.grid.candidate_counts(self.cells(rows) if cells is None else cells)
+
+    def pairs(self, rows: IntArray, cells: IntArray | None = None) -> tuple[IntArray, IntArray]:
+        """``(i, j)``: observer ``i`` (one of ``rows``, which must be sorted) and ``j`` (a row of
+        ``b``) closer than the radius, sorted by ``(i, j)``. Includes ``i == j`` when an
+        observer is one of ``b``: callers drop it with their exact test."""
+        if rows.size == 0 or self.b.stop <= self.b.start:
+            empty = np.zeros(0, dtype=np.int64)
+            return empty, empty
+        keys = self.grid.close_pairs(
+            self.points[rows], self.cells(rows) if cells is None else cells
+        )
+        i = keys >> 32
+        if int(rows[-1]) - int(rows[0]) + 1 == rows.size:  # a range: no gather needed
+            i += int(rows[0])
+        else:
+            i = np.take(rows, i)
+        keys &= 0xFFFFFFFF
+        keys += self.b.start
+        return i, keys

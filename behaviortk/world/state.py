@@ -67,6 +67,7 @@ class Agents:
     radius: Array
     view_distance: Array
     fov: Array  # full field-of-view angle in radians (2*pi = all round)
+    max_neighbours: np.ndarray  # (N,) int64: nearest neighbours kept per neighbour query
     # integration helper state (created by integrate when heading smoothing k > 1)
     smoother: HeadingSmoother | None = None
 

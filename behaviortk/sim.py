@@ -11,6 +11,11 @@ tick being decided (``time = tick * dt``, computed, never accumulated); after
 ``step()`` both have advanced by one. Sim-time decorators and ``wait`` read
 ``sim.tick`` and ``sim.dt``.
 
+Embedding in a game (``behaviortk.embed``): ``events`` after each step,
+``on`` callbacks, ``watch``-ed agents' status changes, ``agent(id)`` views,
+``advance(real_seconds)`` for render loops; agent ids go through ``row_of``
+and ``ids_of``.
+
 Phase timings (seconds, accumulated in ``timings``): *sense* draws the random
 table, builds the tick's ``Sense`` and lets the engine compute the group-wide
 facts its leaves read (conditions, leaf statuses); *decide* ticks the trees;
@@ -27,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from behaviortk.embed import MAX_STEPS, AgentView, Event, EventLog, FixedStep, checked_row
 from behaviortk.engines.names import AUTO_BATCH_AGENTS, ENGINES  # defined there, for the CLI
 from behaviortk.sense import Sense
 from behaviortk.steering.debug import DebugBuffer
@@ -111,6 +117,9 @@ class Simulation:
         self.decisions: dict[str, Decision] = {}
         self.contributions: dict[str, dict[int, tuple[np.ndarray, np.ndarray]]] = {}
         self.timings: dict[str, float] = dict.fromkeys(PHASES, 0.0)
+        self.event_log = EventLog(self)  # before the engine: its emit nodes record here
+        self.events: list[Event] = []
+        self._fixed_step = FixedStep()
         self.engine = make_engine(self, engine)
         from behaviortk.steering.act import act
 
@@ -154,6 +163,8 @@ class Simulation:
         timings["integrate"] += t4 - t3
         self.tick += 1
         self.time = self.tick * self.dt
+        self.events = self.event_log.collect(self.tick - 1)
+        self.event_log.dispatch(self.events)
 
     def run(self, ticks: int, on_tick: Callable[[Simulation], None] | None = None) -> None:
         """``step()`` ``ticks`` times, calling ``on_tick(sim)`` after each (traces, progress)."""
@@ -161,6 +172,54 @@ class Simulation:
             self.step()
             if on_tick is not None:
                 on_tick(self)
+
+    # ------------------------------------------------------------ the game's side (embed.py)
+    def row_of(self, agent_id: Any) -> int:
+        """The row in ``agents`` of agent ``agent_id``; ``SimulationError`` if malformed or unknown.
+
+        Every id a caller passes is looked up here, every id handed out comes
+        from :meth:`ids_of`: until agents carry ids of their own, an id is its row.
+        """
+        return checked_row(agent_id, self.agents.n)
+
+    def ids_of(self, rows: np.ndarray) -> np.ndarray:
+        """The ids of agent ``rows`` (int64 array)."""
+        return np.asarray(rows, dtype=np.int64)
+
+    def watch(self, ids: Any) -> None:
+        """Report node status changes of these agents (one id or many) as ``status`` events."""
+        self.event_log.watch(ids)
+
+    def unwatch(self, ids: Any) -> None:
+        """Stop reporting their status changes."""
+        self.event_log.unwatch(ids)
+
+    @property
+    def watching(self) -> tuple[int, ...]:
+        """The watched agents' ids, ascending."""
+        return self.event_log.watching
+
+    def on(self, name: str, callback: Callable[[Event], Any]) -> Callable[[], None]:
+        """Call ``callback(event)`` after each step for events called ``name`` (``"*"``: all).
+
+        Returns a function that unsubscribes. Exceptions from callbacks propagate.
+        """
+        return self.event_log.subscribe(name, callback)
+
+    def agent(self, agent_id: Any) -> AgentView:
+        """A read-only snapshot of one agent (id, group, pos, vel, heading, active, blackboard)."""
+        return AgentView.of(self, agent_id)
+
+    def advance(self, real_seconds: float, *, max_steps: int = MAX_STEPS) -> float:
+        """Run the fixed ticks ``real_seconds`` of real time allow (at most ``max_steps``).
+
+        Returns the interpolation fraction in ``[0, 1)`` for drawing.
+        """
+        return self._fixed_step.advance(self, real_seconds, max_steps)
+
+    def _record(self, event: Event) -> None:
+        """Record a spawn/despawn event; it is delivered with the next step's events."""
+        self.event_log.add(event)
 
     # ------------------------------------------------------------ inspection
     def locate(self, agent: int) -> tuple[str, int]:

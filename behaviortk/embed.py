@@ -279,25 +279,28 @@ class EventLog:
         return [Event(tick, agent, name) for agent, name in zip(ids, names, strict=True)]
 
     def _status_changes(self, tick: int) -> list[Event]:
-        sim = self.sim
-        by_row = sorted((sim.row_of(agent), agent) for agent in self._watched)
+        """Watched agents' node status changes, by row then node; one pass per group."""
+        sim, watched = self.sim, self._watched
+        rows = np.array([sim.row_of(agent) for agent in watched], dtype=np.int64)
+        order = np.argsort(rows)
+        rows, ids = rows[order], np.fromiter(watched, dtype=np.int64, count=len(watched))[order]
         events: list[Event] = []
-        for row, agent in by_row:
-            group, local = sim.locate(row)
+        for group, span in sim.agents.slices.items():
+            lo, hi = np.searchsorted(rows, [span.start, span.stop]).tolist()
             decision = sim.decisions.get(group)
-            if decision is None:
+            if lo == hi or decision is None:
                 continue
-            now = decision.status[local]
-            before = self._watched[agent]
-            changed = np.flatnonzero(now != before).tolist()
-            if changed:
-                nodes = sim.trees[group].nodes
-                codes = now.tolist()
-                events += [
-                    Event(tick, agent, STATUS, nodes[k].path, STATUS_NAMES[codes[k]])
-                    for k in changed
-                ]
-                self._watched[agent] = np.array(now, dtype=np.int8)
+            now = decision.status[rows[lo:hi] - span.start]  # (k, nodes), a copy
+            agents = ids[lo:hi].tolist()
+            changed = np.argwhere(now != np.stack([watched[a] for a in agents]))
+            if not changed.size:
+                continue
+            nodes = sim.trees[group].nodes
+            codes = now[changed[:, 0], changed[:, 1]].tolist()
+            for (i, k), code in zip(changed.tolist(), codes, strict=True):
+                events.append(Event(tick, agents[i], STATUS, nodes[k].path, STATUS_NAMES[code]))
+            for i in np.unique(changed[:, 0]).tolist():
+                watched[agents[i]] = now[i]
         return events
 
     def dispatch(self, events: list[Event]) -> None:

@@ -12,16 +12,21 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from behaviortk.embed import AgentView, Event
+    from behaviortk.errors import SimulationError
     from behaviortk.format.errors import DefinitionError, Issue
     from behaviortk.format.loader import Scenario, load, load_text
     from behaviortk.registry import load_plugin
     from behaviortk.sim import Simulation
 
 __all__ = [
+    "AgentView",
     "DefinitionError",
+    "Event",
     "Issue",
     "Scenario",
     "Simulation",
+    "SimulationError",
     "load",
     "load_plugin",
     "load_text",
@@ -36,6 +41,9 @@ _LAZY = {
     "load_text": "behaviortk.format.loader",
     "Simulation": "behaviortk.sim",
     "load_plugin": "behaviortk.registry",
+    "Event": "behaviortk.embed",
+    "AgentView": "behaviortk.embed",
+    "SimulationError": "behaviortk.errors",
 }
 """Public name -> module that defines it (imported by ``__getattr__`` on first use)."""
 

@@ -1,7 +1,7 @@
-"""Action leaves that do not steer: write the blackboard, wait.
+"""Action leaves that do not steer: write the blackboard, wait, tell the game.
 
 Steering requests are actions too, but they live in ``behaviortk.steering``;
-these two change only tree state. Each is a leaf ops class (``tree/ops.py``)
+these change only tree state (or report to the game). Each is a leaf ops class (``tree/ops.py``)
 that both engines run, so its meaning is written once:
 
 * ``blackboard_set``: stores :func:`stored_value` under ``key`` in the agent's
@@ -11,6 +11,9 @@ that both engines run, so its meaning is written once:
   ``now - t0 < n`` and SUCCESS once ``now - t0 >= n``; so a 1 s wait at
   dt = 0.1 is RUNNING on 10 ticks and its successor runs 1 s after it began.
   Pre-emption (INVALID) forgets the start.
+* ``emit``: records event ``event`` for every agent that ticks it (in the
+  NodeContext's event sink; the game reads ``sim.events`` or subscribes with
+  ``sim.on``, see ``behaviortk.embed``) and returns SUCCESS on that tick.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from behaviortk.format.fields import BlackboardKey, ParamValue, PNonNeg, doc
+from behaviortk.format.fields import BlackboardKey, EventName, ParamValue, PNonNeg, doc
 from behaviortk.format.nodes import NodeModel
 from behaviortk.registry import Registries
 from behaviortk.tree.clock import ticks_for
@@ -40,6 +43,22 @@ class Wait(NodeModel):
 
     type: Literal["wait"] = "wait"
     duration: PNonNeg = doc("How long to wait", 1.0, unit="seconds (simulated)")
+
+
+class Emit(NodeModel):
+    """Tell the game something happened: record event ``event`` for this agent; SUCCESS on that tick.
+
+    The game sees it after the tick in ``sim.events`` (with the tick and the
+    agent's id) and in callbacks subscribed with ``sim.on(event, callback)``.
+    Put it after what it reports: in a sequence after `in_range`, it fires on
+    every tick the agent is in range; under `one_shot`, once.
+    """
+
+    type: Literal["emit"] = "emit"
+    event: EventName = doc(
+        "Name of the event the game receives, e.g. `caught`; not `spawn`, `despawn` or "
+        "`status` (the simulation raises those itself)"
+    )
 
 
 def stored_value(model: BlackboardSet) -> Any:
@@ -79,6 +98,19 @@ class WaitOps(LeafOps):
         return np.where(elapsed >= self.limit, SUCCESS, RUNNING).astype(np.int8)
 
 
+class EmitOps(LeafOps):
+    """Record the event for every agent that ticks it (``NodeContext.events``); SUCCESS."""
+
+    def __init__(self, model: Emit, ctx: NodeContext) -> None:
+        self.event, self.group = model.event, ctx.group
+        self.sink, self.clock = ctx.events, ctx.clock
+
+    def update(self, rows: Rows) -> Codes:
+        self.sink.record(self.clock.tick, self.group, rows, self.event)
+        return np.full(rows.size, SUCCESS, dtype=np.int8)
+
+
 def register(registries: Registries) -> None:
     registries.actions.register(BlackboardSet, BlackboardSetOps)
     registries.actions.register(Wait, WaitOps)
+    registries.actions.register(Emit, EmitOps)

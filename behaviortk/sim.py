@@ -11,6 +11,11 @@ tick being decided (``time = tick * dt``, computed, never accumulated); after
 ``step()`` both have advanced by one. Sim-time decorators and ``wait`` read
 ``sim.tick`` and ``sim.dt``.
 
+Embedding in a game (``behaviortk.embed``): ``events`` after each step,
+``on`` callbacks, ``watch``-ed agents' status changes, ``agent(id)`` views,
+``advance(real_seconds)`` for render loops; agent ids go through ``row_of``
+and ``ids_of``.
+
 Phase timings (seconds, accumulated in ``timings``): *sense* draws the random
 table, builds the tick's ``Sense`` and lets the engine compute the group-wide
 facts its leaves read (conditions, leaf statuses); *decide* ticks the trees;
@@ -27,9 +32,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from behaviortk.embed import MAX_STEPS, AgentView, Event, EventLog, FixedStep
 from behaviortk.engines.base import RowChange
 from behaviortk.engines.names import AUTO_BATCH_AGENTS, ENGINES  # defined there, for the CLI
-from behaviortk.errors import CallError
+from behaviortk.errors import SimulationError
 from behaviortk.registry import choices
 from behaviortk.sense import Sense
 from behaviortk.steering.context import LeafMemory
@@ -121,6 +127,9 @@ class Simulation:
         self.decisions: dict[str, Decision] = {}
         self.contributions: dict[str, dict[int, tuple[np.ndarray, np.ndarray]]] = {}
         self.timings: dict[str, float] = dict.fromkeys(PHASES, 0.0)
+        self.event_log = EventLog(self)  # before the engine: its emit nodes record here
+        self.events: list[Event] = []
+        self._fixed_step = FixedStep()
         self.engine = make_engine(self, engine)
         from behaviortk.steering.act import act
 
@@ -171,6 +180,8 @@ class Simulation:
         timings["integrate"] += t4 - t3
         self.tick += 1
         self.time = self.tick * self.dt
+        self.events = self.event_log.collect(self.tick - 1)
+        self.event_log.dispatch(self.events)
 
     def run(self, ticks: int, on_tick: Callable[[Simulation], None] | None = None) -> None:
         """``step()`` ``ticks`` times, calling ``on_tick(sim)`` after each (traces, progress)."""
@@ -211,7 +222,7 @@ class Simulation:
         group = self.agents.group_names[int(self.agents.group[row])]
         if group not in self.external_groups:
             movable = ", ".join(self.external_groups) or "none"
-            raise CallError(
+            raise SimulationError(
                 f"agent {agent} is in group {group!r}, which its tree moves; "
                 f"only agents of external groups can be moved (external groups: {movable})"
             )
@@ -229,15 +240,24 @@ class Simulation:
 
     # ------------------------------------------------------- spawn, despawn
     def rows_of(self, ids: Any) -> np.ndarray:
-        """Rows of live agent ids; ``CallError`` naming an unknown, despawned or repeated id."""
-        if isinstance(ids, int | np.integer):
-            ids = [ids]
-        try:
-            wanted = np.asarray(list(ids), dtype=np.int64)
-        except (TypeError, ValueError, OverflowError):
-            raise CallError(f"agent ids must be whole numbers, got {ids!r}") from None
-        if wanted.ndim != 1:
-            raise CallError(f"agent ids must be a flat list of whole numbers, got {ids!r}")
+        """Rows of live agent ids; ``SimulationError`` naming an unknown, despawned or repeated id."""
+        if isinstance(ids, np.ndarray) and ids.dtype.kind in "iu" and ids.ndim == 1:
+            wanted = ids.astype(np.int64)
+        else:
+            items = [ids] if isinstance(ids, int | np.integer | str | float) or ids is None else ids
+            try:
+                items = list(items)
+            except TypeError:
+                items = [ids]
+            checked: list[int] = []
+            for item in items:
+                if isinstance(item, bool | np.bool_) or not isinstance(item, int | np.integer):
+                    raise SimulationError(
+                        f"agent ids are whole numbers, got {item!r} ({type(item).__name__}); "
+                        f"live ids: {_id_ranges(self.agents.ids)}"
+                    )
+                checked.append(int(item))
+            wanted = np.array(checked, dtype=np.int64)
         known = (wanted >= 0) & (wanted < self._next_id)
         rows = np.full(wanted.size, -1, dtype=np.int64)
         rows[known] = self._row_of[wanted[known]]
@@ -245,9 +265,11 @@ class Simulation:
         if bad.size:
             value = int(wanted[bad[0]])
             why = "was despawned" if 0 <= value < self._next_id else "was never spawned"
-            raise CallError(f"agent id {value} {why}; live ids: {_id_ranges(self.agents.ids)}")
+            raise SimulationError(
+                f"agent id {value} {why}; live ids: {_id_ranges(self.agents.ids)}"
+            )
         if np.unique(wanted).size != wanted.size:
-            raise CallError(f"agent ids repeat in {wanted.tolist()}")
+            raise SimulationError(f"agent ids repeat in {wanted.tolist()}")
         return rows
 
     def spawn(
@@ -268,7 +290,7 @@ class Simulation:
         """
         spec = self._group_spec(group)
         if isinstance(count, bool) or not isinstance(count, int | np.integer) or count < 1:
-            raise CallError(f"count must be a whole number >= 1, got {count!r}")
+            raise SimulationError(f"count must be a whole number >= 1, got {count!r}")
         n = int(count)
         p = _points(pos, n, "pos")
         v = _points(vel, n, "vel")
@@ -283,6 +305,8 @@ class Simulation:
         keep = {name: np.arange(s.stop - s.start) for name, s in self.agents.slices.items()}
         self._next_id += n
         self._rearrange(keep, {group: fresh})
+        for agent in ids.tolist():
+            self._record(Event(self.tick, agent, "spawn"))
         return ids.tolist()
 
     def despawn(self, ids: Any) -> None:
@@ -293,14 +317,18 @@ class Simulation:
         keep = {
             name: np.flatnonzero(~gone[s.start : s.stop]) for name, s in self.agents.slices.items()
         }
+        gone_ids = self.agents.ids[rows].tolist()
         self._rearrange(keep, {})
+        self.event_log.forget(gone_ids)
+        for agent in gone_ids:
+            self._record(Event(self.tick, agent, "despawn"))
 
     def _group_spec(self, group: Any) -> Any:
         for spec in self.scenario.definition.groups:
             if spec.name == group:
                 return spec
         names = [g.name for g in self.scenario.definition.groups]
-        raise CallError(f"unknown group {group!r}{choices(str(group), names)}")
+        raise SimulationError(f"unknown group {group!r}{choices(str(group), names)}")
 
     def _rearrange(self, keep: dict[str, np.ndarray], fresh: dict[str, Agents]) -> None:
         """New rows: per group, its survivors (``keep``, old local rows) then ``fresh`` agents."""
@@ -333,6 +361,54 @@ class Simulation:
         }
         self.contributions = {}
         self.engine.regroup(changes)
+
+    # ------------------------------------------------------------ the game's side (embed.py)
+    def row_of(self, agent_id: Any) -> int:
+        """The row in ``agents`` of agent ``agent_id``; ``SimulationError`` if malformed or unknown.
+
+        Every id a caller passes is looked up here (:meth:`rows_of` for many),
+        every id handed out comes from :meth:`ids_of`.
+        """
+        return int(self.rows_of([agent_id])[0])
+
+    def ids_of(self, rows: np.ndarray) -> np.ndarray:
+        """The ids of agent ``rows`` (int64 array)."""
+        return self.agents.ids[np.asarray(rows, dtype=np.int64)]
+
+    def watch(self, ids: Any) -> None:
+        """Report node status changes of these agents (one id or many) as ``status`` events."""
+        self.event_log.watch(ids)
+
+    def unwatch(self, ids: Any) -> None:
+        """Stop reporting their status changes."""
+        self.event_log.unwatch(ids)
+
+    @property
+    def watching(self) -> tuple[int, ...]:
+        """The watched agents' ids, ascending."""
+        return self.event_log.watching
+
+    def on(self, name: str, callback: Callable[[Event], Any]) -> Callable[[], None]:
+        """Call ``callback(event)`` after each step for events called ``name`` (``"*"``: all).
+
+        Returns a function that unsubscribes. Exceptions from callbacks propagate.
+        """
+        return self.event_log.subscribe(name, callback)
+
+    def agent(self, agent_id: Any) -> AgentView:
+        """A read-only snapshot of one agent (id, group, pos, vel, heading, active, blackboard)."""
+        return AgentView.of(self, agent_id)
+
+    def advance(self, real_seconds: float, *, max_steps: int = MAX_STEPS) -> float:
+        """Run the fixed ticks ``real_seconds`` of real time allow (at most ``max_steps``).
+
+        Returns the interpolation fraction in ``[0, 1)`` for drawing.
+        """
+        return self._fixed_step.advance(self, real_seconds, max_steps)
+
+    def _record(self, event: Event) -> None:
+        """Record a spawn/despawn event; it is delivered with the next step's events."""
+        self.event_log.add(event)
 
     # ------------------------------------------------------------ inspection
     def locate(self, agent: int) -> tuple[str, int]:
@@ -402,11 +478,11 @@ def _numbers(value: Any, n: int, what: str) -> np.ndarray:
     try:
         arr = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
-        raise CallError(f"{what} must be a number or {n} numbers, got {value!r}") from None
+        raise SimulationError(f"{what} must be a number or {n} numbers, got {value!r}") from None
     if arr.ndim == 0:
         arr = np.full(n, float(arr))
     if arr.shape != (n,) or not np.isfinite(arr).all():
-        raise CallError(f"{what} must be {n} finite number(s), got {value!r}")
+        raise SimulationError(f"{what} must be {n} finite number(s), got {value!r}")
     return arr
 
 
@@ -417,9 +493,9 @@ def _points(value: Any, n: int, what: str) -> np.ndarray | None:
     try:
         arr = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
-        raise CallError(f"{what} must be [x, y] or {n} of them, got {value!r}") from None
+        raise SimulationError(f"{what} must be [x, y] or {n} of them, got {value!r}") from None
     if arr.shape == (2,):
         arr = np.tile(arr, (n, 1))
     if arr.shape != (n, 2) or not np.isfinite(arr).all():
-        raise CallError(f"{what} must be [x, y] or {n} of them, finite, got {value!r}")
+        raise SimulationError(f"{what} must be [x, y] or {n} of them, finite, got {value!r}")
     return arr

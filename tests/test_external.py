@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import behaviortk
-from behaviortk.errors import CallError
+from behaviortk.errors import SimulationError
 from behaviortk.sim import Simulation
 
 
@@ -74,10 +74,10 @@ def test_hunters_chase_the_player_the_same_on_both_engines() -> None:
 def test_moving_an_agent_its_tree_moves_is_refused() -> None:
     sim = sims()[0]
     with pytest.raises(
-        CallError, match=r"group .hunters., which its tree moves; .*external groups: player"
+        SimulationError, match=r"group .hunters., which its tree moves; .*external groups: player"
     ):
         sim.move(1, [0, 0])
-    with pytest.raises(CallError, match="pos must be"):
+    with pytest.raises(SimulationError, match="pos must be"):
         sim.move(0, [np.inf, 0])
     assert sim.agents.pos[0].tolist() == [200.0, 200.0]
 

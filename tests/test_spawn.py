@@ -11,7 +11,7 @@ from engine_support import definition
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from behaviortk.errors import CallError
+from behaviortk.errors import SimulationError
 from behaviortk.format.loader import load_text
 from behaviortk.sim import Simulation
 
@@ -120,7 +120,7 @@ def test_engines_agree_under_random_spawns_and_despawns(calls: list[tuple[int, i
         (lambda s: s.spawn("a", heading=[1, 2]), "heading must be 1 finite number(s)"),
         (lambda s: s.despawn([42]), "agent id 42 was never spawned; live ids: 0-6"),
         (lambda s: s.despawn([3, 3]), "agent ids repeat in [3, 3]"),
-        (lambda s: s.despawn("x"), "agent ids must be whole numbers"),
+        (lambda s: s.despawn("x"), "agent ids are whole numbers, got 'x' (str); live ids: 0-6"),
     ],
 )
 def test_a_bad_call_names_the_value_and_changes_nothing(
@@ -129,7 +129,7 @@ def test_a_bad_call_names_the_value_and_changes_nothing(
     sim = sim_of(wanderers(), engine)
     sim.run(2)
     before = (sim.ids.copy(), sim.agents.pos.copy(), sim.tick)
-    with pytest.raises(CallError) as err:
+    with pytest.raises(SimulationError) as err:
         call(sim)
     assert message in str(err.value)
     assert np.array_equal(sim.ids, before[0]) and np.array_equal(sim.agents.pos, before[1])
@@ -140,5 +140,5 @@ def test_a_bad_call_names_the_value_and_changes_nothing(
 def test_a_despawned_id_is_refused(engine: str) -> None:
     sim = sim_of(wanderers(), engine)
     sim.despawn(2)
-    with pytest.raises(CallError, match="agent id 2 was despawned; live ids: 0-1, 3-6"):
+    with pytest.raises(SimulationError, match="agent id 2 was despawned; live ids: 0-1, 3-6"):
         sim.despawn([2])

@@ -25,7 +25,7 @@ from behaviortk.registry import Registries
 from behaviortk.sense import Sense
 from behaviortk.tree.facts import TickFacts, compute_facts, sensed_nodes
 from behaviortk.tree.flat import Decision, FlatNode, FlatTree
-from behaviortk.tree.ops import Board, NodeContext
+from behaviortk.tree.ops import NULL_SINK, Board, NodeContext
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -170,7 +170,11 @@ class EngineBase(ABC, Generic[G]):
 
     # ----------------------------------------------------------- shared
     def context(self, group: str, n_agents: int, board: Board) -> NodeContext:
-        return NodeContext(group=group, n_agents=n_agents, clock=self.sim, board=board)
+        """The group's ``NodeContext``; events go to ``sim.event_log`` (dropped without one)."""
+        events = getattr(self.sim, "event_log", NULL_SINK)
+        return NodeContext(
+            group=group, n_agents=n_agents, clock=self.sim, board=board, events=events
+        )
 
     def group_record(self, name: str, rows: slice, tree: FlatTree) -> dict[str, Any]:
         """The fields every ``GroupRuntime`` has, apart from the board."""

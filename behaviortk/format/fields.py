@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -138,6 +139,31 @@ BlackboardKey = Annotated[
         description="Blackboard key of the agent's own blackboard: 1 to 64 letters, digits "
         "or _, not starting with a digit (no '/', '.' or spaces: every agent's keys are its own).",
     ),
+]
+
+EVENT_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$"
+RESERVED_EVENTS = ("spawn", "despawn", "status")
+"""Event names the simulation raises itself; an ``emit`` node may not use them."""
+
+
+def _not_reserved(name: str) -> str:
+    if name in RESERVED_EVENTS:
+        raise PydanticCustomError(
+            "reserved_event_name",
+            f"the simulation raises {', '.join(RESERVED_EVENTS)} itself; choose another event name",
+        )
+    return name
+
+
+EventName = Annotated[
+    str,
+    Field(
+        pattern=EVENT_NAME_PATTERN,
+        description="Event name: 1 to 64 letters, digits, _, . or -, starting with a letter or _; "
+        f"not {', '.join(repr(n) for n in RESERVED_EVENTS)} (the simulation's own events).",
+        json_schema_extra={"not": {"enum": list(RESERVED_EVENTS)}},
+    ),
+    AfterValidator(_not_reserved),
 ]
 
 ParamValue = bool | int | float | str | Point

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from behaviortk.format.errors import pointer_of
-from behaviortk.format.fields import BLACKBOARD_KEY_PATTERN
+from behaviortk.format.fields import BLACKBOARD_KEY_PATTERN, EVENT_NAME_PATTERN
 from behaviortk.format.nodes import Subtree
 from behaviortk.registry import Registries, choices, suggest
 
@@ -115,6 +115,11 @@ def _message(
         return (
             f"a blackboard key is 1 to 64 letters, digits or _, not starting with a digit{got}",
             "bad_blackboard_key",
+        )
+    if kind == "string_pattern_mismatch" and ctx.get("pattern") == EVENT_NAME_PATTERN:
+        return (
+            f"an event name is 1 to 64 letters, digits, _, . or -, starting with a letter or _{got}",
+            "bad_event_name",
         )
     if kind == "string_pattern_mismatch" and not str(ctx.get("pattern", "")).startswith("^\\$"):
         return f"does not match the pattern {ctx.get('pattern')}{got}", kind

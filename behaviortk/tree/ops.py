@@ -11,6 +11,13 @@ so a subclass writes only what it needs.
 
 An ops class is registered as the implementation of its model and built as
 ``cls(model, NodeContext)``, once per group.
+
+Events (the ``emit`` action) go to ``NodeContext.events``: ``record(tick,
+group, rows, name)`` for the group-local rows that raised ``name`` on ``tick``.
+The Simulation's sink (``behaviortk.embed.EventLog``) orders them at the end of
+the tick, so the py_trees engine's per-agent calls and the batch engine's
+per-node calls give the same list. The default sink drops everything, so a
+``NodeContext`` made without one (tests, tools) still works.
 """
 
 from __future__ import annotations
@@ -54,14 +61,33 @@ class Board(Protocol):
         ...
 
 
+class EventSink(Protocol):
+    """Where ops report events raised by agents (``behaviortk.embed.EventLog`` in a Simulation)."""
+
+    def record(self, tick: int, group: str, rows: Rows, name: str) -> None:
+        """Event ``name`` raised on ``tick`` by every group-local row in ``rows`` (sorted)."""
+        ...
+
+
+class NullSink:
+    """An ``EventSink`` that drops every event (the default of ``NodeContext.events``)."""
+
+    def record(self, tick: int, group: str, rows: Rows, name: str) -> None:
+        return None
+
+
+NULL_SINK = NullSink()
+
+
 @dataclass(frozen=True)
 class NodeContext:
-    """What an ops object may use: its group's size, blackboards and the simulation clock."""
+    """What an ops object may use: its group's size, blackboards, the clock and the event sink."""
 
     group: str
     n_agents: int
     clock: Clock
     board: Board
+    events: EventSink = NULL_SINK
 
 
 class LeafOps:

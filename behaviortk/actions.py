@@ -15,11 +15,11 @@ that both engines run, so its meaning is written once:
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
 
-from behaviortk.format.fields import BlackboardKey, ParamValue, PNonNeg, doc
+from behaviortk.format.fields import BlackboardKey, BlackboardValue, ParamValue, PNonNeg, doc
 from behaviortk.format.nodes import NodeModel
 from behaviortk.registry import Registries
 from behaviortk.tree.clock import ticks_for
@@ -31,8 +31,10 @@ class BlackboardSet(NodeModel):
     """Write a constant to the agent's blackboard (a point may then serve as a `blackboard` target)."""
 
     type: Literal["blackboard_set"] = "blackboard_set"
-    key: BlackboardKey = doc("Blackboard key (per agent)")
-    value: ParamValue = doc("Value to store: number, bool, string or point [x, y]")
+    key: BlackboardKey = doc("Blackboard key (per agent), declared in the tree's `blackboard`")
+    value: Annotated[ParamValue, BlackboardValue()] = doc(
+        "Value to store, of the key's declared type: bool, number, string or point [x, y]"
+    )
 
 
 class Wait(NodeModel):

@@ -45,6 +45,9 @@ from pydantic import BaseModel
 
 from behaviortk.format.fields import (
     AgentRef,
+    BlackboardKey,
+    BlackboardPointKey,
+    BlackboardValue,
     Degrees,
     Finite,
     GroupRef,
@@ -158,6 +161,9 @@ __all__ = [
     "RUNNING",
     "SUCCESS",
     "AgentRef",
+    "BlackboardKey",
+    "BlackboardPointKey",
+    "BlackboardValue",
     "Codes",
     "Condition",
     "DecoratorOps",

@@ -16,8 +16,10 @@ if TYPE_CHECKING:
     from behaviortk.format.loader import Scenario, load, load_text
     from behaviortk.registry import load_plugin
     from behaviortk.sim import Simulation
+    from behaviortk.tree.blackboard import BlackboardError
 
 __all__ = [
+    "BlackboardError",
     "DefinitionError",
     "Issue",
     "Scenario",
@@ -29,6 +31,7 @@ __all__ = [
 __version__ = "0.1.0"
 
 _LAZY = {
+    "BlackboardError": "behaviortk.tree.blackboard",
     "DefinitionError": "behaviortk.format.errors",
     "Issue": "behaviortk.format.errors",
     "Scenario": "behaviortk.format.loader",

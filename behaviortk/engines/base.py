@@ -5,7 +5,8 @@ skeleton here owns everything that does not depend on how trees are ticked:
 checking at construction that every node can be built, the per-group record
 (rows, flat tree, blackboards, sensed nodes), the prepare step (leaf statuses
 and sensed conditions for whole groups, ``tree/facts.py``), the decide loop,
-locating an agent, the snapshot text and blackboard access. An engine supplies
+locating an agent, the snapshot text and blackboard access (each group's
+declared keys, a plain snapshot, a live view for the game). An engine supplies
 only its builders (``builders.py``) and four hooks: ``build_group``,
 ``store_facts``, ``tick_group`` and ``display``.
 """
@@ -23,6 +24,7 @@ import py_trees
 from behaviortk.engines.builders import Builders
 from behaviortk.registry import Registries
 from behaviortk.sense import Sense
+from behaviortk.tree.blackboard import BlackboardView, Keys
 from behaviortk.tree.facts import TickFacts, compute_facts, sensed_nodes
 from behaviortk.tree.flat import Decision, FlatNode, FlatTree
 from behaviortk.tree.ops import Board, NodeContext
@@ -51,6 +53,7 @@ class Engine(Protocol):
     def snapshot(self, agent: int) -> str: ...
     def node_status(self, agent: int) -> np.ndarray: ...
     def blackboard(self, agent: int) -> dict[str, Any]: ...
+    def blackboard_view(self, agent: int) -> BlackboardView: ...
     def blackboard_points(self, group: str, key: str, rows: np.ndarray) -> np.ndarray: ...
 
 
@@ -123,6 +126,11 @@ class EngineBase(ABC, Generic[G]):
         """int8 status of every node of the agent's tree, flat order."""
 
     # ----------------------------------------------------------- shared
+    def declared(self, group: str) -> Keys:
+        """The blackboard keys ``group``'s trees declare (``Scenario.blackboards``)."""
+        specs = getattr(self.sim.scenario, "blackboards", {}).get(group, {})
+        return Keys(specs, group)
+
     def context(self, group: str, n_agents: int, board: Board) -> NodeContext:
         return NodeContext(group=group, n_agents=n_agents, clock=self.sim, board=board)
 
@@ -170,6 +178,11 @@ class EngineBase(ABC, Generic[G]):
         g, local = self.locate(agent)
         values = {key: g.board.get(key, local) for key in g.board.stored_keys()}
         return {key: value for key, value in values.items() if value is not None}
+
+    def blackboard_view(self, agent: int) -> BlackboardView:
+        """Global row ``agent``'s blackboard as a live, checked mapping (``tree/blackboard.py``)."""
+        g, local = self.locate(agent)
+        return BlackboardView(g.board, local, g.board.declared)
 
     def blackboard_points(self, group: str, key: str, rows: np.ndarray) -> np.ndarray:
         """``(n, 2)`` points stored under ``key`` for global ``rows``; NaN where unset or not a point."""

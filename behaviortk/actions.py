@@ -5,7 +5,8 @@ these two change only tree state. Each is a leaf ops class (``tree/ops.py``)
 that both engines run, so its meaning is written once:
 
 * ``blackboard_set``: stores :func:`stored_value` under ``key`` in the agent's
-  own blackboard and returns SUCCESS on the tick it is ticked.
+  own blackboard and returns SUCCESS on the tick it is ticked. The loader has
+  checked that the tree declares ``key`` and that the value is of its type.
 * ``wait``: with ``n = ticks_for(duration, dt)``, started on tick ``t0`` (the
   first tick it is ticked while not RUNNING), returns RUNNING while
   ``now - t0 < n`` and SUCCESS once ``now - t0 >= n``; so a 1 s wait at

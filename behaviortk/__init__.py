@@ -18,9 +18,11 @@ if TYPE_CHECKING:
     from behaviortk.format.loader import Scenario, load, load_text
     from behaviortk.registry import load_plugin
     from behaviortk.sim import Simulation
+    from behaviortk.tree.blackboard import BlackboardError
 
 __all__ = [
     "AgentView",
+    "BlackboardError",
     "DefinitionError",
     "Event",
     "Issue",
@@ -34,6 +36,7 @@ __all__ = [
 __version__ = "0.1.0"
 
 _LAZY = {
+    "BlackboardError": "behaviortk.tree.blackboard",
     "DefinitionError": "behaviortk.format.errors",
     "Issue": "behaviortk.format.errors",
     "Scenario": "behaviortk.format.loader",

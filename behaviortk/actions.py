@@ -5,7 +5,8 @@ these change only tree state (or report to the game). Each is a leaf ops class (
 that both engines run, so its meaning is written once:
 
 * ``blackboard_set``: stores :func:`stored_value` under ``key`` in the agent's
-  own blackboard and returns SUCCESS on the tick it is ticked.
+  own blackboard and returns SUCCESS on the tick it is ticked. The loader has
+  checked that the tree declares ``key`` and that the value is of its type.
 * ``wait``: with ``n = ticks_for(duration, dt)``, started on tick ``t0`` (the
   first tick it is ticked while not RUNNING), returns RUNNING while
   ``now - t0 < n`` and SUCCESS once ``now - t0 >= n``; so a 1 s wait at
@@ -18,11 +19,18 @@ that both engines run, so its meaning is written once:
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
 
-from behaviortk.format.fields import BlackboardKey, EventName, ParamValue, PNonNeg, doc
+from behaviortk.format.fields import (
+    BlackboardKey,
+    BlackboardValue,
+    EventName,
+    ParamValue,
+    PNonNeg,
+    doc,
+)
 from behaviortk.format.nodes import NodeModel
 from behaviortk.registry import Registries
 from behaviortk.tree.clock import ticks_for
@@ -34,8 +42,10 @@ class BlackboardSet(NodeModel):
     """Write a constant to the agent's blackboard (a point may then serve as a `blackboard` target)."""
 
     type: Literal["blackboard_set"] = "blackboard_set"
-    key: BlackboardKey = doc("Blackboard key (per agent)")
-    value: ParamValue = doc("Value to store: number, bool, string or point [x, y]")
+    key: BlackboardKey = doc("Blackboard key (per agent), declared in the tree's `blackboard`")
+    value: Annotated[ParamValue, BlackboardValue()] = doc(
+        "Value to store, of the key's declared type: bool, number, string or point [x, y]"
+    )
 
 
 class Wait(NodeModel):

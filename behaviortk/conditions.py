@@ -26,11 +26,19 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Callable
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import numpy as np
 
-from behaviortk.format.fields import BlackboardKey, ParamValue, PDegrees, PNonNeg, PProbability, doc
+from behaviortk.format.fields import (
+    BlackboardKey,
+    BlackboardValue,
+    ParamValue,
+    PDegrees,
+    PNonNeg,
+    PProbability,
+    doc,
+)
 from behaviortk.format.nodes import NodeModel, Target
 from behaviortk.registry import Registries
 from behaviortk.sense import Sense
@@ -105,9 +113,11 @@ class BlackboardCompare(NodeModel):
     """Compare a value on the agent's blackboard with a constant; false when the key is unset."""
 
     type: Literal["blackboard_compare"] = "blackboard_compare"
-    key: BlackboardKey = doc("Blackboard key (per agent)")
-    op: Op = doc("Comparison: ==, !=, <, <=, >, >= (ordering only between numbers)", "==")
-    value: ParamValue = doc("Constant to compare with")
+    key: BlackboardKey = doc("Blackboard key (per agent), declared in the tree's `blackboard`")
+    op: Op = doc("Comparison: ==, !=, <, <=, >, >= (ordering only on number keys)", "==")
+    value: Annotated[ParamValue, BlackboardValue(op="op")] = doc(
+        "Constant to compare with, of the key's declared type"
+    )
 
 
 # ------------------------------------------------------- pure vector formulas

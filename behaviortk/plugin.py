@@ -34,6 +34,12 @@ What each kind provides (both engines run all of them with no code of their own)
 * target kind: ``fn(spec, sense, group) -> TargetFacts`` for the group's rows.
 * composite: a builder per engine (see ``engines/builders.py``), since a
   composite's control flow is the engine's own.
+
+A field typed ``BlackboardKey`` (or ``BlackboardPointKey``) names a blackboard
+key: the loader checks the tree declares it (with type point), as for the
+built-in blackboard nodes; ``Annotated[ParamValue, BlackboardValue()]`` marks a
+value that must be of the type of the sibling ``key``. Ops write with
+``ctx.board.set``, which refuses undeclared keys and values of the wrong type.
 """
 
 from __future__ import annotations
@@ -45,6 +51,9 @@ from pydantic import BaseModel
 
 from behaviortk.format.fields import (
     AgentRef,
+    BlackboardKey,
+    BlackboardPointKey,
+    BlackboardValue,
     Degrees,
     Finite,
     GroupRef,
@@ -158,6 +167,9 @@ __all__ = [
     "RUNNING",
     "SUCCESS",
     "AgentRef",
+    "BlackboardKey",
+    "BlackboardPointKey",
+    "BlackboardValue",
     "Codes",
     "Condition",
     "DecoratorOps",

@@ -52,6 +52,7 @@ from behaviortk.world.streams import uniforms
 
 if TYPE_CHECKING:
     from behaviortk.engines.base import Engine
+    from behaviortk.tree.blackboard import BlackboardView
 
 PHASES = ("sense", "decide", "act", "integrate")
 
@@ -442,6 +443,13 @@ class Simulation:
     def snapshot(self, agent: int) -> str:
         """py_trees' unicode tree of ``agent`` with each node's status."""
         return str(self.engine.snapshot(agent))
+
+    def blackboard(self, agent: int) -> BlackboardView:
+        """Agent ``agent``'s (an id) blackboard as a live mutable mapping of the keys its
+        trees declare. Read and write it between ticks: the next ``step()`` sees a write.
+        An undeclared key or a value of the wrong type raises ``behaviortk.BlackboardError``
+        and changes nothing (``tree/blackboard.BlackboardView`` has the details)."""
+        return self.engine.blackboard_view(self.row_of(agent))
 
     def ticks_per_second(self) -> float:
         total = sum(self.timings.values())

@@ -17,7 +17,7 @@ import numpy as np
 
 from behaviortk.format.fields import (
     AgentRef,
-    BlackboardKey,
+    BlackboardPointKey,
     GroupRef,
     Model,
     PathRef,
@@ -62,10 +62,12 @@ class PathTarget(Model):
 
 
 class BlackboardTarget(Model):
-    """A point stored on the agent's blackboard under a key (e.g. by `blackboard_set`)."""
+    """A point stored on the agent's blackboard under a key (by `blackboard_set` or the game)."""
 
     kind: Literal["blackboard"] = "blackboard"
-    key: BlackboardKey = doc("Blackboard key holding a point [x, y]")
+    key: BlackboardPointKey = doc(
+        "Blackboard key holding a point [x, y]: declared in the tree's `blackboard` with type point"
+    )
 
 
 class PointerTarget(Model):

@@ -19,8 +19,13 @@ def definition(
     others: list[dict[str, Any]] | None = None,
     dt: float = DT,
     seed: int = 3,
+    blackboard: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """One group ``a`` running ``root`` (plus optional extra groups running ``idle``)."""
+    """One group ``a`` running ``root`` (plus optional extra groups running ``idle``).
+
+    ``blackboard`` declares the keys of ``root``'s tree: key -> type name, or a whole
+    declaration (``{"type": "bool", "default": false}``).
+    """
     spawn: dict[str, Any] = (
         {"kind": "positions", "points": positions}
         if positions is not None
@@ -43,10 +48,15 @@ def definition(
         "world": {"width": 400, "height": 400, "edges": "contain", "dt": dt, "seed": seed},
         "groups": groups,
         "trees": {
-            "main": {"root": root},
+            "main": {"root": root, "blackboard": declare(blackboard or {})},
             "idle": {"root": {"type": "wait", "duration": 1000}},
         },
     }
+
+
+def declare(keys: dict[str, Any]) -> dict[str, Any]:
+    """A tree's ``blackboard`` from key -> type name (or key -> declaration)."""
+    return {k: v if isinstance(v, dict) else {"type": v} for k, v in keys.items()}
 
 
 def simulation(root: dict[str, Any], seed: int | None = None, **kw: Any) -> Simulation:

@@ -15,7 +15,10 @@ from behaviortk.sim import Simulation
 from behaviortk.tree.status import FAILURE, INVALID, RUNNING, SUCCESS
 
 
-def scenario(root: dict[str, Any], count: int = 3, dt: float = 0.02) -> Any:
+def scenario(
+    root: dict[str, Any], count: int = 3, dt: float = 0.02, blackboard: dict[str, str] | None = None
+) -> Any:
+    keys = {k: {"type": t} for k, t in (blackboard or {}).items()}
     return load_text(
         json.dumps(
             {
@@ -29,7 +32,7 @@ def scenario(root: dict[str, Any], count: int = 3, dt: float = 0.02) -> Any:
                         "tree": "t",
                     }
                 ],
-                "trees": {"t": {"root": root}},
+                "trees": {"t": {"root": root, "blackboard": keys}},
             }
         )
     )
@@ -78,7 +81,7 @@ def test_blackboard_point_feeds_a_blackboard_target() -> None:
             {"type": "seek", "target": {"kind": "blackboard", "key": "goal"}},
         ],
     }
-    sim = Simulation(scenario(root), engine="batch")
+    sim = Simulation(scenario(root, blackboard={"goal": "point"}), engine="batch")
     before = sim.engine.blackboard_points("a", "goal", np.arange(3))
     assert np.isnan(before).all()
     assert sim.engine.blackboard(0) == {}
@@ -103,7 +106,7 @@ def test_blackboard_compare_uses_the_shared_comparison() -> None:
             {"type": "blackboard_set", "key": "k", "value": 2},
         ],
     }
-    sim = Simulation(scenario(root), engine="batch")
+    sim = Simulation(scenario(root, blackboard={"k": "number"}), engine="batch")
     sim.step()
     assert sim.decisions["a"].status[0].tolist() == [SUCCESS, FAILURE, SUCCESS]
     sim.step()

@@ -57,7 +57,7 @@ def test_preemption_stops_the_running_lower_priority_branch() -> None:
             seek("fallback"),
         ],
     }
-    sim = simulation(root)
+    sim = simulation(root, blackboard={"alarm": "bool"})
     # nodes: 0 selector, 1 sequence, 2 compare, 3 flee, 4 fallback
     sim.step()
     assert statuses(sim) == [RUNNING, FAILURE, FAILURE, INVALID, RUNNING]
@@ -77,7 +77,7 @@ def test_preemption_stops_the_running_lower_priority_branch() -> None:
 def test_sequence_memory_skips_or_rechecks_the_guard(memory: bool) -> None:
     """With memory the RUNNING wait resumes without re-checking `go`; without, `go` fails and the wait is stopped."""
     root = {"type": "sequence", "memory": memory, "children": [bb_is("go", 1), wait(1.0)]}
-    sim = simulation(root)
+    sim = simulation(root, blackboard={"go": "number"})
     client = sim.engine.groups["a"].clients[0]
     client.set("go", 1)
     sim.step()
@@ -94,7 +94,7 @@ def test_sequence_memory_skips_or_rechecks_the_guard(memory: bool) -> None:
 def test_selector_memory_keeps_the_running_child(memory: bool) -> None:
     """Selector with memory resumes its RUNNING lower child; without memory a higher child that succeeds pre-empts it."""
     root = {"type": "selector", "memory": memory, "children": [bb_is("alarm", True), wait(1.0)]}
-    sim = simulation(root)
+    sim = simulation(root, blackboard={"alarm": "bool"})
     sim.step()
     assert statuses(sim) == [RUNNING, FAILURE, RUNNING]
     sim.engine.groups["a"].clients[0].set("alarm", True)
@@ -141,7 +141,7 @@ def test_parallel_fails_when_a_child_fails_and_stops_the_others() -> None:
         "policy": "success_on_all",
         "children": [wait(1.0), bb_is("missing", 1)],
     }
-    sim = simulation(root)
+    sim = simulation(root, blackboard={"missing": "number"})
     sim.step()
     assert statuses(sim) == [FAILURE, INVALID, FAILURE]
 
@@ -190,12 +190,13 @@ def test_repeat_retry_one_shot_and_converters_are_py_trees_own() -> None:
     repeat = simulation({"type": "repeat", "num_success": 2, "child": wait(0.1)})
     assert run_statuses(repeat, 4, 0) == [RUNNING, RUNNING, RUNNING, SUCCESS]
     assert isinstance(repeat.engine.tree(0).root, py_trees.decorators.Repeat)
-    retry = simulation({"type": "retry", "num_failures": 2, "child": bb_is("k", 1)})
+    k = {"k": "number"}
+    retry = simulation({"type": "retry", "num_failures": 2, "child": bb_is("k", 1)}, blackboard=k)
     assert run_statuses(retry, 2, 0) == [RUNNING, FAILURE]
     once = simulation({"type": "one_shot", "policy": "on_completion", "child": wait(0.1)})
     assert run_statuses(once, 4, 0) == [RUNNING, SUCCESS, SUCCESS, SUCCESS]
     assert run_statuses(once, 1, 1) == [SUCCESS]  # the child is not ticked again
-    inv = simulation({"type": "inverter", "child": bb_is("k", 1)})
+    inv = simulation({"type": "inverter", "child": bb_is("k", 1)}, blackboard=k)
     assert run_statuses(inv, 1, 0) == [SUCCESS]
     ris = simulation({"type": "running_is_success", "child": wait(1.0)})
     assert run_statuses(ris, 1, 0) == [SUCCESS]
@@ -203,7 +204,7 @@ def test_repeat_retry_one_shot_and_converters_are_py_trees_own() -> None:
 
 def test_eternal_guard_stops_its_child_when_the_condition_fails() -> None:
     root = {"type": "eternal_guard", "condition": bb_is("ok", True), "child": wait(1.0)}
-    sim = simulation(root)
+    sim = simulation(root, blackboard={"ok": "bool"})
     client = sim.engine.groups["a"].clients[0]
     client.set("ok", True)
     sim.step()
@@ -265,7 +266,7 @@ def test_blackboard_set_then_compare_in_one_tick_and_blackboard_target() -> None
             {"type": "seek", "name": "to goal", "target": {"kind": "blackboard", "key": "goal"}},
         ],
     }
-    sim = simulation(root, positions=[[100, 100]])
+    sim = simulation(root, positions=[[100, 100]], blackboard={"goal": "point"})
     sim.step()
     # leaf statuses are read at the start of the tick: the point did not exist yet
     assert statuses(sim) == [FAILURE, SUCCESS, SUCCESS, FAILURE]
@@ -278,8 +279,8 @@ def test_blackboard_set_then_compare_in_one_tick_and_blackboard_target() -> None
 
 def test_blackboards_are_separate_per_agent_and_per_simulation() -> None:
     root = {"type": "blackboard_set", "key": "x", "value": 1}
-    one = simulation(root, count=2)
-    two = simulation(root, count=2)
+    one = simulation(root, count=2, blackboard={"x": "number"})
+    two = simulation(root, count=2, blackboard={"x": "number"})
     one.step()
     assert one.engine.blackboard(0) == {"x": 1}
     assert two.engine.blackboard(0) == {}
@@ -289,7 +290,7 @@ def test_blackboards_are_separate_per_agent_and_per_simulation() -> None:
 
 def test_snapshot_is_py_trees_unicode_with_statuses() -> None:
     root = {"type": "selector", "memory": False, "children": [bb_is("k", 1), seek("go")]}
-    sim = simulation(root)
+    sim = simulation(root, blackboard={"k": "number"})
     sim.step()
     text = sim.snapshot(0)
     assert "[o] selector [*]" in text

@@ -225,7 +225,10 @@ def scenario_text(tree: dict[str, Any], seed: int) -> str:
                 {**group, "name": "a", "count": 12, "tree": "t"},
                 {**group, "name": "b", "count": 3, "tree": "w"},
             ],
-            "trees": {"t": {"root": tree}, "w": {"root": {"type": "wander"}}},
+            "trees": {
+                "t": {"root": tree, "blackboard": {"mood": {"type": "number"}}},
+                "w": {"root": {"type": "wander"}},
+            },
         }
     )
 

@@ -35,6 +35,7 @@ DEFINITIONS = Path(__file__).resolve().parent.parent / "definitions"
 
 
 def make(root: dict[str, Any], engine: str, **kw: Any) -> Simulation:
+    kw.setdefault("blackboard", {"ready": "bool"})  # SELECTOR's key
     return Simulation(load_text(json.dumps(definition(root, **kw)), "events.json"), engine=engine)
 
 

@@ -3,7 +3,7 @@
 Fixtures live in tests/fixtures/invalid/NAME.json with the expected output of
 ``behaviortk validate NAME.json`` (run from that folder) in NAME.expected.
 Mistakes that JSON Schema cannot express (cross-field rules and semantic
-checks: names, cycles, depth, totals, parameters) are listed in
+checks: names, cycles, depth, totals, parameters, blackboard keys) are listed in
 ``PYDANTIC_ONLY``; for them --schema-only is expected to pass.
 """
 
@@ -37,6 +37,13 @@ PYDANTIC_ONLY = {
     "param_value_out_of_range",
     "duplicate_group_name",
     "reserved_group_name",
+    "undeclared_blackboard_key",
+    "blackboard_without_declarations",
+    "blackboard_set_wrong_type",
+    "blackboard_compare_wrong_type",
+    "blackboard_order_on_bool",
+    "blackboard_target_not_point",
+    "blackboard_conflicting_declarations",
 }
 
 

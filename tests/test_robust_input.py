@@ -90,7 +90,11 @@ def test_blackboard_keys_are_plain_names(key: str) -> None:
 @pytest.mark.parametrize("engine", ["py_trees", "batch"])
 def test_each_agent_has_its_own_blackboard_and_nothing_survives(engine: str) -> None:
     """Ids differing only in punctuation ("x y", "x_y") used to share one py_trees blackboard."""
-    data = definition({"type": "blackboard_set", "key": "seen", "value": 1}, count=2)
+    data = definition(
+        {"type": "blackboard_set", "key": "seen", "value": 1},
+        count=2,
+        blackboard={"seen": "number"},
+    )
     data["groups"][0]["names"] = ["x y", "x_y"]
     data["trees"]["main"]["root"] = {
         "type": "selector",

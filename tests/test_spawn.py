@@ -29,7 +29,7 @@ def wanderers(count: int = 5, seed: int = 3) -> dict[str, Any]:
             {"type": "wander", "units": "world", "radius": 10, "distance": 20, "jitter": 40},
         ],
     }
-    data = definition(root, count=count, seed=seed)
+    data = definition(root, count=count, seed=seed, blackboard={"done": "bool"})
     data["world"]["edges"] = "wrap"
     data["groups"].append(
         {

@@ -5,7 +5,8 @@ skeleton here owns everything that does not depend on how trees are ticked:
 checking at construction that every node can be built, the per-group record
 (rows, flat tree, blackboards, sensed nodes), the prepare step (leaf statuses
 and sensed conditions for whole groups, ``tree/facts.py``), the decide loop,
-locating an agent, the snapshot text and blackboard access. An engine supplies
+locating an agent, the snapshot text and blackboard access (each group's
+declared keys, a plain snapshot, a live view for the game). An engine supplies
 only its builders (``builders.py``) and four hooks: ``build_group``,
 ``store_facts``, ``tick_group`` and ``display``.
 """
@@ -23,6 +24,7 @@ import py_trees
 from behaviortk.engines.builders import Builders
 from behaviortk.registry import Registries
 from behaviortk.sense import Sense
+from behaviortk.tree.blackboard import BlackboardView, Keys
 from behaviortk.tree.facts import TickFacts, compute_facts, sensed_nodes
 from behaviortk.tree.flat import Decision, FlatNode, FlatTree
 from behaviortk.tree.ops import NULL_SINK, Board, NodeContext
@@ -73,6 +75,7 @@ class Engine(Protocol):
     def snapshot(self, agent: int) -> str: ...
     def node_status(self, agent: int) -> np.ndarray: ...
     def blackboard(self, agent: int) -> dict[str, Any]: ...
+    def blackboard_view(self, agent: int) -> BlackboardView: ...
     def blackboard_points(self, group: str, key: str, rows: np.ndarray) -> np.ndarray: ...
 
     def regroup(self, changes: dict[str, RowChange]) -> None:
@@ -169,6 +172,11 @@ class EngineBase(ABC, Generic[G]):
         self._prepared = None
 
     # ----------------------------------------------------------- shared
+    def declared(self, group: str) -> Keys:
+        """The blackboard keys ``group``'s trees declare (``Scenario.blackboards``)."""
+        specs = getattr(self.sim.scenario, "blackboards", {}).get(group, {})
+        return Keys(specs, group)
+
     def context(self, group: str, n_agents: int, board: Board) -> NodeContext:
         """The group's ``NodeContext``; events go to ``sim.event_log`` (dropped without one)."""
         events = getattr(self.sim, "event_log", NULL_SINK)
@@ -225,6 +233,11 @@ class EngineBase(ABC, Generic[G]):
         g, local = self.locate(agent)
         values = {key: g.board.get(key, local) for key in g.board.stored_keys()}
         return {key: value for key, value in values.items() if value is not None}
+
+    def blackboard_view(self, agent: int) -> BlackboardView:
+        """Global row ``agent``'s blackboard as a live, checked mapping (``tree/blackboard.py``)."""
+        g, local = self.locate(agent)
+        return BlackboardView(g.board, local, g.board.declared)
 
     def blackboard_points(self, group: str, key: str, rows: np.ndarray) -> np.ndarray:
         """``(n, 2)`` points stored under ``key`` for global ``rows``; NaN where unset or not a point."""

@@ -175,7 +175,7 @@ class BatchEngine(EngineBase[GroupProgram]):
 
     def build_group(self, name: str, rows: slice, tree: FlatTree) -> GroupProgram:
         n = rows.stop - rows.start
-        board = bl.ArrayBoard(n)
+        board = bl.ArrayBoard(n, self.declared(name))
         c = Compiler(
             registries=self.registries,
             state=bc.TreeState(len(tree), n),

@@ -16,6 +16,7 @@ import numpy as np
 from behaviortk.conditions import compare
 from behaviortk.engines import batch_core as bc
 from behaviortk.engines.base import as_point
+from behaviortk.tree.blackboard import Keys
 from behaviortk.tree.clock import Clock
 from behaviortk.tree.ops import Codes, LeafOps, Rows
 from behaviortk.tree.status import FAILURE, RUNNING, SUCCESS
@@ -55,49 +56,80 @@ class ConditionOps(LeafOps):
 class ArrayBoard:
     """Per-agent blackboards of one group, as one small-int array per key (``tree/ops.Board``).
 
-    Each key holds a value id (``-1`` = unset) into ``values[key]``, the
-    distinct values ever stored under it; comparisons and point lookups become
+    Each declared key holds a value id (``-1`` = unset) into ``values[key]``, the
+    distinct values stored under it; comparisons and point lookups become
     tables over those values, built with the shared ``compare`` and cached
-    until a new value appears.
+    until the values change. Values come from ``blackboard_set`` constants and
+    from the game (any value of the key's type), so ``values`` is looked up by
+    a dict and compacted to the ids still in use when it outgrows the group.
     """
 
-    def __init__(self, n_agents: int) -> None:
+    def __init__(self, n_agents: int, declared: Keys | None = None) -> None:
         self.n = n_agents
+        self.declared = Keys() if declared is None else declared
         self.ids: dict[str, np.ndarray] = {}
         self.values: dict[str, list[Any]] = {}
+        self._index: dict[str, dict[tuple[type, Any], int]] = {}
+        self._version: dict[str, int] = {}
         self._tables: dict[tuple[str, str, str], tuple[int, np.ndarray]] = {}
-
-    def _key(self, key: str) -> np.ndarray:
-        if key not in self.ids:
+        for key in self.declared:
             self.ids[key] = np.full(self.n, -1, dtype=np.int32)
-            self.values[key] = []
-        return self.ids[key]
+            self.values[key], self._index[key], self._version[key] = [], {}, 0
+        for key, value in self.declared.defaults().items():
+            self.ids[key][:] = self._value_id(key, value)
+
+    def _limit(self) -> int:
+        """How many distinct values a key may collect before unused ones are dropped."""
+        return 2 * self.n + 16
 
     def _value_id(self, key: str, value: Any) -> int:
-        """The id of ``value`` under ``key`` (equal and of the same type: 1 and True differ)."""
+        """The id of ``value`` under ``key`` (equal and of the same type: 1 and 1.0 differ)."""
+        index = self._index[key]
+        found = index.get((type(value), value))
+        if found is not None:
+            return found
+        if len(self.values[key]) >= self._limit():
+            self._compact(key)
         values = self.values[key]
-        for i, v in enumerate(values):
-            if type(v) is type(value) and v == value:
-                return i
+        index[(type(value), value)] = len(values)
         values.append(value)
+        self._version[key] += 1
         return len(values) - 1
+
+    def _compact(self, key: str) -> None:
+        """Keep only the values some agent holds, renumbered in their old order."""
+        ids = self.ids[key]
+        used = np.unique(ids[ids >= 0])
+        remap = np.full(len(self.values[key]) + 1, -1, dtype=np.int32)
+        remap[used + 1] = np.arange(used.size, dtype=np.int32)
+        ids[:] = remap[ids + 1]
+        old = self.values[key]
+        self.values[key] = [old[i] for i in used.tolist()]
+        self._index[key] = {(type(v), v): i for i, v in enumerate(self.values[key])}
+        self._version[key] += 1
 
     def _table(self, key: str, label: str, make: Callable[[Any], Any], dtype: Any) -> np.ndarray:
         """``make(value)`` for unset (index 0) and every value id (index id + 1), cached."""
-        self._key(key)
-        values = self.values[key]
+        version = self._version[key]
         hit = self._tables.get((key, label, str(dtype)))
-        if hit is not None and hit[0] == len(values):
+        if hit is not None and hit[0] == version:
             return hit[1]
+        values = self.values[key]
         table = np.array([make(None)] + [make(v) for v in values], dtype=dtype)
-        self._tables[(key, label, str(dtype))] = (len(values), table)
+        self._tables[(key, label, str(dtype))] = (version, table)
         return table
 
     def carry(self, old: ArrayBoard, keep: Rows) -> None:
-        """Take over ``old``'s values and the survivors' rows (``keep``) of every key."""
-        for key, ids in old.ids.items():
-            self._key(key)[: keep.size] = ids[keep]
-            self.values[key] = list(old.values[key])
+        """Take over ``old``'s values and its survivors' rows (``keep``) of every key; the
+        rows after them (new agents) keep this board's defaults, renumbered into old's values."""
+        for key, old_ids in old.ids.items():
+            mine, my_values = self.ids[key], self.values[key]
+            self.values[key], self._index[key] = list(old.values[key]), dict(old._index[key])
+            remap = np.array([-1, *(self._value_id(key, v) for v in my_values)], dtype=np.int32)
+            ids = remap[mine + 1]
+            ids[: keep.size] = old_ids[keep]
+            self.ids[key] = ids
+            self._version[key] += 1
 
     def get(self, key: str, row: int) -> Any:
         ids = self.ids.get(key)
@@ -106,10 +138,16 @@ class ArrayBoard:
         return self.values[key][int(ids[row])]
 
     def set(self, key: str, rows: Rows, value: Any) -> None:
-        ids = self._key(key)
-        ids[rows] = self._value_id(key, value)
+        stored = self.declared.coerce(key, value)
+        self.ids[key][rows] = self._value_id(key, stored)
+
+    def unset(self, key: str, rows: Rows) -> None:
+        self.declared.spec(key)
+        self.ids[key][rows] = -1
 
     def passes(self, key: str, op: str, rhs: Any, rows: Rows) -> np.ndarray:
+        if key not in self.ids:
+            return np.zeros(len(rows), dtype=bool)
         label = f"{op} {type(rhs).__name__} {rhs!r}"
         table = self._table(key, label, lambda v: compare(op, v, rhs), bool)
         return table[self.ids[key][rows] + 1]

@@ -19,7 +19,7 @@ kept up to date by hand.
 Each agent's blackboard is one py_trees ``Client`` in the namespace
 ``/sim<k>/agents/row<r>`` (``k`` numbers engines in the process, so two
 simulations never share keys; ``r`` is the agent's row, so no two agents do,
-whatever their ids), registered for every key the group's tree mentions and
+whatever their ids), registered for every key the group's trees declare and
 released when the engine is garbage collected. Keys are plain names (the
 format refuses ``/`` and ``.``, which py_trees reads as a global namespace
 and attribute access).
@@ -39,7 +39,6 @@ import numpy as np
 import py_trees
 from py_trees import behaviour, common
 from py_trees.common import Status
-from pydantic import BaseModel
 
 from behaviortk.conditions import compare
 from behaviortk.engines.base import EngineBase, GroupRuntime, RowChange, as_point
@@ -52,6 +51,7 @@ from behaviortk.registry import (
     STEERING,
     Registries,
 )
+from behaviortk.tree.blackboard import Keys
 from behaviortk.tree.facts import TickFacts, guard_condition, is_sensed
 from behaviortk.tree.flat import Decision, FlatNode, FlatTree
 from behaviortk.tree.ops import NodeContext, Rows, carry_rows
@@ -87,27 +87,38 @@ def read_blackboard(client: py_trees.blackboard.Client, key: str) -> Any:
 
 
 class ClientBoard:
-    """A group's blackboards as py_trees ``Client``s, one per agent (``tree/ops.Board``)."""
+    """A group's blackboards as py_trees ``Client``s, one per agent (``tree/ops.Board``).
 
-    def __init__(self, clients: list[py_trees.blackboard.Client], keys: list[str]) -> None:
+    Every client is registered for the group's declared keys, and those with a
+    default hold it from the start.
+    """
+
+    def __init__(
+        self, clients: list[py_trees.blackboard.Client], declared: Keys, fresh_from: int = 0
+    ) -> None:
+        """``clients[fresh_from:]`` are new agents: they get the declared defaults."""
         self.clients = clients
-        self._keys: set[str] = set()
-        for key in keys:
-            self._ensure(key)
-
-    def _ensure(self, key: str) -> None:
-        if key not in self._keys:
-            for client in self.clients:
+        self.declared = declared
+        self._keys: set[str] = set(declared)
+        for key in declared:
+            for client in clients[fresh_from:]:
                 client.register_key(key=key, access=common.Access.WRITE)
-            self._keys.add(key)
+        for key, value in declared.defaults().items():
+            for client in clients[fresh_from:]:
+                client.set(key, value, overwrite=True)
 
     def get(self, key: str, row: int) -> Any:
         return read_blackboard(self.clients[row], key) if key in self._keys else None
 
     def set(self, key: str, rows: Rows, value: Any) -> None:
-        self._ensure(key)
+        stored = self.declared.coerce(key, value)
         for row in rows.tolist():
-            self.clients[row].set(key, value, overwrite=True)
+            self.clients[row].set(key, stored, overwrite=True)
+
+    def unset(self, key: str, rows: Rows) -> None:
+        self.declared.spec(key)
+        for row in rows.tolist():
+            self.clients[row].unset(key)
 
     def passes(self, key: str, op: str, rhs: Any, rows: Rows) -> np.ndarray:
         return np.array([compare(op, self.get(key, r), rhs) for r in rows.tolist()], dtype=bool)
@@ -386,27 +397,6 @@ def display_tree(tree: FlatTree, registries: Registries) -> list[behaviour.Behav
     return build_behaviours(tree, BuildEnv(registries, None))
 
 
-def blackboard_keys(tree: FlatTree) -> list[str]:
-    """Every blackboard key the tree's models name (leaves, guards, blackboard targets)."""
-    keys: list[str] = []
-    stack: list[Any] = [node.model for node in tree.nodes]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, BaseModel):
-            tag = getattr(item, "type", None) or getattr(item, "kind", None)
-            key = getattr(item, "key", None)
-            if tag in ("blackboard_set", "blackboard_compare", "blackboard") and key:
-                keys.append(str(key))
-            for name in type(item).model_fields:
-                if name not in ("children", "child"):
-                    stack.append(getattr(item, name))
-        elif isinstance(item, list | tuple):
-            stack.extend(item)
-        elif isinstance(item, dict):
-            stack.extend(item.values())
-    return sorted(set(keys))
-
-
 @dataclass
 class GroupTrees(GroupRuntime):
     """All agents' trees of one group, and what their leaves read this tick."""
@@ -448,7 +438,7 @@ class PyTreesEngine(EngineBase[GroupTrees]):
 
     def build_group(self, name: str, rows: slice, tree: FlatTree) -> GroupTrees:
         clients = [self._client(row) for row in range(rows.start, rows.stop)]
-        board = ClientBoard(clients, blackboard_keys(tree))
+        board = ClientBoard(clients, self.declared(name))
         env = BuildEnv(self.registries, self.context(name, len(clients), board))
         g = GroupTrees(**self.group_record(name, rows, tree), board=board, clients=clients)
         g.env = env
@@ -476,7 +466,8 @@ class PyTreesEngine(EngineBase[GroupTrees]):
         first_new = change.rows.start + len(keep)
         clients = [g.clients[i] for i in keep]
         clients += [self._client(row) for row in range(first_new, change.rows.stop)]
-        board = ClientBoard(clients, g.board.stored_keys())
+        assert isinstance(g.board, ClientBoard)
+        board = ClientBoard(clients, g.board.declared, fresh_from=len(keep))
         env = BuildEnv(self.registries, self.context(g.name, change.n, board))
         for index, ops in g.env.ops.items():
             model = g.flat.nodes[index].model

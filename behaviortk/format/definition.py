@@ -6,7 +6,8 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field
 
-from behaviortk.format.fields import Model, doc
+from behaviortk.format.blackboard import KeySpec
+from behaviortk.format.fields import BlackboardKey, Model, doc
 from behaviortk.format.group import Group
 from behaviortk.format.nodes import Node
 from behaviortk.format.tree import ParamSpec
@@ -21,6 +22,14 @@ class TreeDef(Model):
 
     params: dict[str, ParamSpec] = doc(
         "Parameters the tree uses as `$name`, with optional defaults", default_factory=dict
+    )
+    blackboard: dict[BlackboardKey, KeySpec] = doc(
+        "Blackboard keys the tree's nodes read and write, each with its type (bool, number, "
+        "string, point) and optional default. A group's tree may use the keys declared by "
+        "its own tree and by every tree inlined into it as a subtree; nodes naming an "
+        "undeclared key, or a value of another type, are refused when loading",
+        default_factory=dict,
+        json_schema_extra={"additionalProperties": False},  # a key must match the pattern
     )
     root: Node = doc("The root node")
 

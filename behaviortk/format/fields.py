@@ -131,15 +131,45 @@ GroupRef = Annotated[str, NameRef("group"), Field(min_length=1)]
 PathRef = Annotated[str, NameRef("path"), Field(min_length=1)]
 AgentRef = Annotated[str, NameRef("agent"), Field(min_length=1)]
 
+
+@dataclass(frozen=True)
+class BlackboardRef:
+    """Annotation marker: this string is a blackboard key the tree must declare.
+
+    The loader checks every such field of an expanded group tree against the
+    keys its trees declare (``format/blackboard.py``); with ``type`` the key
+    must also be declared with that type (``needs`` says why, in messages).
+    """
+
+    type: str | None = None
+    needs: str = ""
+
+
+@dataclass(frozen=True)
+class BlackboardValue:
+    """Annotation marker: this value is stored under, or compared with, the blackboard key
+    in the sibling field ``key``, so it must be of that key's declared type. With ``op``,
+    the sibling field holding a comparison operator: ``<``, ``<=``, ``>``, ``>=`` need a
+    number key."""
+
+    key: str = "key"
+    op: str | None = None
+
+
 BLACKBOARD_KEY_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]{0,63}$"
-BlackboardKey = Annotated[
+_KeyName = Annotated[
     str,
     Field(
         pattern=BLACKBOARD_KEY_PATTERN,
-        description="Blackboard key of the agent's own blackboard: 1 to 64 letters, digits "
-        "or _, not starting with a digit (no '/', '.' or spaces: every agent's keys are its own).",
+        description="Blackboard key of the agent's own blackboard, declared in the tree's "
+        "`blackboard`: 1 to 64 letters, digits or _, not starting with a digit (no '/', '.' "
+        "or spaces: every agent's keys are its own).",
     ),
 ]
+BlackboardKey = Annotated[_KeyName, BlackboardRef()]
+"""A blackboard key of any declared type."""
+BlackboardPointKey = Annotated[_KeyName, BlackboardRef("point", "a `blackboard` target")]
+"""A blackboard key declared with type point."""
 
 EVENT_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$"
 RESERVED_EVENTS = ("spawn", "despawn", "status")

@@ -6,7 +6,7 @@ runs only when the earlier ones found nothing (its errors would be noise).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +14,7 @@ from pydantic import ValidationError
 
 from behaviortk import registry
 from behaviortk.format.adapters import validate_definition
+from behaviortk.format.blackboard import KeySpec
 from behaviortk.format.definition import Definition
 from behaviortk.format.errors import DefinitionError, Issue
 from behaviortk.format.jsonparse import JsonSyntaxError, Parsed, parse
@@ -35,6 +36,8 @@ class Scenario:
     """The parsed JSON (for tools that want to show or rewrite the source)."""
     registries: registry.Registries
     """The node types, predictors and target kinds the file was validated against (engines run it with them)."""
+    blackboards: dict[str, dict[str, KeySpec]] = field(default_factory=dict)
+    """Each group's blackboard keys: declared by its tree and the subtrees inlined into it."""
 
 
 def read_text(path: str | Path, *, max_bytes: int = MAX_BYTES) -> str:
@@ -163,7 +166,12 @@ def load_text(
     if issues or result.findings:
         raise DefinitionError(_in_order(issues + _issues(parsed, name, result.findings)))
     return Scenario(
-        path=path, definition=definition, trees=result.trees, raw=parsed.data, registries=regs
+        path=path,
+        definition=definition,
+        trees=result.trees,
+        raw=parsed.data,
+        registries=regs,
+        blackboards=result.blackboards,
     )
 
 

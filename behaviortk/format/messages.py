@@ -86,8 +86,10 @@ def _message(
         tag = ctx.get("tag", "")
         tags = [t.strip().strip("'") for t in str(ctx.get("expected_tags", "")).split(",")]
         what = "node type" if "type" in str(ctx.get("discriminator")) else "kind"
+        if len(loc) >= 2 and loc[-2] == "blackboard":  # a declared key (the only such union)
+            what = "blackboard type"
         return f"unknown {what} {tag!r}{choices(str(tag), tags)}", (
-            "unknown_type" if what == "node type" else "unknown_kind"
+            "unknown_kind" if what == "kind" else "unknown_type"
         )
     if kind == "union_tag_not_found":
         key = str(ctx.get("discriminator", "")).strip("'")

@@ -189,6 +189,8 @@ def _describe(err: SchemaError) -> tuple[str, str, str]:
             if key in inst:
                 tags = _tags(err)
                 what = "node type" if key == "type" else "kind"
+                if len(path) >= 2 and path[-2] == "blackboard":  # a tree's declared key
+                    what = "blackboard type"
                 return (
                     pointer,
                     f"unknown {what} {inst[key]!r}{choices(str(inst[key]), tags)}",

@@ -3,22 +3,28 @@
 Runs on a definition that already passed model validation. Names are checked
 against what the file declares, subtree references form an acyclic graph, each
 group's tree is expanded (subtrees inlined, ``$param`` strings replaced) and
-validated again, and size limits are enforced. Every finding is a
-``(pointer, message, kind)`` so the loader can add line and column.
+validated again, and size limits are enforced. Blackboard keys of the expanded
+tree (fields marked ``BlackboardRef``) must be declared by a tree it is built
+from, with values (fields marked ``BlackboardValue``) of the declared type.
+Every finding is a ``(pointer, message, kind)`` so the loader can add line and
+column.
 """
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from behaviortk.format.adapters import validate_node
+from behaviortk.format.blackboard import NOUNS, KeySpec, fits, same_declaration, wrong_type
 from behaviortk.format.definition import Definition
 from behaviortk.format.errors import pointer_of
-from behaviortk.format.fields import NameRef
+from behaviortk.format.fields import BlackboardRef, BlackboardValue, NameRef
 from behaviortk.format.limits import MAX_AGENTS, MAX_DEPTH, MAX_EXPANDED_NODES
 from behaviortk.format.messages import key_catalogue, pydantic_issues
 from behaviortk.format.nodes import NodeModel
@@ -35,6 +41,8 @@ class Expansion:
 
     findings: list[Finding] = field(default_factory=list)
     trees: dict[str, NodeModel] = field(default_factory=dict)
+    blackboards: dict[str, dict[str, KeySpec]] = field(default_factory=dict)
+    """Each group's blackboard keys: those declared by the trees its tree is built from."""
 
 
 class _Stop(Exception):
@@ -208,14 +216,15 @@ def check(
         if group.tree is None:  # external control: the game moves these agents
             continue
         origins: dict[int, str] = {}
+        expander = _Expander(raw, definition, origins, max_depth)
         try:
-            expanded = _Expander(raw, definition, origins, max_depth).expand_group(
-                group.tree, group.params
-            )
+            expanded = expander.expand_group(group.tree, group.params)
         except _Stop as stop:
             _where, message, kind = stop.finding
             out.append((f"/groups/{i}/tree", f"group {group.name!r}: {message}", kind))
             continue
+        declared, clashes = _declared_keys(definition, expander.used)
+        out.extend((p, f"group {group.name!r}: {m}", k) for p, m, k in clashes)
         try:
             node = validate_node(expanded, registries)
         except ValidationError as exc:
@@ -234,7 +243,16 @@ def check(
                         f"unknown_{kind}",
                     )
                 )
+        for path, message, kind in _blackboard_findings(node, expanded, declared):
+            out.append(
+                (
+                    _origin(expanded, pointer_of(path), origins),
+                    f"group {group.name!r}: {message}",
+                    kind,
+                )
+            )
         result.trees[group.name] = node
+        result.blackboards[group.name] = declared
     # one line per distinct finding (groups sharing a tree repeat the same mistake)
     result.findings = list(dict.fromkeys(out))
     return result
@@ -305,11 +323,14 @@ class _Expander:
             max_depth,
         )
         self.count = 0
+        self.used: list[str] = []  # the trees inlined so far, in order of first use
 
     def expand_group(self, tree: str, params: dict[str, Any]) -> Any:
         return self._tree(tree, dict(params), 0)
 
     def _tree(self, tree: str, given: dict[str, Any], depth: int) -> Any:
+        if tree not in self.used:
+            self.used.append(tree)
         env = {
             k: s.default
             for k, s in self.definition.trees[tree].params.items()
@@ -381,26 +402,148 @@ def _origin(expanded: Any, pointer: str, origins: dict[int, str]) -> str:
     return best + "".join("/" + t for t in rest)
 
 
-def _name_refs(root: BaseModel) -> list[tuple[list[str | int], str, str]]:
-    """(path, kind, value) of every string field marked with ``NameRef`` in a model tree."""
-    found: list[tuple[list[str | int], str, str]] = []
-    stack: list[tuple[list[str | int], Any]] = [([], root)]
+Path = list[str | int]
+MARKERS = (NameRef, BlackboardRef, BlackboardValue)
+
+
+def _marked(root: BaseModel) -> list[tuple[Path, BaseModel, Any, Any]]:
+    """(path, owning model, marker, value) of every field marked with one of ``MARKERS``
+    in a model tree, in document order (marked fields are not walked into)."""
+    found: list[tuple[Path, BaseModel, Any, Any]] = []
+    stack: list[tuple[Path, Any]] = [([], root)]
     while stack:
         path, value = stack.pop()
         if isinstance(value, BaseModel):
+            later: list[tuple[Path, Any]] = []
             for fname, info in type(value).model_fields.items():
                 child = getattr(value, fname)
                 key = info.alias or fname
-                marker = next((m for m in info.metadata if isinstance(m, NameRef)), None)
-                if marker is not None and isinstance(child, str):
-                    found.append(([*path, key], marker.kind, child))
+                marker = next((m for m in info.metadata if isinstance(m, MARKERS)), None)
+                if marker is not None and (isinstance(child, str) or type(marker) is not NameRef):
+                    found.append(([*path, key], value, marker, child))
                 else:
-                    stack.append(([*path, key], child))
+                    later.append(([*path, key], child))
+            stack.extend(reversed(later))
         elif isinstance(value, (list, tuple)):
-            stack.extend(([*path, i], v) for i, v in enumerate(value))
+            stack.extend(reversed([([*path, i], v) for i, v in enumerate(value)]))
         elif isinstance(value, dict):
-            stack.extend(([*path, k], v) for k, v in value.items())
+            stack.extend(reversed([([*path, k], v) for k, v in value.items()]))
     return found
+
+
+def _name_refs(root: BaseModel) -> list[tuple[Path, str, str]]:
+    """(path, kind, value) of every string field marked with ``NameRef`` in a model tree."""
+    return [(p, m.kind, v) for p, _owner, m, v in _marked(root) if isinstance(m, NameRef)]
+
+
+# ------------------------------------------------------------------ blackboards
+
+ORDERING = frozenset({"<", "<=", ">", ">="})
+
+
+def _declared_keys(
+    definition: Definition, trees: list[str]
+) -> tuple[dict[str, KeySpec], list[Finding]]:
+    """The keys declared by ``trees`` (a group's tree and its subtrees), and a finding for
+    every key two of them declare differently (at the later declaration)."""
+    declared: dict[str, KeySpec] = {}
+    first: dict[str, str] = {}
+    clashes: list[Finding] = []
+    for tree in trees:
+        for key, spec in definition.trees[tree].blackboard.items():
+            if key not in declared:
+                declared[key], first[key] = spec, tree
+            elif not same_declaration(declared[key], spec):
+                clashes.append(
+                    (
+                        f"/trees/{pointer_of([tree, 'blackboard', key])[1:]}",
+                        f"blackboard key {key!r} is declared as {_declaration(spec)} here but "
+                        f"as {_declaration(declared[key])} in tree {first[key]!r}; the trees "
+                        "inlined into one group must declare a key alike",
+                        "blackboard_conflict",
+                    )
+                )
+    return declared, clashes
+
+
+def _declaration(spec: KeySpec) -> str:
+    noun = NOUNS[spec.type]
+    return noun if spec.default is None else f"{noun} with default {show_value(spec.default)}"
+
+
+def show_value(value: Any) -> str:
+    """A value as a file would write it: true, 3, 'on', [1, 2]."""
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(show_value(v) for v in value) + "]"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    return str(value)
+
+
+def _at(data: Any, path: Path) -> Any:
+    """The value at ``path`` in the expanded JSON (as written), or None."""
+    for part in path:
+        found = (isinstance(data, dict) and part in data) or (
+            isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data)
+        )
+        if not found:
+            return None
+        data = data[part]
+    return data
+
+
+def _undeclared(key: str, declared: Mapping[str, KeySpec]) -> str:
+    if not declared:
+        return (
+            f"undeclared blackboard key {key!r}; the tree declares no blackboard keys "
+            f'(add "blackboard": {{"{key}": {{"type": ...}}}} to the tree)'
+        )
+    return f"undeclared blackboard key {key!r}{choices(key, list(declared))}"
+
+
+def _blackboard_findings(
+    root: BaseModel, expanded: Any, declared: Mapping[str, KeySpec]
+) -> list[tuple[Path, str, str]]:
+    """Undeclared keys, keys of the wrong type for their use, and values of the wrong type."""
+    out: list[tuple[Path, str, str]] = []
+    for path, owner, marker, value in _marked(root):
+        if isinstance(marker, BlackboardRef):
+            spec = declared.get(value)
+            if spec is None:
+                out.append((path, _undeclared(value, declared), "undeclared_blackboard_key"))
+            elif marker.type is not None and spec.type != marker.type:
+                out.append(
+                    (
+                        path,
+                        f"blackboard key {value!r} is {NOUNS[spec.type]}, but {marker.needs} "
+                        f"needs {NOUNS.get(marker.type, marker.type)}",
+                        "blackboard_type",
+                    )
+                )
+        elif isinstance(marker, BlackboardValue):
+            key = getattr(owner, marker.key, None)
+            spec = declared.get(key) if isinstance(key, str) else None
+            if spec is None or not isinstance(key, str):
+                continue  # the key itself is reported
+            op = getattr(owner, marker.op, None) if marker.op else None
+            if op in ORDERING and spec.type != "number":
+                out.append(
+                    (
+                        [*path[:-1], marker.op or "op"],
+                        f"blackboard key {key!r} is {NOUNS[spec.type]}; {op!r} compares "
+                        "numbers only (use == or !=)",
+                        "blackboard_type",
+                    )
+                )
+            elif not fits(spec.type, value):
+                raw = _at(expanded, path)
+                shown = show_value(value if raw is None else raw)
+                out.append((path, wrong_type(key, spec.type, shown), "blackboard_type"))
+    return out
 
 
 class _Names:

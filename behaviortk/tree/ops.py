@@ -28,6 +28,7 @@ from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
+from behaviortk.tree.blackboard import Keys
 from behaviortk.tree.clock import Clock
 from behaviortk.tree.status import RUNNING
 
@@ -38,14 +39,26 @@ Codes = np.ndarray
 
 
 class Board(Protocol):
-    """One group's blackboards (one per agent), whatever stores them."""
+    """One group's blackboards (one per agent), whatever stores them.
+
+    A board holds only the group's declared keys (``tree/blackboard.Keys``), each
+    at its declared default from the start; every write is checked and
+    normalised by ``declared.coerce``.
+    """
+
+    declared: Keys
 
     def get(self, key: str, row: int) -> Any:
-        """The value under ``key`` for local ``row``, None when unset."""
+        """The value under ``key`` for local ``row``, None when unset (or not declared)."""
         ...
 
     def set(self, key: str, rows: Rows, value: Any) -> None:
-        """Store ``value`` under ``key`` for every local row in ``rows``."""
+        """Store ``declared.coerce(key, value)`` under ``key`` for every local row in ``rows``;
+        ``BlackboardError`` (nothing stored) for an undeclared key or a value of the wrong type."""
+        ...
+
+    def unset(self, key: str, rows: Rows) -> None:
+        """Remove ``key`` for every local row in ``rows`` (reads give None until the next write)."""
         ...
 
     def passes(self, key: str, op: str, rhs: Any, rows: Rows) -> np.ndarray:
@@ -53,7 +66,7 @@ class Board(Protocol):
         ...
 
     def stored_keys(self) -> list[str]:
-        """Every key some agent of the group may hold, sorted."""
+        """Every key some agent of the group may hold (the declared keys), sorted."""
         ...
 
     def points(self, key: str, rows: Rows) -> np.ndarray:

@@ -5,7 +5,8 @@ blackboards and clock, then called for all the agents that tick it at once
 (the batch engine) or one agent at a time (the py_trees engine). Its state
 is arrays indexed by the agent's row in the group. Each tick it adds one to
 the agent's count, stores the count under ``key`` on the agent's blackboard
-and succeeds.
+and succeeds. ``key`` is a ``BlackboardKey``, so the loader checks that the
+tree declares it, as for the built-in blackboard nodes.
 """
 
 from __future__ import annotations
@@ -14,7 +15,17 @@ from typing import Any, Literal
 
 import numpy as np
 
-from behaviortk.plugin import SUCCESS, Codes, LeafOps, NodeContext, NodeModel, Plugin, Rows, doc
+from behaviortk.plugin import (
+    SUCCESS,
+    BlackboardKey,
+    Codes,
+    LeafOps,
+    NodeContext,
+    NodeModel,
+    Plugin,
+    Rows,
+    doc,
+)
 
 plugin = Plugin(__name__)
 
@@ -23,7 +34,7 @@ class Tally(NodeModel):
     """Count the ticks this leaf ran for the agent; store the count under `key`; SUCCESS."""
 
     type: Literal["tally"] = "tally"
-    key: str = doc("Blackboard key that receives the count (a number)", min_length=1)
+    key: BlackboardKey = doc("Blackboard key that receives the count (declared as a number)")
 
 
 @plugin.action(Tally)
@@ -59,7 +70,8 @@ DEFINITION = {
                 "type": "sequence",
                 "memory": True,
                 "children": [{"type": "wait", "duration": 0.3}, {"type": "tally", "key": "done"}],
-            }
+            },
+            "blackboard": {"done": {"type": "number"}},
         }
     },
 }

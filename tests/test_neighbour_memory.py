@@ -108,8 +108,8 @@ def assert_same(got: Neighbours, want: tuple[np.ndarray, ...]) -> None:
 
 def random_scene(seed: int) -> tuple[World, Agents]:
     """Two groups on a world of random kind and size: uniform spread, tight clusters,
-    exact duplicates and points on the edges; view distances and fields of view
-    uniform or per agent; caps large or small."""
+    exact duplicates, points on the edges (and beyond those of a bounded world);
+    view distances and fields of view uniform or per agent; caps large or small."""
     rng = np.random.default_rng(seed)
     edges = ["wrap", "bounce", "contain"][seed % 3]
     width, height = [(100.0, 80.0), (30.0, 30.0), (500.0, 400.0), (25.0, 200.0)][seed // 3 % 4]
@@ -127,6 +127,9 @@ def random_scene(seed: int) -> tuple[World, Agents]:
         pos[rng.random(n) < 0.05, 1] = np.nextafter(height, 0.0)
         if edges == "wrap":
             pos = np.mod(pos, [width, height])
+        else:  # a few outside a bounded world (binned into its edge cells)
+            out = rng.random(n) < 0.05
+            pos[out] = rng.uniform(-8.0, 8.0, (int(out.sum()), 2)) + np.array([width, 0.0])
     view = 12.0 if seed % 4 < 2 else rng.uniform(0.0, 20.0, n)
     fov = [np.radians(270), 2 * np.pi, rng.uniform(0.3, 2 * np.pi, max(n, 1))[:n]][seed % 3]
     cap = [10**6, 3, 1, rng.integers(1, 6, max(n, 1))[:n]][seed % 4]

@@ -179,3 +179,12 @@ def test_property_state_stays_finite_and_bounded(edges: str, n: int, data: st.Da
             assert (a.pos[:, 0] < w).all() and (a.pos[:, 1] < h).all()
         else:
             assert (a.pos[:, 0] <= w).all() and (a.pos[:, 1] <= h).all()
+
+
+def test_tiny_velocity_keeps_a_unit_heading() -> None:
+    """A speed of 7.9e-160 (found by the property above): its square is denormal, so the
+    direction would come out 0.9999984 long; such an agent counts as still (heading +x)."""
+    a = make_agents(np.zeros((2, 2)), [[0.0, 7.899135388263173e-160], [0.0, 2.0]])
+    np.testing.assert_array_equal(a.heading, [[1.0, 0.0], [0.0, 1.0]])
+    integrate(World(width=1.0, height=1.0, edges="wrap"), a, np.zeros((2, 2)), np.zeros(2), 1.0)
+    np.testing.assert_allclose(np.hypot(a.heading[:, 0], a.heading[:, 1]), 1.0)

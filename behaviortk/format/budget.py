@@ -63,7 +63,7 @@ SECONDS_PER_CANDIDATE = 15e-9
 SECONDS_PER_CLOSE = 45e-9
 """Seconds per pair within the measured radius: the exact view and field-of-view tests."""
 
-SECONDS_PER_PAIR = 200e-9
+SECONDS_PER_PAIR = 350e-9
 """Seconds per kept pair over a tick: the cap, and the flocking forces and conditions."""
 
 SECONDS_PER_AGENT = 1e-6

@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from behaviortk.format.budget import DEFAULT_MAX_NEIGHBOURS
-from behaviortk.vec import Array, from_angle, length
+from behaviortk.vec import EPS, Array, from_angle, length
 from behaviortk.world.state import Agents
 
 
@@ -40,8 +40,8 @@ def make_agents(
 
     ``groups`` lists ``(name, count)`` in row order (default: one group "agents");
     ``names`` default to ``<group>-<k>`` and ``ids`` to the row numbers.
-    The heading defaults to the velocity direction, or +x where the velocity is zero;
-    the orientation defaults to the heading's angle.
+    The heading defaults to the velocity direction, or +x where the speed is at most
+    ``vec.EPS``; the orientation defaults to the heading's angle.
     """
     p = np.array(pos, dtype=np.float64).reshape(-1, 2)
     n = p.shape[0]
@@ -49,7 +49,7 @@ def make_agents(
     if heading is None:
         s = length(v)
         h = np.tile([1.0, 0.0], (n, 1))
-        moving = s > 0.0
+        moving = s > EPS  # a denormal |v|^2 would give a heading shorter than 1
         h[moving] = v[moving] / s[moving, None]
     else:
         h = np.array(heading, dtype=np.float64).reshape(n, 2)

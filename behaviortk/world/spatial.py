@@ -3,12 +3,15 @@
 Every module that measures "from a to b" goes through :func:`displacement`, so
 wrapped (toroidal) worlds are handled in one place.
 
-Pairs within one row range (a group and itself, or everyone) come from the
-uniform grid of ``grid.py``: measured in ``benchmarks/bench_neighbours.py`` at
-2.7 ms against 6.2 ms for ``cKDTree`` build + ``query_pairs`` (10,000 agents,
-~8 neighbours each). A scipy ``cKDTree`` (``boxsize`` on wrapped worlds)
-answers the rest: pairs between two different ranges, nearest-agent queries,
-and wrapped worlds too small for a 3 x 3 grid.
+Neighbour sets (``sense.py``) come from :class:`CloseQuery`: the points of a
+row range binned once in a full-stencil grid (``grid.CellGrid``), then
+measured against a chunk of observers at a time, so memory follows the chunk,
+never the density (``benchmarks/bench_memory.py``). :meth:`SpatialIndex.pairs`
+(all pairs at once: the half-stencil grid of ``grid_pairs`` within one range,
+measured in ``benchmarks/bench_neighbours.py`` at 2.7 ms against 6.2 ms for
+``cKDTree`` build + ``query_pairs`` at 10,000 agents with ~8 neighbours each,
+else a tree) stays as the unchunked reference the tests compare with. A scipy
+``cKDTree`` (``boxsize`` on wrapped worlds) answers nearest-agent queries.
 
 The index returns candidate pairs within a slightly padded radius; callers
 filter them with their own exact distance (see ``sense.py``), so the result

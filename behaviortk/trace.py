@@ -7,7 +7,7 @@ Line 1, the header::
 
 Then one line per recorded tick::
 
-    {"tick": t, "time": s, "agents": [{"id", "group", "pos": [x, y],
+    {"tick": t, "time": s, "agents": [{"id", "name", "group", "pos": [x, y],
      "vel": [vx, vy], "active": [names of the steering leaves that emitted]}]}
 
 ``tick`` is the 0-based index of the step just taken, ``pos``/``vel`` the state
@@ -63,8 +63,10 @@ def record(sim: Simulation) -> dict[str, Any]:
         "tick": sim.tick - 1,
         "time": float(sim.time),
         "agents": [
-            {"id": i, "group": g, "pos": p, "vel": v, "active": a}
-            for i, g, p, v, a in zip(ag.names, group_of, pos, vel, active, strict=True)
+            {"id": i, "name": n, "group": g, "pos": p, "vel": v, "active": a}
+            for i, n, g, p, v, a in zip(
+                ag.ids.tolist(), ag.names, group_of, pos, vel, active, strict=True
+            )
         ],
     }
 

@@ -53,8 +53,8 @@ def test_header_and_record_layout(reference) -> None:
     assert first["tick"] == 0 and first["time"] == 1 / 60
     assert json.loads(lines[3])["time"] == 3 * (1 / 60)
     agent = first["agents"][0]
-    assert list(agent) == ["id", "group", "pos", "vel", "active"]
-    assert agent["id"] == "prey-0" and agent["group"] == "prey"
+    assert list(agent) == ["id", "name", "group", "pos", "vel", "active"]
+    assert agent["id"] == 0 and agent["name"] == "prey-0" and agent["group"] == "prey"
     assert len(first["agents"]) == 63
     assert first["agents"][-1]["active"] == ["pursue prey"]
     assert ", " not in lines[1] and ": " not in lines[1]  # compact separators

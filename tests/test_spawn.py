@@ -84,25 +84,44 @@ def test_survivors_keep_every_bit_of_state(engine: str) -> None:
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 20), st.integers(1, 3)), max_size=8))
-def test_engines_agree_under_random_spawns_and_despawns(calls: list[tuple[int, int, int]]) -> None:
+@given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 20), st.integers(1, 3)), max_size=10))
+def test_engines_agree_under_random_game_calls(calls: list[tuple[int, int, int]]) -> None:
+    """Random spawn / despawn / move / blackboard writes / steps: both engines stay equal."""
     data = wanderers(count=4, seed=5)
     data["trees"]["main"]["root"]["children"].insert(
-        0, {"type": "in_range", "target": {"kind": "nearest", "group": "a"}, "radius": 500}
+        0, {"type": "in_range", "target": {"kind": "nearest", "group": "p"}, "radius": 500}
+    )
+    data["groups"].append(
+        {
+            "name": "p",
+            "count": 1,
+            "control": "external",
+            "spawn": {"kind": "positions", "points": [[200, 200]]},
+        }
     )
     sims = [sim_of(data, e) for e in ENGINES]
     for action, pick, count in calls:
         for sim in sims:
             live = sim.ids.tolist()
+            a_ids = sim.ids[sim.agents.slices["a"]].tolist()
             if action == 0 and live:
                 sim.despawn([live[pick % len(live)]])
             elif action == 1:
-                sim.spawn("a" if pick % 2 else "b", count)
+                sim.spawn(("a", "b", "p")[pick % 3], count)
+            elif action == 2:
+                p_ids = sim.ids[sim.agents.slices["p"]].tolist()
+                if p_ids:
+                    sim.move(p_ids[pick % len(p_ids)], [10.0 * pick, 5.0 * count])
+            elif action == 3 and a_ids:
+                sim.blackboard(a_ids[pick % len(a_ids)])["done"] = bool(count % 2)
             else:
                 sim.run(count)
         ref, batch = sims
         assert ref.ids.tolist() == batch.ids.tolist()
         assert np.array_equal(ref.agents.pos, batch.agents.pos)
+        assert [ref.engine.blackboard(r) for r in range(ref.agents.slices["a"].stop)] == [
+            batch.engine.blackboard(r) for r in range(batch.agents.slices["a"].stop)
+        ]
         for group, decision in ref.decisions.items():
             assert np.array_equal(decision.status, batch.decisions[group].status)
             assert np.array_equal(decision.emitted, batch.decisions[group].emitted)

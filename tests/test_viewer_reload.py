@@ -110,3 +110,22 @@ def test_an_invalid_save_keeps_the_running_seed(definition: Path) -> None:
     save(definition, seed=-1)
     assert session.reload() is False
     assert session.sim.seed == 7 and "invalid" in session.errors[0]
+
+
+def test_the_selection_follows_the_agent_id_when_rows_move(definition: Path) -> None:
+    """A game despawns an agent before the selected one: its row moves, the selection follows;
+    once the selected agent itself is despawned, nothing is selected."""
+    session = Session(definition)
+    session.opts.selected = 3
+    chosen = session.selected_id
+    session.sim.despawn([int(session.sim.ids[0])])
+    session.select_id(chosen)
+    assert session.opts.selected == 2 and session.selected_id == chosen
+    session.step_once()
+    assert session.opts.selected == 2 and session.selected_id == chosen
+    session.sim.despawn([int(session.sim.ids[0])])  # between frames: the row moves again
+    session.step_once()
+    assert session.opts.selected == 1 and session.selected_id == chosen
+    session.sim.despawn([chosen])
+    session.step_once()
+    assert session.opts.selected is None and session.selected_id is None

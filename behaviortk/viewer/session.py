@@ -58,17 +58,44 @@ class Session:
         self.step_error: str | None = None
         self.dragging: int | None = None  # obstacle index being dragged
         self._acc = 0.0
+        self._selection: tuple[int, int | None] | None = None  # (row, id) last shown
 
     # ------------------------------------------------------------ stepping
     def _step(self) -> bool:
+        selected = self.selected_id
         try:
             self.sim.step()
         except Exception as exc:  # shown in the window; the window must not die
             self.step_error = f"step {self.sim.tick + 1} failed: {type(exc).__name__}: {exc}"
             self.paused = True
             return False
+        finally:
+            self.select_id(selected)
         self.step_error = None
         return True
+
+    @property
+    def selected_id(self) -> int | None:
+        """The selected agent's id: the selection follows the agent when rows move
+        (a game spawning or despawning around it), and ends when it is despawned.
+
+        ``opts.selected`` (the row the drawing reads) is remembered with the id it
+        showed, so a row that now holds another agent still means the old one."""
+        row = self.opts.selected
+        if row is None:
+            return None
+        if self._selection is not None and self._selection[0] == row:
+            return self._selection[1]
+        if not 0 <= row < self.sim.agents.n:
+            return None
+        self._selection = (row, int(self.sim.ids[row]))
+        return self._selection[1]
+
+    def select_id(self, agent: int | None) -> None:
+        """Select agent ``agent`` (an id) wherever its row now is; None if it is gone."""
+        rows: Any = np.flatnonzero(self.sim.ids == agent) if agent is not None else []
+        self.opts.selected = int(rows[0]) if len(rows) else None
+        self._selection = None if self.opts.selected is None else (self.opts.selected, agent)
 
     def advance(self, real_dt: float) -> int:
         """Called from on_fixed_update: run the ticks of ``real_dt * speed`` at the scenario's dt."""

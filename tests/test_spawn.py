@@ -161,3 +161,23 @@ def test_a_despawned_id_is_refused(engine: str) -> None:
     sim.despawn(2)
     with pytest.raises(SimulationError, match="agent id 2 was despawned; live ids: 0-1, 3-6"):
         sim.despawn([2])
+
+
+def test_same_seed_and_calls_give_byte_identical_traces() -> None:
+    from behaviortk.trace import record
+
+    def run() -> list[str]:
+        sim = sim_of(wanderers(), "batch")
+        lines = []
+        for tick in range(10):
+            if tick == 3:
+                sim.spawn("a", 2)
+            if tick == 6:
+                sim.despawn([1])
+            sim.step()
+            lines.append(json.dumps(record(sim)))
+        return lines
+
+    first, second = run(), run()
+    assert first == second
+    assert '"id": 7' in first[-1] and '"id": 1,' not in first[-1]

@@ -8,7 +8,7 @@ files: the same path once resolved (``./x.json`` and ``x.json``, symlinks) or th
 file on disk (``os.path.samefile``: same device and inode, so hard links too).
 
 ``atomic_output(path, mode)`` does that check, then yields a file object on a temporary
-file in the target's directory (``.NAME.XXXXXXXX.tmp``, so the rename cannot cross a
+file in the target's directory (``.NAME.<random>.tmp``, so the rename cannot cross a
 file system). When the block ends normally the file is flushed, synced and renamed over
 the target with ``os.replace``: readers see the old file or the complete new one, never a
 truncated one. When the block raises (an error, ^C), the temporary file is removed and
@@ -80,7 +80,7 @@ def cannot_write(path: StrPath, exc: OSError, what: str = "output") -> OutputErr
 
 
 def _create_temp(directory: str, name: str) -> tuple[int, str]:
-    """A new file ``.NAME.XXXXXXXX.tmp`` in ``directory`` (mode 0o666 less the umask)."""
+    """A new file ``.NAME.<random>.tmp`` in ``directory`` (mode 0o666 less the umask)."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
     for _ in range(100):
         tmp = os.path.join(directory, f".{name}.{os.urandom(4).hex()}.tmp")

@@ -37,6 +37,7 @@ from behaviortk.format.fields import (
     PDegrees,
     PNonNeg,
     PProbability,
+    ZoneRef,
     doc,
 )
 from behaviortk.format.nodes import NodeModel, Target
@@ -45,6 +46,8 @@ from behaviortk.sense import Sense
 from behaviortk.tree.ops import Codes, LeafOps, NodeContext, Rows
 from behaviortk.tree.status import FAILURE, SUCCESS
 from behaviortk.vec import EPS, Array
+from behaviortk.world.spatial import displacement
+from behaviortk.world.state import World, Zone
 
 BoolArray = np.ndarray
 Op = Literal["==", "!=", "<", "<=", ">", ">="]
@@ -99,6 +102,14 @@ class Facing(NodeModel):
     angle: PDegrees = doc(
         "Largest angle between heading and the direction to the target", 20.0, unit="degrees"
     )
+
+
+class InZone(NodeModel):
+    """True while the agent is inside the named zone (a circle: distance to its centre at
+    most its radius, nearest image on wrapped worlds; a rectangle: min <= position <= max)."""
+
+    type: Literal["in_zone"] = "in_zone"
+    zone: ZoneRef = doc("Name of a zone of the definition's `zones`")
 
 
 class Chance(NodeModel):
@@ -261,6 +272,18 @@ def facing(m: Facing, sense: Sense, group: str, prev: BoolArray, rand: Array | N
     )
 
 
+def inside(zone: Zone, pos: Array, world: World) -> BoolArray:
+    """Which of ``pos`` (n, 2) lie inside ``zone`` (edges included)."""
+    if zone.kind == "circle":
+        d = displacement(pos, zone.center, world)
+        return np.asarray(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1] <= zone.radius**2, dtype=bool)
+    return np.asarray(((pos >= zone.low) & (pos <= zone.high)).all(axis=1), dtype=bool)
+
+
+def in_zone(m: InZone, sense: Sense, group: str, prev: BoolArray, rand: Array | None) -> BoolArray:
+    return inside(sense.world.zones[m.zone], sense.agents.pos[_own(sense, group)], sense.world)
+
+
 def chance(m: Chance, sense: Sense, group: str, prev: BoolArray, rand: Array | None) -> BoolArray:
     if rand is None:
         raise ValueError("chance needs a random slot (FlatNode.rand_slot)")
@@ -299,6 +322,7 @@ BUILTIN = (
     (NeighboursCond, neighbours),
     (Arrived, arrived),
     (Facing, facing),
+    (InZone, in_zone),
     (Chance, chance),
     (BlackboardCompare, BlackboardCompareOps),
 )

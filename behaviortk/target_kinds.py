@@ -24,6 +24,7 @@ from behaviortk.format.fields import (
     PNonNeg,
     Point,
     PPoint,
+    ZoneRef,
     doc,
 )
 from behaviortk.registry import Registries
@@ -77,6 +78,13 @@ class PointerTarget(Model):
     at: Point = doc("Where the pointer is when there is no viewer", (0.0, 0.0), unit="world units")
 
 
+class ZoneTarget(Model):
+    """The centre of a named zone (a circle's centre, a rectangle's middle)."""
+
+    kind: Literal["zone"] = "zone"
+    zone: ZoneRef = doc("Name of a zone of the definition's `zones`")
+
+
 class SelfTarget(Model):
     """The agent itself (for leaves that need no other target)."""
 
@@ -126,6 +134,10 @@ def blackboard_target(spec: BlackboardTarget, sense: Sense, group: str) -> Targe
     return sense.blackboard_facts(own_positions(sense, group), group, rows, spec.key)
 
 
+def zone_target(spec: ZoneTarget, sense: Sense, group: str) -> TargetFacts:
+    return sense.point_facts(own_positions(sense, group), sense.world.zones[spec.zone].center)
+
+
 BUILTIN = (
     (NearestTarget, nearest_target),
     (AgentTarget, agent_target),
@@ -134,6 +146,7 @@ BUILTIN = (
     (BlackboardTarget, blackboard_target),
     (PointerTarget, pointer_target),
     (SelfTarget, self_target),
+    (ZoneTarget, zone_target),
 )
 """(model, implementation) of every built-in target kind."""
 

@@ -11,7 +11,7 @@ from behaviortk.format.fields import BlackboardKey, Model, doc
 from behaviortk.format.group import Group
 from behaviortk.format.nodes import Node
 from behaviortk.format.tree import ParamSpec
-from behaviortk.format.world import Obstacle, PathDef, Wall, WorldDef
+from behaviortk.format.world import Obstacle, PathDef, Wall, WorldDef, ZoneDef
 
 FORMAT_VERSION = "1"
 """Bumped on incompatible changes to the file format."""
@@ -51,5 +51,10 @@ class Definition(Model):
     obstacles: list[Obstacle] = doc("Solid circles", default_factory=list)
     walls: list[Wall] = doc("Wall segments", default_factory=list)
     paths: list[PathDef] = doc("Named paths (unique names)", default_factory=list)
+    zones: list[ZoneDef] = doc(
+        "Named regions, circles or rectangles (unique names): `in_zone` conditions and "
+        "`zone` targets refer to them",
+        default_factory=list,
+    )
     groups: list[Group] = doc("Groups of vehicles (unique names), at least 1", min_length=1)
     trees: dict[str, TreeDef] = doc("Named trees that groups and subtrees refer to")

@@ -130,6 +130,7 @@ class NameRef:
 GroupRef = Annotated[str, NameRef("group"), Field(min_length=1)]
 PathRef = Annotated[str, NameRef("path"), Field(min_length=1)]
 AgentRef = Annotated[str, NameRef("agent"), Field(min_length=1)]
+ZoneRef = Annotated[str, NameRef("zone"), Field(min_length=1)]
 
 
 @dataclass(frozen=True)

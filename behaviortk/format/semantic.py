@@ -75,6 +75,7 @@ class Outline:
 
     groups: list[tuple[int, Any, int, Any, Any]]  # (index, name, count, tree, params)
     paths: list[Any]  # names
+    zones: list[Any]  # names
     trees: dict[str, dict[str, bool]]  # tree -> parameter -> required
     roots: dict[str, Any]  # tree -> its root as written
 
@@ -99,7 +100,8 @@ class Outline:
             params = params if isinstance(params, dict) else {}
             trees[name] = {k: get(v, "default") is None for k, v in params.items()}
             roots[name] = get(tdef, "root")
-        return cls(groups, [get(p, "name") for p in items("paths")], trees, roots)
+        names = {key: [get(x, "name") for x in items(key)] for key in ("paths", "zones")}
+        return cls(groups, names["paths"], names["zones"], trees, roots)
 
 
 def check_names(raw: dict[str, Any], *, max_agents: int = MAX_AGENTS) -> list[Finding]:
@@ -107,7 +109,12 @@ def check_names(raw: dict[str, Any], *, max_agents: int = MAX_AGENTS) -> list[Fi
     o = Outline.of(raw)
     out: list[Finding] = []
     group_names = [g[1] for g in o.groups]
-    for label, names, key in (("group", group_names, "groups"), ("path", o.paths, "paths")):
+    named = (
+        ("group", group_names, "groups"),
+        ("path", o.paths, "paths"),
+        ("zone", o.zones, "zones"),
+    )
+    for label, names, key in named:
         seen: set[str] = set()
         for i, name in enumerate(names):
             if not isinstance(name, str):
@@ -552,6 +559,7 @@ class _Names:
     def __init__(self, definition: Definition) -> None:
         self.groups = {g.name: g for g in definition.groups}
         self.paths = [p.name for p in definition.paths]
+        self.zones = [z.name for z in definition.zones]
         self.explicit = {n for g in definition.groups for n in (g.names or [])}
 
     def problem(self, kind: str, value: str) -> str:
@@ -559,6 +567,8 @@ class _Names:
             return f"unknown group {value!r}{choices(value, list(self.groups))}"
         if kind == "path" and value not in self.paths:
             return f"unknown path {value!r}{choices(value, self.paths)}"
+        if kind == "zone" and value not in self.zones:
+            return f"unknown zone {value!r}{choices(value, self.zones)}"
         if kind == "agent" and not self._is_agent(value):
             hint = suggest(value, sorted(self.explicit) + [f"{g}-0" for g in self.groups])
             return f"unknown agent {value!r}{hint}"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
@@ -54,3 +54,31 @@ class PathDef(Model):
     name: str = doc("Name the `path` target refers to", min_length=1)
     points: list[Point] = doc("Waypoints [x, y], at least 2", unit="world units", min_length=2)
     looped: bool = doc("Whether the last point connects back to the first", False)
+
+
+class CircleZone(Model):
+    """A named disc of the world (`in_zone` conditions, `zone` targets: its centre)."""
+
+    name: str = doc("Name conditions and targets refer to (unique among zones)", min_length=1)
+    kind: Literal["circle"] = "circle"
+    at: Point = doc("Centre [x, y]", unit="world units")
+    radius: Positive = doc("Radius, > 0", unit="world units")
+
+
+class RectZone(Model):
+    """A named axis-aligned rectangle of the world (its centre is the `zone` target)."""
+
+    name: str = doc("Name conditions and targets refer to (unique among zones)", min_length=1)
+    kind: Literal["rect"] = "rect"
+    min: Point = doc("Lower-left corner [x, y]", unit="world units")
+    max: Point = doc("Upper-right corner [x, y] (each coordinate >= min's)", unit="world units")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> RectZone:
+        if self.min[0] > self.max[0] or self.min[1] > self.max[1]:
+            raise ValueError(f"zone min {list(self.min)} is not below-left of max {list(self.max)}")
+        return self
+
+
+ZoneDef = Annotated[CircleZone | RectZone, Field(discriminator="kind")]
+"""A named region: a circle or a rectangle."""

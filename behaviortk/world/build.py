@@ -11,14 +11,14 @@ Units: the file speaks degrees, the state radians.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from behaviortk.vec import Array, from_angle, normalize, perp
 from behaviortk.world.factory import make_agents
 from behaviortk.world.rows import stack
-from behaviortk.world.state import Agents, Path, World
+from behaviortk.world.state import Agents, Path, World, Zone
 from behaviortk.world.streams import SPAWN, uniforms
 
 if TYPE_CHECKING:
@@ -47,6 +47,7 @@ def build_world(
     obstacles: Sequence[Obstacle] = (),
     walls: Sequence[Wall] = (),
     paths: Sequence[PathDef] = (),
+    zones: Sequence[Any] = (),
 ) -> World:
     wall_a, wall_b, wall_normal = wall_geometry(walls)
     return World(
@@ -62,7 +63,15 @@ def build_world(
             p.name: Path(p.name, np.array(p.points, dtype=np.float64), bool(p.looped))
             for p in paths
         },
+        zones={z.name: zone_of(z) for z in zones},
     )
+
+
+def zone_of(z: Any) -> Zone:
+    if z.kind == "circle":
+        return Zone(z.name, "circle", np.array(z.at, dtype=np.float64), radius=float(z.radius))
+    low, high = np.array(z.min, dtype=np.float64), np.array(z.max, dtype=np.float64)
+    return Zone(z.name, "rect", (low + high) / 2.0, low=low, high=high)
 
 
 def spawn_state(group: Group, ids: np.ndarray, seed: int, first: int) -> tuple[Array, Array]:
@@ -145,5 +154,7 @@ def build_agents(groups: Sequence[Group], seed: int) -> Agents:
 
 def build(definition: Definition, seed: int | None = None) -> tuple[World, Agents]:
     """World and agents of ``definition`` (seed: the file's unless given)."""
-    world = build_world(definition.world, definition.obstacles, definition.walls, definition.paths)
+    world = build_world(
+        definition.world, definition.obstacles, definition.walls, definition.paths, definition.zones
+    )
     return world, build_agents(definition.groups, definition.world.seed if seed is None else seed)

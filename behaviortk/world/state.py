@@ -21,6 +21,18 @@ class Path:
     looped: bool
 
 
+@dataclass(frozen=True)
+class Zone:
+    """A named region: a circle (``center``, ``radius``) or a rectangle (``low``, ``high``)."""
+
+    name: str
+    kind: str  # "circle" | "rect"
+    center: Array  # (2,) the circle's centre, or the rectangle's middle
+    radius: float = 0.0
+    low: Array = field(default_factory=lambda: np.zeros(2))
+    high: Array = field(default_factory=lambda: np.zeros(2))
+
+
 @dataclass
 class World:
     """Static geometry (obstacles may be dragged in the viewer, nothing else moves)."""
@@ -34,6 +46,7 @@ class World:
     wall_b: Array = field(default_factory=lambda: np.zeros((0, 2)))  # (K, 2) segment end
     wall_normal: Array = field(default_factory=lambda: np.zeros((0, 2)))  # (K, 2) unit, facing in
     paths: dict[str, Path] = field(default_factory=dict)
+    zones: dict[str, Zone] = field(default_factory=dict)
 
     @property
     def size(self) -> Array:

@@ -42,7 +42,7 @@ from behaviortk.format.fields import (
 )
 from behaviortk.format.nodes import NodeModel, Target
 from behaviortk.registry import Registries
-from behaviortk.sense import Sense
+from behaviortk.sense import FOV_COS_TOLERANCE, Sense
 from behaviortk.tree.ops import Codes, LeafOps, NodeContext, Rows
 from behaviortk.tree.status import FAILURE, SUCCESS
 from behaviortk.vec import EPS, Array
@@ -102,6 +102,28 @@ class Facing(NodeModel):
     angle: PDegrees = doc(
         "Largest angle between heading and the direction to the target", 20.0, unit="degrees"
     )
+
+
+class CanSee(NodeModel):
+    """True when the target is within view distance, inside the field of view (a full
+    angle, as the group's `fov`; half of it either side of the heading) and, with
+    `line_of_sight`, no obstacle circle or wall segment crosses the line to it.
+
+    A wall blocks where it properly crosses the line (touching an end does not); an
+    obstacle blocks where the line passes closer to its centre than its radius. On
+    wrapped worlds the line runs to the target's nearest image and obstacles and walls
+    are taken where they are (not their images).
+    """
+
+    type: Literal["can_see"] = "can_see"
+    target: Target = doc("What the agent looks for")
+    distance: PNonNeg | None = doc(
+        "How far the agent sees (null = the group's `view_distance`)", None, unit="world units"
+    )
+    fov: PDegrees | None = doc(
+        "Full field-of-view angle, 0..360 (null = the group's `fov`)", None, unit="degrees"
+    )
+    line_of_sight: bool = doc("Whether obstacles and walls block the view", True)
 
 
 class InZone(NodeModel):
@@ -272,6 +294,51 @@ def facing(m: Facing, sense: Sense, group: str, prev: BoolArray, rand: Array | N
     )
 
 
+def line_blocked(p: Array, q: Array, world: World) -> BoolArray:
+    """Per row, whether the segment ``p -> q`` crosses an obstacle circle or a wall."""
+    n = p.shape[0]
+    blocked = np.zeros(n, dtype=bool)
+    d = q - p
+    if world.obstacle_radius.size:
+        c = world.obstacle_pos[None, :, :] - p[:, None, :]  # (n, M, 2)
+        dd = (d * d).sum(axis=1)[:, None]
+        t = np.clip((c * d[:, None, :]).sum(axis=2) / np.where(dd > 0, dd, 1.0), 0.0, 1.0)
+        gap = c - t[:, :, None] * d[:, None, :]
+        near = (gap * gap).sum(axis=2) < world.obstacle_radius[None, :] ** 2
+        blocked |= near.any(axis=1)
+    if world.wall_a.size:
+        a, b = world.wall_a[None, :, :], world.wall_b[None, :, :]  # (1, K, 2)
+        pp, qq = p[:, None, :], q[:, None, :]
+
+        def cross(u: Array, v: Array) -> Array:
+            return u[..., 0] * v[..., 1] - u[..., 1] * v[..., 0]
+
+        ab = b - a
+        d1, d2 = cross(ab, pp - a), cross(ab, qq - a)
+        d3, d4 = cross(qq - pp, a - pp), cross(qq - pp, b - pp)
+        blocked |= ((d1 * d2 < 0) & (d3 * d4 < 0)).any(axis=1)
+    return blocked
+
+
+def can_see(m: CanSee, sense: Sense, group: str, prev: BoolArray, rand: Array | None) -> BoolArray:
+    facts = sense.target(m.target, group)
+    rows = _own(sense, group)
+    ag = sense.agents
+    pos, heading = ag.pos[rows], ag.heading[rows]
+    reach = ag.view_distance[rows] if m.distance is None else np.full(len(pos), m.distance)
+    half = 0.5 * (ag.fov[rows] if m.fov is None else np.full(len(pos), np.radians(m.fov)))
+    d = facts.pos - pos
+    dist = np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1])
+    along = heading[:, 0] * d[:, 0] + heading[:, 1] * d[:, 1]
+    cos_half = np.cos(np.minimum(half, np.pi)) - FOV_COS_TOLERANCE
+    in_view = (half >= np.pi) | (along >= dist * cos_half) | (dist <= EPS)
+    seen = facts.valid & (dist <= reach) & in_view
+    if m.line_of_sight and seen.any():
+        which = np.flatnonzero(seen)
+        seen[which] = ~line_blocked(pos[which], facts.pos[which], sense.world)
+    return np.asarray(seen, dtype=bool)
+
+
 def inside(zone: Zone, pos: Array, world: World) -> BoolArray:
     """Which of ``pos`` (n, 2) lie inside ``zone`` (edges included)."""
     if zone.kind == "circle":
@@ -322,6 +389,7 @@ BUILTIN = (
     (NeighboursCond, neighbours),
     (Arrived, arrived),
     (Facing, facing),
+    (CanSee, can_see),
     (InZone, in_zone),
     (Chance, chance),
     (BlackboardCompare, BlackboardCompareOps),

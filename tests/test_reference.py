@@ -119,7 +119,7 @@ def test_docstrings_appear_as_written() -> None:
 def test_only_registered_things_are_documented() -> None:
     text = reference_markdown()
     assert "### group" not in text
-    assert "| `fov` |" not in text  # a group field, not a node's
+    assert "| `max_neighbours` |" not in text  # a group field, not a node's
 
 
 class Orbit(NodeModel):

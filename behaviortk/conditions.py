@@ -46,6 +46,7 @@ from behaviortk.sense import FOV_COS_TOLERANCE, Sense
 from behaviortk.tree.ops import Codes, LeafOps, NodeContext, Rows
 from behaviortk.tree.status import FAILURE, SUCCESS
 from behaviortk.vec import EPS, Array
+from behaviortk.world.sight import line_blocked
 from behaviortk.world.spatial import displacement
 from behaviortk.world.state import World, Zone
 
@@ -292,32 +293,6 @@ def facing(m: Facing, sense: Sense, group: str, prev: BoolArray, rand: Array | N
     return facing_mask(
         sense.agents.heading[rows], sense.agents.pos[rows], facts.pos, facts.valid, m.angle
     )
-
-
-def line_blocked(p: Array, q: Array, world: World) -> BoolArray:
-    """Per row, whether the segment ``p -> q`` crosses an obstacle circle or a wall."""
-    n = p.shape[0]
-    blocked = np.zeros(n, dtype=bool)
-    d = q - p
-    if world.obstacle_radius.size:
-        c = world.obstacle_pos[None, :, :] - p[:, None, :]  # (n, M, 2)
-        dd = (d * d).sum(axis=1)[:, None]
-        t = np.clip((c * d[:, None, :]).sum(axis=2) / np.where(dd > 0, dd, 1.0), 0.0, 1.0)
-        gap = c - t[:, :, None] * d[:, None, :]
-        near = (gap * gap).sum(axis=2) < world.obstacle_radius[None, :] ** 2
-        blocked |= near.any(axis=1)
-    if world.wall_a.size:
-        a, b = world.wall_a[None, :, :], world.wall_b[None, :, :]  # (1, K, 2)
-        pp, qq = p[:, None, :], q[:, None, :]
-
-        def cross(u: Array, v: Array) -> Array:
-            return u[..., 0] * v[..., 1] - u[..., 1] * v[..., 0]
-
-        ab = b - a
-        d1, d2 = cross(ab, pp - a), cross(ab, qq - a)
-        d3, d4 = cross(qq - pp, a - pp), cross(qq - pp, b - pp)
-        blocked |= ((d1 * d2 < 0) & (d3 * d4 < 0)).any(axis=1)
-    return blocked
 
 
 def can_see(m: CanSee, sense: Sense, group: str, prev: BoolArray, rand: Array | None) -> BoolArray:

@@ -54,7 +54,7 @@ def _compile() -> Any:
     import numba
 
     @numba.njit(cache=True, nogil=True)
-    def kernel(p, q, centres, radii, wall_a, wall_b, out):  # type: ignore[no-untyped-def]
+    def kernel(p, q, centres, radii, wall_a, wall_b, out):
         for i in range(p.shape[0]):
             px, py = p[i, 0], p[i, 1]
             dx, dy = q[i, 0] - px, q[i, 1] - py

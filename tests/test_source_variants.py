@@ -152,7 +152,13 @@ def following_of(agents: Any, req: Requests) -> np.ndarray:
 def test_follow_inside_a_combiner_counts_as_following():
     """A follow that is a blend's child marks its rows as following too."""
     ag = followers()
-    spec = {"type": "blend", "children": [{"type": "follow"}, {"type": "seek", "target": {"kind": "point", "at": [0, 0]}}]}
+    spec = {
+        "type": "blend",
+        "children": [
+            {"type": "follow"},
+            {"type": "seek", "target": {"kind": "point", "at": [0, 0]}},
+        ],
+    }
     req = requests_for(spec, ag, [False, False, True, False])
     assert following_of(ag, req).tolist() == [False, False, True, False]
 

@@ -14,12 +14,15 @@ from typing import Any
 import numpy as np
 import pytest
 from engine_support import definition
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 from steering_support import node, run, world
 
 import behaviortk
 from behaviortk.registry import default
 from behaviortk.sim import Simulation
+from behaviortk.steering import kernels
 from behaviortk.steering.debug import DebugBuffer
 from behaviortk.steering.primitives import following
 from behaviortk.steering.requests import Requests
@@ -274,6 +277,26 @@ def test_orientation_wander_faces_by_default():
     assert_allclose(out.linear, [[50.0, 0.0]])
     assert out.angular is not None
     assert_allclose(out.angular, [10.363162], atol=1e-6)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.floats(0, 1, exclude_max=True), st.floats(0, 1, exclude_max=True)),
+        min_size=1,
+        max_size=5,
+    ),
+    st.floats(0, 3000),
+    st.floats(0.001, 1),
+)
+def test_orientation_step_is_a_binomial_within_rate_dt(
+    rand: list[tuple[float, float]], rate_deg: float, dt: float
+) -> None:
+    """|randomBinomial()| < 1, so one tick turns the wander angle by less than rate * dt."""
+    u = np.array(rand)
+    step = kernels.wander_orientation_step(np.zeros(len(rand)), u, math.radians(rate_deg), dt)
+    assert np.all(np.abs(step) <= min(math.radians(rate_deg) * dt, math.pi) + 1e-12)
+    assert_allclose(kernels.random_binomial(u), u[:, 0] - u[:, 1])
 
 
 def test_jitter_wander_keeps_seek_by_default():

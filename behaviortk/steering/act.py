@@ -1,6 +1,8 @@
 """Act phase: turn this tick's steering requests into one force per agent.
 
-For each group and each steering leaf in request order, the leaf is computed
+The tick's requests of every group are gathered first (``requests.py``: a
+leaf may depend on what other agents asked for). Then for each group and each
+steering leaf in request order, the leaf is computed
 once, vectorised over the rows that emitted it, weighted, and added to those
 rows' running force with Buckland's AccumulateForce (running sum truncated at
 max_force). Angular accelerations add and are clamped at max_angular_accel.
@@ -24,6 +26,7 @@ from behaviortk.steering.context import (
     steer,
 )
 from behaviortk.steering.debug import DebugBuffer
+from behaviortk.steering.requests import Requests
 from behaviortk.tree.flat import Decision
 from behaviortk.vec import Array
 from behaviortk.world.state import Agents, World
@@ -41,8 +44,13 @@ def make_context(
     rand_slot: int,
     memory: dict[str, np.ndarray],
     debug: DebugBuffer,
+    requests: Requests | None = None,
 ) -> SteeringContext:
-    """The context of ``model`` for global ``rows`` of ``group`` (targets resolved through ``sense``)."""
+    """The context of ``model`` for global ``rows`` of ``group`` (targets resolved through ``sense``).
+
+    ``requests``: every group's requests this tick (``act`` passes them; without
+    them a leaf such as ``follow`` takes it that no agent asked for anything).
+    """
     rows = np.asarray(rows, dtype=np.int64)
     local = rows - agents.slices[group].start
 
@@ -67,6 +75,7 @@ def make_context(
         memory=memory,
         debug=debug,
         resolve=resolve,
+        requests=requests,
     )
 
 
@@ -86,6 +95,7 @@ def act(sim: Any, sense: Sense, decisions: dict[str, Decision]) -> tuple[Array, 
     linear = np.zeros((agents.n, 2))
     angular = np.zeros(agents.n)
     contributions: dict[str, dict[int, tuple[np.ndarray, Array]]] = {}
+    requests = Requests(sim.trees, decisions, agents.slices)
     for group, decision in decisions.items():
         tree = sim.trees[group]
         start = agents.slices[group].start
@@ -107,6 +117,7 @@ def act(sim: Any, sense: Sense, decisions: dict[str, Decision]) -> tuple[Array, 
                 rand_slot=node.rand_slot,
                 memory=sim.memory.setdefault((group, emit_index), LeafMemory()),
                 debug=debug,
+                requests=requests,
             )
             out = weighted(node.model, ctx)
             mine[emit_index] = (rows, out.linear)

@@ -18,7 +18,7 @@ from pydantic import Field
 
 from behaviortk.conditions import inside
 from behaviortk.format.checks import MetricModel
-from behaviortk.format.fields import GroupRef, NodeRef, PNonNeg, ZoneRef, doc
+from behaviortk.format.fields import GroupRef, NodeRef, NonNeg, ZoneRef, doc
 from behaviortk.registry import Registries
 from behaviortk.vec import Array
 
@@ -96,7 +96,7 @@ class Survival(MetricModel):
     groups: list[GroupRef] = Field(
         min_length=2, max_length=2, description="[survivors, threats], e.g. [prey, predator]"
     )
-    radius: PNonNeg = doc("Contact radius: this close counts as caught", unit="world units")
+    radius: NonNeg = doc("Contact radius: this close counts as caught", unit="world units")
 
 
 class InZoneCount(_OneGroup):

@@ -259,3 +259,18 @@ def test_check_command_exit_codes_and_reports(tmp_path: Path) -> None:
     broken.write_text("{")
     fails = subprocess.run([*cmd, str(broken)], capture_output=True, text=True, cwd=ROOT)
     assert fails.returncode == 1 and "Traceback" not in fails.stderr
+
+
+def test_shipped_checks_pass() -> None:
+    """The checks shipped in definitions/ hold on the file's own seed (`behaviortk check`)."""
+    shipped = [p for p in sorted((ROOT / "definitions").glob("*.json")) if "schema" not in p.name]
+    with_checks = [p for p in shipped if json.loads(p.read_text()).get("checks")]
+    assert len(with_checks) >= 5
+    done = subprocess.run(
+        [sys.executable, "-m", "behaviortk", "check", "--engine", "batch", *map(str, with_checks)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert " 0 failed" in done.stdout

@@ -15,7 +15,7 @@ import pytest
 from engine_support import definition
 
 from behaviortk import metrics
-from behaviortk.checks import aggregate, junit_xml, judge, run_checks
+from behaviortk.checks import aggregate, judge, junit_xml, run_checks
 from behaviortk.format.checks import check_model
 from behaviortk.format.errors import DefinitionError
 from behaviortk.format.loader import load_text

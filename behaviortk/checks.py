@@ -39,7 +39,8 @@ class Verdict:
 
 
 def metric_fn(spec: Any, registries: Any) -> Callable[..., float]:
-    return registries.metrics.impl(spec.metric)  # type: ignore[no-any-return]
+    fn: Callable[..., float] = registries.metrics.impl(spec.metric)
+    return fn
 
 
 def record(
@@ -77,7 +78,8 @@ def aggregate(check: Any, column: np.ndarray, ticks: np.ndarray) -> float:
         return float(window[-1])
     if np.isnan(window).any():
         return math.nan
-    return float({"min": np.min, "max": np.max, "mean": np.mean}[check.over](window))
+    reduce: dict[str, Callable[[np.ndarray], Any]] = {"min": np.min, "max": np.max, "mean": np.mean}
+    return float(reduce[check.over](window))
 
 
 def judge(check: Any, table: pl.DataFrame, definition: str, seed: int) -> Verdict:
@@ -99,7 +101,8 @@ def judge(check: Any, table: pl.DataFrame, definition: str, seed: int) -> Verdic
 
 def ticks_needed(scenario: Scenario, default: int) -> int:
     """Enough ticks for every check's window: the largest ``to_tick`` + 1, else ``default``."""
-    ends = [c.to_tick for c in scenario.definition.checks if c.to_tick is not None]
+    checks: list[Any] = scenario.definition.checks
+    ends = [c.to_tick for c in checks if c.to_tick is not None]
     return max([default, *[e + 1 for e in ends]]) if ends else default
 
 
@@ -121,7 +124,7 @@ def run_checks(
     """One run: the table of every check's metric (and ``extra`` metrics), and the verdicts."""
     from behaviortk.sim import Simulation
 
-    checks = scenario.definition.checks
+    checks: list[Any] = scenario.definition.checks
     specs: dict[str, Any] = {c.name: c for c in checks}
     specs.update(extra or {})
     sim = Simulation(scenario, engine=engine, seed=seed)

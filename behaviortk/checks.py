@@ -67,24 +67,30 @@ def record(
     return pl.DataFrame({"tick": tick, "time": time, **values})
 
 
-def aggregate(check: Any, column: np.ndarray, ticks: np.ndarray) -> float:
-    """The check's ``over`` of ``column`` in its window (NaN when the window is empty)."""
+def aggregate(
+    column: np.ndarray, ticks: np.ndarray, over: str, from_tick: int = 0, to_tick: int | None = None
+) -> float:
+    """``over`` (min, max, mean, final) of ``column`` within ticks ``from_tick..to_tick``.
+
+    NaN when the window is empty or (except for ``final``) holds a NaN.
+    """
     last = int(ticks[-1]) if len(ticks) else -1
-    hi = last if check.to_tick is None else min(check.to_tick, last)
-    window = column[(ticks >= check.from_tick) & (ticks <= hi)]
+    hi = last if to_tick is None else min(to_tick, last)
+    window = column[(ticks >= from_tick) & (ticks <= hi)]
     if window.size == 0:
         return math.nan
-    if check.over == "final":
+    if over == "final":
         return float(window[-1])
     if np.isnan(window).any():
         return math.nan
     reduce: dict[str, Callable[[np.ndarray], Any]] = {"min": np.min, "max": np.max, "mean": np.mean}
-    return float(reduce[check.over](window))
+    return float(reduce[over](window))
 
 
 def judge(check: Any, table: pl.DataFrame, definition: str, seed: int) -> Verdict:
     ticks = table["tick"].to_numpy()
-    value = aggregate(check, table[check.name].to_numpy(), ticks)
+    column = table[check.name].to_numpy()
+    value = aggregate(column, ticks, check.over, check.from_tick, check.to_tick)
     last = int(ticks[-1]) if len(ticks) else 0
     hi = last if check.to_tick is None else check.to_tick
     return Verdict(

@@ -123,13 +123,13 @@ def check(**fields: Any) -> Any:
 
 def test_aggregates_over_the_window() -> None:
     column, ticks = np.array([5.0, 1.0, 3.0, 4.0, 2.0]), np.arange(5)
-    assert aggregate(check(over="min"), column, ticks) == 1.0
-    assert aggregate(check(over="min", from_tick=2), column, ticks) == 2.0
-    assert aggregate(check(over="max", from_tick=1, to_tick=3), column, ticks) == 4.0
-    assert aggregate(check(over="mean", to_tick=2), column, ticks) == pytest.approx(3.0)
-    assert aggregate(check(over="final"), column, ticks) == 2.0
-    assert aggregate(check(over="final", to_tick=1), column, ticks) == 1.0
-    assert math.isnan(aggregate(check(from_tick=9), column, ticks))
+    assert aggregate(column, ticks, "min") == 1.0
+    assert aggregate(column, ticks, "min", from_tick=2) == 2.0
+    assert aggregate(column, ticks, "max", 1, 3) == 4.0
+    assert aggregate(column, ticks, "mean", to_tick=2) == pytest.approx(3.0)  # (5 + 1 + 3) / 3
+    assert aggregate(column, ticks, "final") == 2.0
+    assert aggregate(column, ticks, "final", to_tick=1) == 1.0
+    assert math.isnan(aggregate(column, ticks, "final", from_tick=9))
 
 
 def test_verdicts_compare_and_fail_on_nan() -> None:

@@ -110,11 +110,13 @@ def apply(raw: dict[str, Any], path: Sequence[str], value: Any) -> None:
             raise SweepError(f"unknown group {path[1]!r}{choices(path[1], names)}")
         groups[names.index(path[1])][path[2]] = value
         return
-    trees = raw.get("trees") if isinstance(raw.get("trees"), dict) else {}
+    found = raw.get("trees")
+    trees: dict[str, Any] = found if isinstance(found, dict) else {}
     tree = trees.get(path[1])
     if not isinstance(tree, dict):
         raise SweepError(f"unknown tree {path[1]!r}{choices(path[1], list(trees))}")
-    params = tree.get("params") if isinstance(tree.get("params"), dict) else {}
+    declared = tree.get("params")
+    params: dict[str, Any] = declared if isinstance(declared, dict) else {}
     if path[3] not in params:
         raise SweepError(
             f"tree {path[1]!r} has no parameter {path[3]!r}{choices(path[3], list(params))}"
@@ -197,10 +199,10 @@ def parse_metric(text: str, registries: Any) -> MetricSpec:
     over = str(data.pop("over", "mean"))
     if over not in ("min", "max", "mean", "final"):
         raise SweepError(f"--metric {text!r}: over must be min, max, mean or final")
-    tag = data.get("metric")
+    tag = str(data.get("metric"))
     reg = registries.metrics
     if tag not in reg:
-        raise SweepError(f"unknown metric {tag!r}{choices(str(tag), reg.tags())}")
+        raise SweepError(f"unknown metric {tag!r}{choices(tag, reg.tags())}")
     from pydantic import ValidationError
 
     try:

@@ -142,7 +142,7 @@ class SweepSetup:
         return out
 
     def value_columns(self) -> list[str]:
-        checks = [c.name for c in self.scenario.definition.checks]
+        checks = [str(getattr(c, "name", "")) for c in self.scenario.definition.checks]
         return checks + [m.label for m in self.metrics]
 
 

@@ -32,7 +32,7 @@ class Results:
         self.every = every
         self.rows: list[dict[str, Any]] = []
         self.done: set[str] = set()
-        self._last = 0.0
+        self._last = time.monotonic()
         self._dirty = False
         if os.path.exists(path):
             self._resume()

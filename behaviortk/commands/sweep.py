@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Collection
 from typing import Any
 
 from behaviortk.commands.options import add_engine_option, positive_int
@@ -121,7 +122,7 @@ class SweepSetup:
             "metrics": [m.label for m in self.metrics],
         }
 
-    def tasks(self, engine: str, skip: set[str] = frozenset()) -> list[Any]:  # type: ignore[assignment]
+    def tasks(self, engine: str, skip: Collection[str] = ()) -> list[Any]:
         from behaviortk.sweep import Task
 
         out = []

@@ -11,6 +11,7 @@ trial whose values do not validate is told to Optuna as failed, not run.
 from __future__ import annotations
 
 import copy
+import itertools
 import json
 import math
 from collections.abc import Sequence
@@ -28,7 +29,7 @@ def distribution(param: Param) -> Any:
     numbers = all(isinstance(v, int | float) and not isinstance(v, bool) for v in values)
     if len(values) >= 3 and numbers:
         step = values[1] - values[0]
-        even = all(math.isclose(b - a, step) for a, b in zip(values, values[1:], strict=False))
+        even = all(math.isclose(b - a, step) for a, b in itertools.pairwise(values))
         if even and all(isinstance(v, int) for v in values):
             return optuna.distributions.IntDistribution(values[0], values[-1], step=step)
         if even:

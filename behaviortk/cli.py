@@ -18,7 +18,18 @@ from types import ModuleType
 
 from behaviortk.commands.output import OutputError
 
-COMMANDS = ("validate", "schema", "run", "tree", "render", "demo", "bench")
+COMMANDS = (
+    "validate",
+    "schema",
+    "run",
+    "tree",
+    "render",
+    "demo",
+    "bench",
+    "check",
+    "sweep",
+    "tune",
+)
 """Modules of ``behaviortk.commands``, in help order (missing ones are skipped)."""
 
 

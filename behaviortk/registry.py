@@ -139,6 +139,7 @@ class Registries:
         self.actions = Registry("action", ACTION)
         self.predictors = Registry("predictor")
         self.targets = Registry("target kind", key="kind")
+        self.metrics = Registry("metric", key="metric")
         nodes = self.node_kinds()
         for reg in nodes:
             reg.peers = [r for r in nodes if r is not reg]
@@ -174,6 +175,7 @@ class Registries:
             "actions": self.actions,
             "predictors": self.predictors,
             "targets": self.targets,
+            "metrics": self.metrics,
         }
 
     @property

@@ -38,6 +38,7 @@ TITLES = {
     "actions": "Actions",
     "predictors": "Predictors",
     "targets": "Target kinds",
+    "metrics": "Metrics",
 }
 """Section title of each registry (by ``Registries.all()`` name)."""
 
@@ -47,6 +48,7 @@ SLOT_NOUNS = {
     "Primitive": ("a steering primitive", "steering primitives"),
     "Predictor": ("a predictor", "predictors"),
     "Target": ("a target", "targets"),
+    "Check": ("a check", "checks"),
 }
 """Plain words for each open slot (``format.nodes.SLOTS``): singular, plural."""
 
@@ -78,6 +80,10 @@ How to read the tables:
   written explicitly wherever the type says "or null".
 - The text under each heading is the model's docstring: what the node does,
   its formula and where the formula comes from.
+- A **metric** is used in a top-level check: one object with the metric's keys
+  and the check's own, `name`, `over` (`min`, `max`, `mean`, `final`; default
+  `final`), `from_tick` (default 0), `to_tick` (default: the last tick run),
+  `op` (`>=`, `>`, `<=`, `<`, `==`) and `value`. `behaviortk check` runs it.
 """
 
 

@@ -78,6 +78,7 @@ class Outline:
     zones: list[Any]  # names
     trees: dict[str, dict[str, bool]]  # tree -> parameter -> required
     roots: dict[str, Any]  # tree -> its root as written
+    checks: list[Any] = field(default_factory=list)  # names
 
     @classmethod
     def of(cls, raw: dict[str, Any]) -> Outline:
@@ -100,8 +101,8 @@ class Outline:
             params = params if isinstance(params, dict) else {}
             trees[name] = {k: get(v, "default") is None for k, v in params.items()}
             roots[name] = get(tdef, "root")
-        names = {key: [get(x, "name") for x in items(key)] for key in ("paths", "zones")}
-        return cls(groups, names["paths"], names["zones"], trees, roots)
+        names = {key: [get(x, "name") for x in items(key)] for key in ("paths", "zones", "checks")}
+        return cls(groups, names["paths"], names["zones"], trees, roots, names["checks"])
 
 
 def check_names(raw: dict[str, Any], *, max_agents: int = MAX_AGENTS) -> list[Finding]:
@@ -113,6 +114,7 @@ def check_names(raw: dict[str, Any], *, max_agents: int = MAX_AGENTS) -> list[Fi
         ("group", group_names, "groups"),
         ("path", o.paths, "paths"),
         ("zone", o.zones, "zones"),
+        ("check", o.checks, "checks"),
     )
     for label, names, key in named:
         seen: set[str] = set()
@@ -260,9 +262,58 @@ def check(
             )
         result.trees[group.name] = node
         result.blackboards[group.name] = declared
+    out.extend(_check_findings(definition, result.trees, known))
     # one line per distinct finding (groups sharing a tree repeat the same mistake)
     result.findings = list(dict.fromkeys(out))
     return result
+
+
+def _check_findings(
+    definition: Definition, trees: Mapping[str, BaseModel], known: _Names
+) -> list[Finding]:
+    """Names in checks: groups, zones and (``NameRef("node")``) node names of the group's tree."""
+    out: list[Finding] = []
+    for i, check in enumerate(definition.checks):
+        refs = [(path, kind, value) for path, kind, value in _name_refs(check) if kind != "node"]
+        groups = getattr(check, "groups", None)
+        if isinstance(groups, list | tuple):
+            refs.extend((["groups", j], "group", g) for j, g in enumerate(groups))
+        for path, kind, value in refs:
+            problem = known.problem(kind, value)
+            if problem:
+                out.append((f"/checks/{i}{pointer_of(path)}", problem, f"unknown_{kind}"))
+        group = getattr(check, "group", None)
+        for path, kind, value in _name_refs(check):
+            tree = trees.get(group) if kind == "node" and isinstance(group, str) else None
+            if tree is None:
+                continue
+            names = sorted({n for _p, n in _node_names(tree)})
+            if value not in names:
+                out.append(
+                    (
+                        f"/checks/{i}{pointer_of(path)}",
+                        f"group {group!r} has no node named {value!r}{choices(value, names)}",
+                        "unknown_node",
+                    )
+                )
+    return out
+
+
+def _node_names(root: BaseModel) -> list[tuple[Path, str]]:
+    """(path, trace name) of every node of an expanded tree."""
+    found: list[tuple[Path, str]] = []
+    stack: list[tuple[Path, Any]] = [([], root)]
+    while stack:
+        path, node = stack.pop()
+        if isinstance(node, NodeModel):
+            found.append((path, node.trace_name))
+            for key in ("children", "child"):
+                kids = getattr(node, key, None)
+                if isinstance(kids, list):
+                    stack.extend(([*path, key, j], k) for j, k in enumerate(kids))
+                elif kids is not None:
+                    stack.append(([*path, key], kids))
+    return found
 
 
 def _param_findings(

@@ -196,3 +196,28 @@ def test_tune_finds_the_faster_seeker_and_writes_a_valid_definition(tmp_path: Pa
     check = sweep_cli("validate", str(best))
     assert check.returncode == 0, check.stdout + check.stderr
     assert json.loads(src.read_text()) == data  # the input is untouched
+
+
+@pytest.mark.slow
+def test_sweep_on_an_existing_scheduler(tmp_path: Path) -> None:
+    """--scheduler tcp://host:port sends the tasks to a cluster that is already running."""
+    from behaviortk.cluster import connect
+
+    src = tmp_path / "idle.json"
+    src.write_text(json.dumps(definition({"type": "wait", "duration": 10})))
+    out = tmp_path / "r.parquet"
+    with connect(workers=1) as client:
+        address = client.scheduler.address
+        done = sweep_cli(
+            "sweep", str(src), "--param", "world.seed=1,2", "--ticks", "3",
+            "--metric", "mean_speed:group=a", "--scheduler", address, "--out", str(out),
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert client.submit(sum, [1, 2]).result() == 3  # the cluster outlives the sweep
+    assert sorted(pl.read_parquet(out)["world.seed"].to_list()) == [1, 2]
+    unreachable = sweep_cli(
+        "sweep", str(src), "--param", "world.seed=1", "--scheduler", "tcp://127.0.0.1:9",
+        "--out", str(tmp_path / "x.parquet"),
+    )  # fmt: skip
+    assert unreachable.returncode == 1 and "cannot reach the scheduler" in unreachable.stderr
+    assert "Traceback" not in unreachable.stderr

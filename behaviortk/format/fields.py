@@ -124,7 +124,8 @@ class NameRef:
     definition declares ("unknown group 'wolfs'; did you mean 'wolves'?").
     """
 
-    kind: str  # "group" | "path" | "agent"
+    kind: str  # "group" | "path" | "agent" | "zone"
+    also: tuple[str, ...] = ()  # words accepted besides the names (a centroid's "neighbours")
 
 
 GroupRef = Annotated[str, NameRef("group"), Field(min_length=1)]

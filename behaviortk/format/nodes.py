@@ -181,3 +181,15 @@ Predictor = Annotated[Model, Slot(PREDICTOR)]
 
 Target = Annotated[Model, Slot(TARGET)]
 """Any registered target kind, chosen by `kind`."""
+
+
+def target_fields(model: BaseModel) -> list[Any]:
+    """The targets a node names in its ``Target`` fields (``target``, interpose's ``other``...),
+    in field order; a field left null is skipped."""
+    found = []
+    for name, info in type(model).model_fields.items():
+        if any(isinstance(m, Slot) and m.kind is TARGET for m in info.metadata):
+            value = getattr(model, name)
+            if value is not None:
+                found.append(value)
+    return found

@@ -1,0 +1,99 @@
+"""What an agent can see: view distance, field of view and line of sight, one test for all.
+
+``can_see`` (``conditions.py``) and the ``visible`` nearest target
+(``world/visible_nearest.py``) both call :func:`sees`, so "the nearest agent it
+can see" and "can it see that agent" never disagree. The field of view is a
+full angle (half of it either side of the heading), as a group's ``fov``: the
+convention of Buckland's Raven bots (*Programming Game AI by Example*, ch. 7,
+``isSecondInFOVOfFirst`` tests ``facing . to_target >= cos(fov / 2)``, then
+casts a ray against the walls) and of the "view width" of "[AI]高级人工智能(2)——
+结合队伍" (2007), compared with the angle to the heading as half the width.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from behaviortk.vec import EPS, Array
+from behaviortk.world.state import World
+
+#: Cosine slack of the field-of-view test, so a target exactly on the
+#: boundary angle (fov / 2) counts as seen despite rounding in cos().
+FOV_COS_TOLERANCE = 1e-9
+
+#: Bytes of (segment, obstacle or wall) work one pass of :func:`line_blocked`
+#: holds at once: many segments are tested a block at a time.
+LINE_BUDGET = 16 * 1024 * 1024
+LINE_BYTES_PER_ITEM = 160  # the temporaries of one (segment, obstacle or wall) pair
+
+
+def in_view(heading: Array, d: Array, dist: Array, half: Array) -> np.ndarray:
+    """Whether ``d`` (from the agent to the target, length ``dist``) lies within ``half``
+    (radians) of the unit ``heading``: ``h . d >= |d| cos(half)``. All round when ``half``
+    is at least pi; a target on the agent's own position is in view."""
+    along = heading[:, 0] * d[:, 0] + heading[:, 1] * d[:, 1]
+    cos_half = np.cos(np.minimum(half, np.pi)) - FOV_COS_TOLERANCE
+    return np.asarray((half >= np.pi) | (along >= dist * cos_half) | (dist <= EPS), dtype=bool)
+
+
+def sees(
+    pos: Array,
+    heading: Array,
+    target: Array,
+    valid: np.ndarray,
+    reach: Array,
+    half: Array,
+    world: World,
+    line_of_sight: bool = True,
+) -> np.ndarray:
+    """Per row: the target (its nearest image) is within ``reach``, within ``half`` of the
+    heading and, with ``line_of_sight``, no obstacle or wall crosses the line to it."""
+    d = target - pos
+    dist = np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1])
+    seen = np.asarray(valid & (dist <= reach) & in_view(heading, d, dist, half), dtype=bool)
+    if line_of_sight and seen.any():
+        which = np.flatnonzero(seen)
+        seen[which] = ~line_blocked(pos[which], target[which], world)
+    return seen
+
+
+def line_blocked(p: Array, q: Array, world: World) -> np.ndarray:
+    """Per row, whether the segment ``p -> q`` crosses an obstacle circle or a wall.
+
+    A wall blocks where it properly crosses the segment (touching an end does not);
+    an obstacle where the segment passes closer to its centre than its radius.
+    Segments are taken a block at a time so memory stays within ``LINE_BUDGET``.
+    """
+    n = p.shape[0]
+    items = world.obstacle_radius.shape[0] + world.wall_a.shape[0]
+    blocked = np.zeros(n, dtype=bool)
+    if items == 0 or n == 0:
+        return blocked
+    step = max(1, LINE_BUDGET // (LINE_BYTES_PER_ITEM * items))
+    for lo in range(0, n, step):
+        blocked[lo : lo + step] = _blocked(p[lo : lo + step], q[lo : lo + step], world)
+    return blocked
+
+
+def _blocked(p: Array, q: Array, world: World) -> np.ndarray:
+    blocked = np.zeros(p.shape[0], dtype=bool)
+    d = q - p
+    if world.obstacle_radius.size:
+        c = world.obstacle_pos[None, :, :] - p[:, None, :]  # (n, M, 2)
+        dd = (d * d).sum(axis=1)[:, None]
+        t = np.clip((c * d[:, None, :]).sum(axis=2) / np.where(dd > 0, dd, 1.0), 0.0, 1.0)
+        gap = c - t[:, :, None] * d[:, None, :]
+        near = (gap * gap).sum(axis=2) < world.obstacle_radius[None, :] ** 2
+        blocked |= near.any(axis=1)
+    if world.wall_a.size:
+        a, b = world.wall_a[None, :, :], world.wall_b[None, :, :]  # (1, K, 2)
+        pp, qq = p[:, None, :], q[:, None, :]
+
+        def cross(u: Array, v: Array) -> Array:
+            return u[..., 0] * v[..., 1] - u[..., 1] * v[..., 0]
+
+        ab = b - a
+        d1, d2 = cross(ab, pp - a), cross(ab, qq - a)
+        d3, d4 = cross(qq - pp, a - pp), cross(qq - pp, b - pp)
+        blocked |= ((d1 * d2 < 0) & (d3 * d4 < 0)).any(axis=1)
+    return blocked

@@ -69,7 +69,9 @@ def test_centroid_on_a_wrapped_world_is_the_circular_mean() -> None:
     vector is (cos 18, 0), angle 0, so x = 0 (a plain mean would say 50). From an agent at
     x = 90 the nearest image of x = 0 is x = 100."""
     w = World(100.0, 100.0, "wrap")
-    assert_allclose(group_centroid(np.array([[95.0, 40.0], [5.0, 60.0]]), w), [0.0, 50.0], atol=1e-9)
+    assert_allclose(
+        group_centroid(np.array([[95.0, 40.0], [5.0, 60.0]]), w), [0.0, 50.0], atol=1e-9
+    )
     agents = make_agents([[90, 50], [95, 50], [5, 50]], groups=[("a", 1), ("b", 2)])
     f = facts({"kind": "centroid", "group": "b"}, agents, w, group="a")
     assert_allclose(f.pos, [[100.0, 50.0]], atol=1e-9)
@@ -219,7 +221,11 @@ def test_nested_targets_take_plugin_kinds() -> None:
     regs = Registries.with_builtins()
     load_plugin("examples.plugins.farthest", regs)
     agents = make_agents([[0, 0], [10, 0], [30, 0]], heading=[[1, 0]] * 3)
-    nested = {"kind": "offset", "target": {"kind": "farthest", "group": "agents"}, "offset": [0, 10]}
+    nested = {
+        "kind": "offset",
+        "target": {"kind": "farthest", "group": "agents"},
+        "offset": [0, 10],
+    }
     f = facts(nested, agents, registries=regs)
     assert_allclose(f.pos[0], [30.0, 10.0])
 
@@ -384,7 +390,8 @@ def every_leaf_scenario(kind: str) -> dict[str, Any]:
 def test_every_targeted_leaf_takes_every_kind_on_both_engines(kind: str) -> None:
     scenario = load_text(json.dumps(every_leaf_scenario(kind)), "kinds.json")
     ref, batch = (Simulation(scenario, engine=e) for e in ("py_trees", "batch"))
-    leaf_column = {t: 2 + 3 * k for k, t in enumerate(LEAVES)}  # parallel, (selector, leaf, wander)*
+    # columns: the parallel, then (selector, leaf, wander) per leaf
+    leaf_column = {t: 2 + 3 * k for k, t in enumerate(LEAVES)}
     seen: dict[str, set[int]] = {t: set() for t in LEAVES}
     for tick in range(25):
         ref.step()

@@ -24,14 +24,25 @@ FOV_COS_TOLERANCE = 1e-9
 #: Bytes of (segment, obstacle or wall) work one pass of :func:`line_blocked`
 #: holds at once: many segments are tested a block at a time.
 LINE_BUDGET = 16 * 1024 * 1024
-LINE_BYTES_PER_ITEM = 160  # the temporaries of one (segment, obstacle or wall) pair
+LINE_BYTES_PER_ITEM = 8  # the boolean masks of the bounding-box test, per pair
+
+#: Slack of the bounding-box test (relative and absolute): it only rules out pairs that
+#: cannot touch, whatever the rounding; the exact test decides the rest.
+BOX_SLACK = 1e-9
 
 
 def in_view(heading: Array, d: Array, dist: Array, half: Array) -> np.ndarray:
     """Whether ``d`` (from the agent to the target, length ``dist``) lies within ``half``
     (radians) of the unit ``heading``: ``h . d >= |d| cos(half)``. All round when ``half``
     is at least pi; a target on the agent's own position is in view."""
-    along = heading[:, 0] * d[:, 0] + heading[:, 1] * d[:, 1]
+    return in_view_columns(heading[:, 0], heading[:, 1], d[:, 0], d[:, 1], dist, half)
+
+
+def in_view_columns(
+    hx: Array, hy: Array, dx: Array, dy: Array, dist: Array, half: Array
+) -> np.ndarray:
+    """:func:`in_view` on x and y columns (the same arithmetic)."""
+    along = hx * dx + hy * dy
     cos_half = np.cos(np.minimum(half, np.pi)) - FOV_COS_TOLERANCE
     return np.asarray((half >= np.pi) | (along >= dist * cos_half) | (dist <= EPS), dtype=bool)
 
@@ -61,8 +72,10 @@ def line_blocked(p: Array, q: Array, world: World) -> np.ndarray:
     """Per row, whether the segment ``p -> q`` crosses an obstacle circle or a wall.
 
     A wall blocks where it properly crosses the segment (touching an end does not);
-    an obstacle where the segment passes closer to its centre than its radius.
-    Segments are taken a block at a time so memory stays within ``LINE_BUDGET``.
+    an obstacle where the segment passes closer to its centre than its radius. Each
+    (segment, obstacle or wall) pair is first tested by bounding boxes (an obstacle's
+    box grown by its radius), and only the pairs whose boxes meet are measured exactly;
+    segments are taken a block at a time so memory stays within ``LINE_BUDGET``.
     """
     n = p.shape[0]
     items = world.obstacle_radius.shape[0] + world.wall_a.shape[0]
@@ -71,29 +84,62 @@ def line_blocked(p: Array, q: Array, world: World) -> np.ndarray:
         return blocked
     step = max(1, LINE_BUDGET // (LINE_BYTES_PER_ITEM * items))
     for lo in range(0, n, step):
-        blocked[lo : lo + step] = _blocked(p[lo : lo + step], q[lo : lo + step], world)
+        part = slice(lo, lo + step)
+        blocked[part] = _by_obstacles(p[part], q[part], world) | _by_walls(p[part], q[part], world)
     return blocked
 
 
-def _blocked(p: Array, q: Array, world: World) -> np.ndarray:
+def _meets(low: Array, high: Array, box_low: Array, box_high: Array) -> np.ndarray:
+    """(n, M) whether the boxes ``[low, high]`` of n segments meet M boxes (with slack)."""
+    slack = BOX_SLACK * (1.0 + np.abs(box_low) + np.abs(box_high))
+    grown_low, grown_high = box_low - slack, box_high + slack
+    out = grown_low[None, :, 0] <= high[:, None, 0]
+    out &= grown_high[None, :, 0] >= low[:, None, 0]
+    out &= grown_low[None, :, 1] <= high[:, None, 1]
+    out &= grown_high[None, :, 1] >= low[:, None, 1]
+    return out
+
+
+def _by_obstacles(p: Array, q: Array, world: World) -> np.ndarray:
     blocked = np.zeros(p.shape[0], dtype=bool)
-    d = q - p
-    if world.obstacle_radius.size:
-        c = world.obstacle_pos[None, :, :] - p[:, None, :]  # (n, M, 2)
-        dd = (d * d).sum(axis=1)[:, None]
-        t = np.clip((c * d[:, None, :]).sum(axis=2) / np.where(dd > 0, dd, 1.0), 0.0, 1.0)
-        gap = c - t[:, :, None] * d[:, None, :]
-        near = (gap * gap).sum(axis=2) < world.obstacle_radius[None, :] ** 2
-        blocked |= near.any(axis=1)
-    if world.wall_a.size:
-        a, b = world.wall_a[None, :, :], world.wall_b[None, :, :]  # (1, K, 2)
-        pp, qq = p[:, None, :], q[:, None, :]
+    if world.obstacle_radius.size == 0:
+        return blocked
+    centre, radius = world.obstacle_pos, world.obstacle_radius
+    reach = radius[:, None]
+    seg, obs = np.nonzero(
+        _meets(np.minimum(p, q), np.maximum(p, q), centre - reach, centre + reach)
+    )
+    if seg.size == 0:
+        return blocked
+    start = p[seg]
+    d = q[seg] - start
+    c = centre[obs] - start
+    dd = d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1]
+    t = np.clip((c[:, 0] * d[:, 0] + c[:, 1] * d[:, 1]) / np.where(dd > 0, dd, 1.0), 0.0, 1.0)
+    gap = c - t[:, None] * d
+    near = gap[:, 0] * gap[:, 0] + gap[:, 1] * gap[:, 1] < radius[obs] ** 2
+    blocked[seg[near]] = True
+    return blocked
 
-        def cross(u: Array, v: Array) -> Array:
-            return u[..., 0] * v[..., 1] - u[..., 1] * v[..., 0]
 
-        ab = b - a
-        d1, d2 = cross(ab, pp - a), cross(ab, qq - a)
-        d3, d4 = cross(qq - pp, a - pp), cross(qq - pp, b - pp)
-        blocked |= ((d1 * d2 < 0) & (d3 * d4 < 0)).any(axis=1)
+def _by_walls(p: Array, q: Array, world: World) -> np.ndarray:
+    blocked = np.zeros(p.shape[0], dtype=bool)
+    if world.wall_a.size == 0:
+        return blocked
+    wa, wb = world.wall_a, world.wall_b
+    seg, wall = np.nonzero(
+        _meets(np.minimum(p, q), np.maximum(p, q), np.minimum(wa, wb), np.maximum(wa, wb))
+    )
+    if seg.size == 0:
+        return blocked
+    pp, qq, a, b = p[seg], q[seg], wa[wall], wb[wall]
+
+    def cross(u: Array, v: Array) -> Array:
+        return u[:, 0] * v[:, 1] - u[:, 1] * v[:, 0]
+
+    ab, pq = b - a, qq - pp
+    d1, d2 = cross(ab, pp - a), cross(ab, qq - a)
+    d3, d4 = cross(pq, a - pp), cross(pq, b - pp)
+    crossing = (d1 * d2 < 0) & (d3 * d4 < 0)
+    blocked[seg[crossing]] = True
     return blocked

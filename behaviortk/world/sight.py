@@ -24,7 +24,7 @@ FOV_COS_TOLERANCE = 1e-9
 #: Bytes of (segment, obstacle or wall) work one pass of :func:`line_blocked`
 #: holds at once: many segments are tested a block at a time.
 LINE_BUDGET = 16 * 1024 * 1024
-LINE_BYTES_PER_ITEM = 8  # the boolean masks of the bounding-box test, per pair
+LINE_BYTES_PER_ITEM = 64  # the index arrays of the bounding-box test, per pair at most
 
 #: Slack of the bounding-box test (relative and absolute): it only rules out pairs that
 #: cannot touch, whatever the rounding; the exact test decides the rest.
@@ -74,8 +74,9 @@ def line_blocked(p: Array, q: Array, world: World) -> np.ndarray:
     A wall blocks where it properly crosses the segment (touching an end does not);
     an obstacle where the segment passes closer to its centre than its radius. Each
     (segment, obstacle or wall) pair is first tested by bounding boxes (an obstacle's
-    box grown by its radius), and only the pairs whose boxes meet are measured exactly;
-    segments are taken a block at a time so memory stays within ``LINE_BUDGET``.
+    box grown by its radius; :func:`_meeting`), and only the pairs whose boxes meet are
+    measured exactly; segments are taken a block at a time so memory stays within
+    ``LINE_BUDGET`` even when every pair meets.
     """
     n = p.shape[0]
     items = world.obstacle_radius.shape[0] + world.wall_a.shape[0]
@@ -89,15 +90,28 @@ def line_blocked(p: Array, q: Array, world: World) -> np.ndarray:
     return blocked
 
 
-def _meets(low: Array, high: Array, box_low: Array, box_high: Array) -> np.ndarray:
-    """(n, M) whether the boxes ``[low, high]`` of n segments meet M boxes (with slack)."""
+def _meeting(low: Array, high: Array, box_low: Array, box_high: Array) -> tuple[Array, Array]:
+    """Pairs ``(segment, box)`` whose boxes meet (with slack): segments' ``[low, high]``
+    against M boxes. The boxes are sorted by the middle of their x extent, so each
+    segment only looks at the run of boxes whose middle lies within its own x extent
+    widened by the widest half box (two ``searchsorted``, runs expanded with
+    ``np.repeat``); the full test is applied to those."""
     slack = BOX_SLACK * (1.0 + np.abs(box_low) + np.abs(box_high))
     grown_low, grown_high = box_low - slack, box_high + slack
-    out = grown_low[None, :, 0] <= high[:, None, 0]
-    out &= grown_high[None, :, 0] >= low[:, None, 0]
-    out &= grown_low[None, :, 1] <= high[:, None, 1]
-    out &= grown_high[None, :, 1] >= low[:, None, 1]
-    return out
+    middle = 0.5 * (grown_low[:, 0] + grown_high[:, 0])
+    widest = float(np.max(grown_high[:, 0] - middle)) + float(np.max(slack))
+    order = np.argsort(middle, kind="stable")
+    first = np.searchsorted(middle[order], low[:, 0] - widest, side="left")
+    count = np.searchsorted(middle[order], high[:, 0] + widest, side="right") - first
+    total = int(count.sum())
+    seg = np.repeat(np.arange(low.shape[0]), count)
+    box = np.take(order, np.repeat(first - (np.cumsum(count) - count), count) + np.arange(total))
+    meet = np.take(grown_low[:, 0], box) <= np.take(high[:, 0], seg)
+    meet &= np.take(grown_high[:, 0], box) >= np.take(low[:, 0], seg)
+    meet &= np.take(grown_low[:, 1], box) <= np.take(high[:, 1], seg)
+    meet &= np.take(grown_high[:, 1], box) >= np.take(low[:, 1], seg)
+    keep = np.flatnonzero(meet)
+    return np.take(seg, keep), np.take(box, keep)
 
 
 def _by_obstacles(p: Array, q: Array, world: World) -> np.ndarray:
@@ -106,9 +120,7 @@ def _by_obstacles(p: Array, q: Array, world: World) -> np.ndarray:
         return blocked
     centre, radius = world.obstacle_pos, world.obstacle_radius
     reach = radius[:, None]
-    seg, obs = np.nonzero(
-        _meets(np.minimum(p, q), np.maximum(p, q), centre - reach, centre + reach)
-    )
+    seg, obs = _meeting(np.minimum(p, q), np.maximum(p, q), centre - reach, centre + reach)
     if seg.size == 0:
         return blocked
     start = p[seg]
@@ -127,9 +139,7 @@ def _by_walls(p: Array, q: Array, world: World) -> np.ndarray:
     if world.wall_a.size == 0:
         return blocked
     wa, wb = world.wall_a, world.wall_b
-    seg, wall = np.nonzero(
-        _meets(np.minimum(p, q), np.maximum(p, q), np.minimum(wa, wb), np.maximum(wa, wb))
-    )
+    seg, wall = _meeting(np.minimum(p, q), np.maximum(p, q), np.minimum(wa, wb), np.maximum(wa, wb))
     if seg.size == 0:
         return blocked
     pp, qq, a, b = p[seg], q[seg], wa[wall], wb[wall]

@@ -254,6 +254,14 @@ def test_unknown_names_in_nested_targets_are_located() -> None:
     assert located(data) == [
         "/trees/main/root/target/target/zone: group 'a': unknown zone 'exit'; none are defined"
     ]
+    bad_key = {"kind": "offset", "target": {"kind": "blackboard", "key": "hom"}, "offset": [1, 0]}
+    data = definition(
+        {"type": "seek", "target": bad_key}, others=others, blackboard={"home": "point"}
+    )
+    assert located(data) == [
+        "/trees/main/root/target/target/key: group 'a': undeclared blackboard key 'hom'; "
+        "did you mean 'home'? valid: home"
+    ]
     bad_kind = {"kind": "offset", "target": {"kind": "nearst", "group": "b"}, "offset": [1, 0]}
     data = definition({"type": "seek", "target": bad_kind}, others=others)
     assert located(data) == [

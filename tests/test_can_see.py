@@ -6,8 +6,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from steering_support import node
 
 from behaviortk.conditions import can_see
@@ -15,7 +13,7 @@ from behaviortk.registry import default
 from behaviortk.sense import Sense
 from behaviortk.world.build import wall_geometry
 from behaviortk.world.factory import make_agents
-from behaviortk.world.sight import blocked_reference, line_blocked
+from behaviortk.world.sight import line_blocked
 from behaviortk.world.state import World
 
 
@@ -124,25 +122,3 @@ def test_both_engines_agree_among_walls_and_obstacles() -> None:
         assert np.array_equal(ref.agents.pos, batch.agents.pos)
         saw |= set(ref.decisions["a"].status[:, 2].tolist())
     assert saw >= {2, 3}  # some agents saw a target, some did not
-
-
-@settings(max_examples=60, deadline=None)
-@given(
-    st.integers(0, 2**32 - 1),
-    st.integers(0, 6),
-    st.integers(0, 6),
-)
-def test_compiled_line_test_matches_the_numpy_reference(seed: int, m: int, k: int) -> None:
-    """The compiled kernel is the NumPy statement of the test, segment for segment."""
-    rng = np.random.default_rng(seed)
-    obstacles = [
-        tuple(v) for v in np.column_stack([rng.uniform(0, 100, (m, 2)), rng.uniform(1, 20, m)])
-    ]
-    walls = [
-        (a.tolist(), b.tolist())
-        for a, b in zip(rng.uniform(0, 100, (k, 2)), rng.uniform(0, 100, (k, 2)), strict=True)
-    ]
-    w = world(obstacles, walls)
-    p, q = rng.uniform(0, 100, (40, 2)), rng.uniform(0, 100, (40, 2))
-    q[:3] = p[:3]  # zero-length rays
-    assert line_blocked(p, q, w).tolist() == blocked_reference(p, q, w).tolist()

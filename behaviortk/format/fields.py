@@ -125,6 +125,7 @@ class NameRef:
     """
 
     kind: str  # "group" | "path" | "agent" | "zone" | "node"
+    also: tuple[str, ...] = ()  # words accepted besides the names (a centroid's "neighbours")
 
 
 GroupRef = Annotated[str, NameRef("group"), Field(min_length=1)]

@@ -188,3 +188,15 @@ Target = Annotated[Model, Slot(TARGET)]
 
 Check = Annotated[Model, Slot(CHECK)]
 """A check on any registered metric, chosen by `metric` (``format/checks.py``)."""
+
+
+def target_fields(model: BaseModel) -> list[Any]:
+    """The targets a node names in its ``Target`` fields (``target``, interpose's ``other``...),
+    in field order; a field left null is skipped."""
+    found = []
+    for name, info in type(model).model_fields.items():
+        if any(isinstance(m, Slot) and m.kind is TARGET for m in info.metadata):
+            value = getattr(model, name)
+            if value is not None:
+                found.append(value)
+    return found

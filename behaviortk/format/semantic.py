@@ -64,8 +64,12 @@ def _walk_raw(node: Any, base: str) -> list[tuple[str, Any]]:
     return out
 
 
-RESERVED_GROUP_NAMES = frozenset({"same", "any"})
-"""Words `of` filters give a meaning of their own, so no group may be called so."""
+RESERVED_GROUP_NAMES = {
+    "same": "neighbour filters use it to mean 'my own group'",
+    "any": "neighbour filters use it to mean 'every group'",
+    "neighbours": "a centroid target uses it to mean 'my visible neighbours'",
+}
+"""Words the format gives a meaning of their own, so no group may be called so (and why)."""
 
 
 @dataclass
@@ -129,8 +133,8 @@ def check_names(raw: dict[str, Any], *, max_agents: int = MAX_AGENTS) -> list[Fi
                 out.append(
                     (
                         f"/{key}/{i}/name",
-                        f"group name {name!r} is reserved (neighbour filters use it to mean "
-                        "'my own group' / 'every group'); rename the group",
+                        f"group name {name!r} is reserved ({RESERVED_GROUP_NAMES[name]}); "
+                        "rename the group",
                         "reserved_name",
                     )
                 )
@@ -242,8 +246,8 @@ def check(
                     (_origin(expanded, pointer, origins), f"group {group.name!r}: {message}", kind)
                 )
             continue
-        for path, kind, value in _name_refs(node):
-            problem = known.problem(kind, value)
+        for path, kind, value, also in _name_refs(node):
+            problem = known.problem(kind, value, also)
             if problem:
                 out.append(
                     (
@@ -274,7 +278,7 @@ def _check_findings(
     """Names in checks: groups, zones and (``NameRef("node")``) node names of the group's tree."""
     out: list[Finding] = []
     for i, check in enumerate(definition.checks):
-        refs = [(path, kind, value) for path, kind, value in _name_refs(check) if kind != "node"]
+        refs = [(path, kind, value) for path, kind, value, _ in _name_refs(check) if kind != "node"]
         groups = getattr(check, "groups", None)
         if isinstance(groups, list | tuple):
             refs.extend((["groups", j], "group", g) for j, g in enumerate(groups))
@@ -283,7 +287,7 @@ def _check_findings(
             if problem:
                 out.append((f"/checks/{i}{pointer_of(path)}", problem, f"unknown_{kind}"))
         group = getattr(check, "group", None)
-        for path, kind, value in _name_refs(check):
+        for path, kind, value, _also in _name_refs(check):
             tree = trees.get(group) if kind == "node" and isinstance(group, str) else None
             if tree is None:
                 continue
@@ -489,9 +493,10 @@ def _marked(root: BaseModel) -> list[tuple[Path, BaseModel, Any, Any]]:
     return found
 
 
-def _name_refs(root: BaseModel) -> list[tuple[Path, str, str]]:
-    """(path, kind, value) of every string field marked with ``NameRef`` in a model tree."""
-    return [(p, m.kind, v) for p, _owner, m, v in _marked(root) if isinstance(m, NameRef)]
+def _name_refs(root: BaseModel) -> list[tuple[Path, str, str, tuple[str, ...]]]:
+    """(path, kind, value, words also accepted) of every string field marked with ``NameRef``
+    in a model tree."""
+    return [(p, m.kind, v, m.also) for p, _owner, m, v in _marked(root) if isinstance(m, NameRef)]
 
 
 # ------------------------------------------------------------------ blackboards
@@ -613,9 +618,11 @@ class _Names:
         self.zones = [z.name for z in definition.zones]
         self.explicit = {n for g in definition.groups for n in (g.names or [])}
 
-    def problem(self, kind: str, value: str) -> str:
+    def problem(self, kind: str, value: str, also: tuple[str, ...] = ()) -> str:
+        if value in also:
+            return ""
         if kind == "group" and value not in self.groups:
-            return f"unknown group {value!r}{choices(value, list(self.groups))}"
+            return f"unknown group {value!r}{choices(value, [*also, *self.groups])}"
         if kind == "path" and value not in self.paths:
             return f"unknown path {value!r}{choices(value, self.paths)}"
         if kind == "zone" and value not in self.zones:

@@ -284,6 +284,13 @@ def _sum_by_owner(owner: IntArray, values: Array, n: int) -> Array:
     )
 
 
+def mean_by_owner(owner: IntArray, values: Array, n: int) -> tuple[Array, Array]:
+    """Per-owner means of ``(P, 2)`` values (zero where an owner has none) and the counts,
+    summed as :func:`cohesion_force` sums its neighbours' offsets."""
+    count = np.bincount(owner, minlength=n).astype(np.float64)
+    return _sum_by_owner(owner, values, n) / np.maximum(count, 1.0)[:, None], count
+
+
 def coincident_direction(i: IntArray, j: IntArray) -> Array:
     """A fixed unit direction for the pair (i, j), opposite for (j, i): coincident agents split apart."""
     lo, hi = np.minimum(i, j), np.maximum(i, j)

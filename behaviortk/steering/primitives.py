@@ -18,6 +18,7 @@ from typing import Annotated, Any, ClassVar, Literal
 import numpy as np
 from pydantic import Field, model_validator
 
+from behaviortk.derived_targets import hiding_spot
 from behaviortk.format.fields import (
     Parameterisable,
     PDegrees,
@@ -29,11 +30,11 @@ from behaviortk.format.fields import (
 )
 from behaviortk.format.nodes import NodeModel, Predictor, Target
 from behaviortk.registry import Registries, tag_of
-from behaviortk.sense import Sense, TargetFacts
+from behaviortk.sense import Sense, TargetFacts, target_frame, target_heading
 from behaviortk.steering import kernels as k
 from behaviortk.steering.context import Steering, SteeringContext
 from behaviortk.steering.predictors import Linear, look_ahead
-from behaviortk.vec import EPS, Array, from_angle, heading_angle, length, normalize
+from behaviortk.vec import Array, from_angle, heading_angle, length, normalize
 
 PCosine = Annotated[float, Field(ge=-1, le=1, allow_inf_nan=False), Parameterisable()]
 """A dot product of unit vectors, -1 to 1 (or a ``$param`` reference in a tree as written)."""
@@ -59,9 +60,7 @@ def _mass_scaled(ctx: SteeringContext, accel: Array) -> Array:
 
 def _target_heading(ctx: SteeringContext, facts: TargetFacts) -> Array:
     """The target agent's heading; a point target's heading is its velocity's direction."""
-    safe = np.where(facts.agent >= 0, facts.agent, 0)
-    own = ctx.agents.heading[safe] if ctx.agents.n else np.zeros((ctx.n, 2))
-    return np.where((facts.agent >= 0)[:, None], own, normalize(facts.vel))
+    return target_heading(ctx.agents, facts)
 
 
 def _predict(ctx: SteeringContext, predictor: Any, pos: Array, vel: Array) -> Array:
@@ -741,9 +740,7 @@ def hide(p: Hide, ctx: SteeringContext) -> Steering:
     if w.obstacle_pos.shape[0] == 0:
         threat = np.inf if p.threat_range is None else p.threat_range
         return Steering(evade_force(ctx, t, Linear(), threat))
-    spot = k.hiding_spots(
-        ctx.pos, t.pos, w.obstacle_pos, w.obstacle_radius, p.distance_from_boundary
-    )
+    spot = hiding_spot(ctx.pos, t.pos, w, p.distance_from_boundary)
     ctx.debug.add("hiding_spot", ctx.rows, point=spot)
     return Steering(_buckland_arrive(ctx, spot, "fast"))
 
@@ -792,8 +789,7 @@ class OffsetPursuit(TargetedModel):
 def offset_pursuit(p: OffsetPursuit, ctx: SteeringContext) -> Steering:
     t = ctx.target_facts()
     offset = np.asarray(p.offset, dtype=np.float64)
-    heading = normalize(_target_heading(ctx, t))
-    heading[length(heading) <= EPS] = (1.0, 0.0)
+    heading = target_frame(ctx.agents, t)
     world_offset = k.to_world(np.broadcast_to(offset, (ctx.n, 2)), heading, t.pos)
     aim = _predict(ctx, p.predictor, world_offset, t.vel)
     _crosshair(ctx, aim)

@@ -1,14 +1,20 @@
-"""Line of sight: does the segment from each agent to its target cross an obstacle or a wall?
+"""What an agent can see: view distance, field of view and line of sight, one test for all.
 
-``line_blocked`` is the one entry point. The test per segment is the closest point
-of the segment to each obstacle centre (strictly inside the radius blocks) and the
-proper-crossing test of two segments for walls (touching an end does not block).
-``blocked_reference`` states it in NumPy over whole (rows x shapes) arrays; it is
-the specification the compiled kernel is tested against. The kernel, compiled
-once by numba and cached on disk, walks the same arithmetic per segment and
-stops at the first shape that blocks, so 10,000 rays among 100 shapes cost a
-fraction of a sense phase instead of several (``benchmarks/bench_can_see.py``).
-numba is imported on first use only: validating a file never loads it.
+``can_see`` (``conditions.py``) and the ``visible`` nearest target
+(``world/visible_nearest.py``) both call :func:`sees`, so "the nearest agent it
+can see" and "can it see that agent" never disagree. The field of view is a
+full angle (half of it either side of the heading), as a group's ``fov``: the
+convention of Buckland's Raven bots (*Programming Game AI by Example*, ch. 7,
+``isSecondInFOVOfFirst`` tests ``facing . to_target >= cos(fov / 2)``, then
+casts a ray against the walls).
+
+The line-of-sight test per segment is the closest point of the segment to each
+obstacle centre (strictly inside the radius blocks) and the proper crossing of
+two segments for walls (touching an end does not block). It runs as a kernel
+compiled once by numba and cached on disk, which stops at the first shape that
+blocks: 10,000 rays among 50 obstacles and 50 walls cost a fraction of a sense
+phase (``benchmarks/bench_can_see.py``). numba is imported on first use only,
+so validating a file never loads it.
 """
 
 from __future__ import annotations
@@ -17,37 +23,52 @@ from typing import Any
 
 import numpy as np
 
+from behaviortk.vec import EPS, Array
 from behaviortk.world.state import World
 
-Array = np.ndarray
+#: Cosine slack of the field-of-view test, so a target exactly on the
+#: boundary angle (fov / 2) counts as seen despite rounding in cos().
+FOV_COS_TOLERANCE = 1e-9
+
+
+def in_view(heading: Array, d: Array, dist: Array, half: Array) -> np.ndarray:
+    """Whether ``d`` (from the agent to the target, length ``dist``) lies within ``half``
+    (radians) of the unit ``heading``: ``h . d >= |d| cos(half)``. All round when ``half``
+    is at least pi; a target on the agent's own position is in view."""
+    return in_view_columns(heading[:, 0], heading[:, 1], d[:, 0], d[:, 1], dist, half)
+
+
+def in_view_columns(
+    hx: Array, hy: Array, dx: Array, dy: Array, dist: Array, half: Array
+) -> np.ndarray:
+    """:func:`in_view` on x and y columns (the same arithmetic)."""
+    along = hx * dx + hy * dy
+    cos_half = np.cos(np.minimum(half, np.pi)) - FOV_COS_TOLERANCE
+    return np.asarray((half >= np.pi) | (along >= dist * cos_half) | (dist <= EPS), dtype=bool)
+
+
+def sees(
+    pos: Array,
+    heading: Array,
+    target: Array,
+    valid: np.ndarray,
+    reach: Array,
+    half: Array,
+    world: World,
+    line_of_sight: bool = True,
+) -> np.ndarray:
+    """Per row: the target (its nearest image) is within ``reach``, within ``half`` of the
+    heading and, with ``line_of_sight``, no obstacle or wall crosses the line to it."""
+    d = target - pos
+    dist = np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1])
+    seen = np.asarray(valid & (dist <= reach) & in_view(heading, d, dist, half), dtype=bool)
+    if line_of_sight and seen.any():
+        which = np.flatnonzero(seen)
+        seen[which] = ~line_blocked(pos[which], target[which], world)
+    return seen
+
 
 _kernel: Any = None
-
-
-def blocked_reference(p: Array, q: Array, world: World) -> Array:
-    """Per row, whether ``p -> q`` crosses an obstacle circle or a wall (NumPy, all pairs)."""
-    n = p.shape[0]
-    blocked = np.zeros(n, dtype=bool)
-    d = q - p
-    if world.obstacle_radius.size:
-        c = world.obstacle_pos[None, :, :] - p[:, None, :]  # (n, M, 2)
-        dd = (d * d).sum(axis=1)[:, None]
-        t = np.clip((c * d[:, None, :]).sum(axis=2) / np.where(dd > 0, dd, 1.0), 0.0, 1.0)
-        gap = c - t[:, :, None] * d[:, None, :]
-        near = (gap * gap).sum(axis=2) < world.obstacle_radius[None, :] ** 2
-        blocked |= near.any(axis=1)
-    if world.wall_a.size:
-        a, b = world.wall_a[None, :, :], world.wall_b[None, :, :]  # (1, K, 2)
-        pp, qq = p[:, None, :], q[:, None, :]
-
-        def cross(u: Array, v: Array) -> Array:
-            return u[..., 0] * v[..., 1] - u[..., 1] * v[..., 0]
-
-        ab = b - a
-        d1, d2 = cross(ab, pp - a), cross(ab, qq - a)
-        d3, d4 = cross(qq - pp, a - pp), cross(qq - pp, b - pp)
-        blocked |= ((d1 * d2 < 0) & (d3 * d4 < 0)).any(axis=1)
-    return blocked
 
 
 def _compile() -> Any:
@@ -84,7 +105,7 @@ def _compile() -> Any:
     return kernel
 
 
-def line_blocked(p: Array, q: Array, world: World) -> Array:
+def line_blocked(p: Array, q: Array, world: World) -> np.ndarray:
     """Per row, whether the segment ``p -> q`` crosses an obstacle circle or a wall."""
     global _kernel
     out = np.zeros(p.shape[0], dtype=bool)

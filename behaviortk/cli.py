@@ -5,6 +5,8 @@ A command module has ``add_parser(subparsers) -> argparse.ArgumentParser`` and
 to build the parser, so its top level imports only the stdlib and import-free
 modules; heavy ones (pydantic, numpy, scipy, arcade, py_trees, jsonschema, the
 engines) go inside ``run`` (tests/test_imports.py checks it).
+Every command takes ``--plugin MODULE`` (added here) and loads the installed
+plugins before it runs (``commands/plugins.py``).
 Users never see a traceback: errors become ``behaviortk: error: ...``.
 """
 
@@ -17,6 +19,7 @@ from collections.abc import Sequence
 from types import ModuleType
 
 from behaviortk.commands.output import OutputError
+from behaviortk.commands.plugins import PluginLoadError, add_plugin_option, load_plugins
 
 COMMANDS = ("validate", "schema", "run", "tree", "render", "demo", "bench")
 """Modules of ``behaviortk.commands``, in help order (missing ones are skipped)."""
@@ -53,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for module in _command_modules():
         command = module.add_parser(sub)
+        add_plugin_option(command)
         command.set_defaults(handler=module.run)
     return parser
 
@@ -69,11 +73,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if getattr(args, "handler", None) is None:
             parser.print_help(sys.stderr)
             return 2
+        load_plugins(getattr(args, "plugin", None) or [])
         return int(args.handler(args))
     except UsageError as exc:
         print(exc, file=sys.stderr)
         return 2
-    except OutputError as exc:  # an output refused (2) or not written (1)
+    except (OutputError, PluginLoadError) as exc:  # refused (2) or failed (1)
         print(f"behaviortk: error: {exc}", file=sys.stderr)
         return exc.code
     except SystemExit as exc:  # --help and --version exit through argparse

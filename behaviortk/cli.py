@@ -1,3 +1,4 @@
+# PYTHON_ARGCOMPLETE_OK  (argcomplete's marker: this entry point answers tab completion)
 """The ``behaviortk`` command line: one subcommand per module in ``behaviortk/commands``.
 
 A command module has ``add_parser(subparsers) -> argparse.ArgumentParser`` and
@@ -6,7 +7,9 @@ to build the parser, so its top level imports only the stdlib and import-free
 modules; heavy ones (pydantic, numpy, scipy, arcade, py_trees, jsonschema, the
 engines) go inside ``run`` (tests/test_imports.py checks it).
 Every command takes ``--plugin MODULE`` (added here) and loads the installed
-plugins before it runs (``commands/plugins.py``).
+plugins before it runs (``commands/plugins.py``). When the shell asks for tab
+completion (``_ARGCOMPLETE`` set; ``commands/completion.py`` prints the shell
+code), argcomplete answers from the parser and the process ends there.
 Users never see a traceback: errors become ``behaviortk: error: ...``.
 """
 
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from types import ModuleType
@@ -21,7 +25,18 @@ from types import ModuleType
 from behaviortk.commands.output import OutputError
 from behaviortk.commands.plugins import PluginLoadError, add_plugin_option, load_plugins
 
-COMMANDS = ("validate", "schema", "run", "tree", "render", "demo", "bench")
+COMMANDS = (
+    "new",
+    "validate",
+    "schema",
+    "run",
+    "tree",
+    "render",
+    "demo",
+    "bench",
+    "explain",
+    "completion",
+)
 """Modules of ``behaviortk.commands``, in help order (missing ones are skipped)."""
 
 
@@ -61,6 +76,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def complete(parser: argparse.ArgumentParser) -> None:
+    """Answer the shell's completion request and exit (argcomplete, imported only here)."""
+    import argcomplete
+
+    argcomplete.autocomplete(parser)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; return its exit code (0 ok, 1 failure, 2 usage error, 130 ^C).
 
@@ -69,6 +91,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     try:
         parser = build_parser()
+        if "_ARGCOMPLETE" in os.environ:
+            complete(parser)
         args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
         if getattr(args, "handler", None) is None:
             parser.print_help(sys.stderr)

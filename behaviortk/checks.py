@@ -36,6 +36,7 @@ class Verdict:
     expected: str  # e.g. ">= 0.9"
     over: str
     window: str  # e.g. "100..599"
+    engine: str = ""  # the engine that ran (``auto`` resolved)
 
 
 def metric_fn(spec: Any, registries: Any) -> Callable[..., float]:
@@ -87,7 +88,7 @@ def aggregate(
     return float(reduce[over](window))
 
 
-def judge(check: Any, table: pl.DataFrame, definition: str, seed: int) -> Verdict:
+def judge(check: Any, table: pl.DataFrame, definition: str, seed: int, engine: str = "") -> Verdict:
     ticks = table["tick"].to_numpy()
     column = table[check.name].to_numpy()
     value = aggregate(column, ticks, check.over, check.from_tick, check.to_tick)
@@ -102,6 +103,7 @@ def judge(check: Any, table: pl.DataFrame, definition: str, seed: int) -> Verdic
         f"{check.op} {check.value:g}",
         check.over,
         f"{check.from_tick}..{hi}",
+        engine,
     )
 
 
@@ -128,6 +130,8 @@ def run_checks(
     on_tick: Callable[[int], None] | None = None,
 ) -> tuple[list[Verdict], pl.DataFrame]:
     """One run: the table of every check's metric (and ``extra`` metrics), and the verdicts."""
+    import polars as pl
+
     from behaviortk.sim import Simulation
 
     checks: list[Any] = scenario.definition.checks
@@ -136,7 +140,10 @@ def run_checks(
     sim = Simulation(scenario, engine=engine, seed=seed)
     table = record(sim, specs, ticks, on_tick)
     name = str(scenario.definition.name)
-    return [judge(c, table, name, seed) for c in checks], table
+    ran = str(sim.engine.name)
+    return [judge(c, table, name, seed, ran) for c in checks], table.with_columns(
+        engine=pl.lit(ran)
+    )
 
 
 def junit_xml(verdicts: Sequence[Verdict], suite: str = "behaviortk check") -> str:

@@ -237,8 +237,9 @@ def run_point(task: Task) -> dict[str, Any]:
     """Run one grid point for one seed; a row of parameters, seed, check and metric values."""
     from behaviortk.checks import aggregate, run_checks
     from behaviortk.format.loader import load_text
-    from behaviortk.registry import default, load_plugin
+    from behaviortk.registry import default, load_entry_points, load_plugin
 
+    load_entry_points(default())  # a worker is a fresh process: the same plugins as the CLI
     for module in task.plugins:
         load_plugin(module, default())
     scenario = load_text(task.text, task.name)
@@ -246,7 +247,7 @@ def run_point(task: Task) -> dict[str, Any]:
     verdicts, table = run_checks(
         scenario, seed=task.seed, ticks=task.ticks, engine=task.engine, extra=extra
     )
-    row: dict[str, Any] = {**task.values, "seed": task.seed}
+    row: dict[str, Any] = {**task.values, "seed": task.seed, "engine": table["engine"][0]}
     for v in verdicts:
         row[v.check] = v.value
         row[f"{v.check} passed"] = v.passed

@@ -220,7 +220,8 @@ def test_run_checks_on_a_seek() -> None:
     for engine in ("py_trees", "batch"):
         verdicts, table = run_checks(scenario, seed=3, ticks=80, engine=engine)
         assert [v.passed for v in verdicts] == [True, True, False]
-        assert table.columns == ["tick", "time", "moves", "arrives", "never"]
+        assert table.columns == ["tick", "time", "moves", "arrives", "never", "engine"]
+        assert verdicts[0].engine == engine
         assert table["tick"].to_list() == list(range(80))
 
 

@@ -156,7 +156,6 @@ def test_a_killed_worker_does_not_lose_the_sweep(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from behaviortk.cluster import completed, connect
-    from behaviortk.registry import load_plugin
     from behaviortk.sweep import MetricSpec, run_point
 
     marker = tmp_path / "marker"
@@ -164,8 +163,9 @@ def test_a_killed_worker_does_not_lose_the_sweep(
     paths = [str(TESTS / "sweep_support"), str(ROOT), os.environ.get("PYTHONPATH", "")]
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in paths if p))
     monkeypatch.syspath_prepend(str(TESTS / "sweep_support"))
-    load_plugin("dies_once", default())
-    spec = MetricSpec("dies_once", default().metrics["dies_once"].model())
+    from dies_once import DiesOnce  # registered in the workers only (task.plugins)
+
+    spec = MetricSpec("dies_once", DiesOnce())
     text = json.dumps(definition({"type": "wait", "duration": 10}))
     tasks = [Task({"i": i}, text, 3, 5, "batch", [spec], ["dies_once"], "t") for i in range(4)]
     with connect(workers=2) as client:

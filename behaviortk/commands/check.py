@@ -33,7 +33,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         metavar="K",
         help="runs per definition: the file's seed and the next K-1 (default 1)",
     )
-    add_engine_option(parser, "auto")
+    add_engine_option(parser)
     parser.add_argument(
         "--junit", metavar="OUT.xml", help="write JUnit XML (a testcase per check and seed)"
     )
@@ -51,12 +51,23 @@ def _format(value: float) -> str:
 
 def print_table(verdicts: list[Any], out: Any = sys.stdout) -> None:
     """Definition, check, seed, window, aggregate, expected, verdict: aligned columns."""
-    header = ("definition", "check", "seed", "over", "ticks", "value", "expected", "verdict")
+    header = (
+        "definition",
+        "check",
+        "seed",
+        "engine",
+        "over",
+        "ticks",
+        "value",
+        "expected",
+        "verdict",
+    )
     rows = [
         (
             v.definition,
             v.check,
             str(v.seed),
+            v.engine,
             v.over,
             v.window,
             _format(v.value),
@@ -74,7 +85,9 @@ def print_table(verdicts: list[Any], out: Any = sys.stdout) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from behaviortk.checks import junit_xml, run_checks, seeds_of, ticks_needed
+    from behaviortk.commands.diagnostics import print_issues
     from behaviortk.commands.output import atomic_output, check_not_input
+    from behaviortk.commands.progress import Progress
     from behaviortk.format.errors import DefinitionError
     from behaviortk.format.loader import load
 
@@ -88,12 +101,18 @@ def run(args: argparse.Namespace) -> int:
             scenarios.append(load(path))
         except DefinitionError as exc:
             bad = True
-            for issue in exc.issues:
-                print(issue, file=sys.stderr)
+            print_issues(exc.issues)
     if bad:
         return 1
     verdicts: list[Any] = []
     tables = []
+    runs = [
+        (s, seed, args.ticks or ticks_needed(s, DEFAULT_TICKS))
+        for s in scenarios
+        if s.definition.checks
+        for seed in seeds_of(s, args.seeds)
+    ]
+    progress = Progress(sum(t for _s, _seed, t in runs), "check")
     for scenario in scenarios:
         name = str(scenario.definition.name)
         if not scenario.definition.checks:
@@ -101,7 +120,13 @@ def run(args: argparse.Namespace) -> int:
             continue
         ticks = args.ticks or ticks_needed(scenario, DEFAULT_TICKS)
         for seed in seeds_of(scenario, args.seeds):
-            found, table = run_checks(scenario, seed=seed, ticks=ticks, engine=args.engine)
+            found, table = run_checks(
+                scenario,
+                seed=seed,
+                ticks=ticks,
+                engine=args.engine,
+                on_tick=lambda _k: progress.advance(),
+            )
             verdicts.extend(found)
             if args.table:
                 import polars as pl
@@ -111,6 +136,7 @@ def run(args: argparse.Namespace) -> int:
                         "definition", "seed", *table.columns
                     )
                 )
+    progress.close()
     print_table(verdicts)
     failed = sum(not v.passed for v in verdicts)
     print(f"{len(verdicts) - failed} passed, {failed} failed")

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 from behaviortk.commands.options import (
     add_engine_option,
     add_seed_option,
+    definition_files,
+    engine_note,
     non_negative_int,
     positive_int,
 )
@@ -29,7 +32,7 @@ OVERLAY_NAMES = (
 
 def add_render_options(parser: argparse.ArgumentParser) -> None:
     """Options shared by ``render`` and ``demo``."""
-    add_engine_option(parser, "py_trees")
+    add_engine_option(parser)
     add_seed_option(parser)
     parser.add_argument(
         "--overlay",
@@ -52,9 +55,11 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "render",
         help="render a frame (PNG) or an animation (GIF) headless",
         description="Run FILE for --ticks ticks with no screen and write the last frame "
-        "(--out x.png) or an animated GIF of every K-th tick (--out x.gif --every K).",
+        "(--out x.png) or an animated GIF of every K-th tick (--out x.gif --every K). "
+        "A progress bar shows on a terminal.",
     )
-    parser.add_argument("file", metavar="FILE", help="definition file (JSON)")
+    file = parser.add_argument("file", metavar="FILE", help="definition file (JSON)")
+    file.completer = definition_files  # type: ignore[attr-defined]
     parser.add_argument("--ticks", type=non_negative_int, default=120, metavar="N")
     parser.add_argument("--out", required=True, metavar="PATH", help=".png or .gif")
     parser.add_argument(
@@ -85,15 +90,13 @@ def render_file(args: argparse.Namespace, path: str, out: str, ticks: int, every
     try:
         sim = Simulation(load(path), engine=args.engine, seed=args.seed, debug=True)
     except DefinitionError as exc:
-        for issue in exc.issues:
-            print(issue, file=sys.stderr)
+        from behaviortk.commands.diagnostics import print_issues
+
+        print_issues(exc.issues)
         return 1
     except OSError as exc:
         print(f"behaviortk render: error: {exc}", file=sys.stderr)
         return 1
-    from behaviortk.commands.bench import announce_auto
-
-    announce_auto("behaviortk render", args.engine, sim)
     selected = None
     if args.select is not None:
         if args.select not in sim.agents.names:
@@ -101,9 +104,13 @@ def render_file(args: argparse.Namespace, path: str, out: str, ticks: int, every
             return 1
         selected = sim.agents.index_of(args.select)
     from behaviortk.commands.output import atomic_output
+    from behaviortk.commands.progress import Progress
 
     fmt = "gif" if out.lower().endswith(".gif") else "png"
-    with atomic_output(out, "wb", inputs=[path], what="image", parents=True) as image:
+    with (
+        atomic_output(out, "wb", inputs=[path], what="image", parents=True) as image,
+        Progress(ticks, f"rendering {Path(out).name}", unit="ticks") as progress,
+    ):
         render(
             sim,
             image,
@@ -113,8 +120,9 @@ def render_file(args: argparse.Namespace, path: str, out: str, ticks: int, every
             overlays=overlays_of(args),
             color_by=args.color_by,
             selected=selected,
+            on_tick=progress.update,
         )
-    print(f"wrote {out} ({ticks} ticks)")
+    print(f"wrote {out}: {ticks} ticks, engine {engine_note(args.engine, sim)}")
     return 0
 
 

@@ -33,7 +33,7 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help=f"ticks per run (default {DEFAULT_TICKS}, or enough for every check's window)",
     )
-    add_engine_option(parser, "auto")
+    add_engine_option(parser)
     parser.add_argument(
         "--scheduler",
         metavar="tcp://HOST:PORT",
@@ -147,30 +147,10 @@ class SweepSetup:
         return checks + [m.label for m in self.metrics]
 
 
-class ProgressBar:
-    """A rich progress bar on stderr when it is a terminal; silent otherwise (CI logs)."""
-
-    def __init__(self, total: int, what: str) -> None:
-        self.bar: Any = None
-        if sys.stderr.isatty() and total:
-            from rich.console import Console
-            from rich.progress import Progress
-
-            self.bar = Progress(console=Console(stderr=True))
-            self.bar.start()
-            self.task = self.bar.add_task(what, total=total)
-
-    def advance(self) -> None:
-        if self.bar is not None:
-            self.bar.advance(self.task)
-
-    def stop(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()
-
-
 def run(args: argparse.Namespace) -> int:
     from behaviortk.cluster import ClusterError, completed, connect
+    from behaviortk.commands.diagnostics import print_issues
+    from behaviortk.commands.progress import Progress
     from behaviortk.format.errors import DefinitionError
     from behaviortk.results import Results, ResultsError
     from behaviortk.sweep import SweepError, run_point
@@ -179,8 +159,7 @@ def run(args: argparse.Namespace) -> int:
         setup = SweepSetup(args)
         results = Results(args.out, setup.settings, inputs=[args.file])
     except DefinitionError as exc:
-        for issue in exc.issues:
-            print(issue, file=sys.stderr)
+        print_issues(exc.issues)
         return 1
     except (SweepError, ResultsError) as exc:
         print(f"behaviortk sweep: error: {exc}", file=sys.stderr)
@@ -193,7 +172,7 @@ def run(args: argparse.Namespace) -> int:
         + (f", {skipped} already in {args.out}" if skipped else ""),
         file=sys.stderr,
     )
-    bar = ProgressBar(len(tasks), "sweep")
+    bar = Progress(len(tasks), "sweep", unit="runs")
     try:
         if tasks:
             with connect(args.scheduler, args.workers) as client:
@@ -204,9 +183,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"behaviortk sweep: error: {exc}", file=sys.stderr)
         return 1
     finally:
-        bar.stop()
+        bar.close()
         results.flush()
-    print(f"results: {args.out} ({len(results.rows)} rows)")
+    engines = sorted({str(r.get("engine")) for r in results.rows if r.get("engine")})
+    print(
+        f"results: {args.out} ({len(results.rows)} rows; engine {', '.join(engines) or args.engine})"
+    )
     if args.plot:
         from behaviortk.commands.output import atomic_output
         from behaviortk.plot import plot

@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from behaviortk.commands.options import positive_int
-from behaviortk.commands.sweep import ProgressBar, SweepSetup, add_cluster_options
+from behaviortk.commands.sweep import SweepSetup, add_cluster_options
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -36,7 +36,9 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from behaviortk.cluster import ClusterError, connect
+    from behaviortk.commands.diagnostics import print_issues
     from behaviortk.commands.output import atomic_output
+    from behaviortk.commands.progress import Progress
     from behaviortk.format.errors import DefinitionError
     from behaviortk.format.loader import load_text
     from behaviortk.sweep import SweepError, parse_metric
@@ -55,8 +57,7 @@ def run(args: argparse.Namespace) -> int:
             check_metric_names(json.loads(setup.text), [spec], Path(args.file).name)
             objective, metrics = spec.label, [spec]
     except DefinitionError as exc:
-        for issue in exc.issues:
-            print(issue, file=sys.stderr)
+        print_issues(exc.issues)
         return 1
     except SweepError as exc:
         print(f"behaviortk tune: error: {exc}", file=sys.stderr)
@@ -64,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     source = Path(args.file)
     out = args.out or str(source.with_name(f"{source.stem}.tuned.json"))
     raw = json.loads(setup.text)
-    bar = ProgressBar(args.trials, "tune")
+    bar = Progress(args.trials, "tune", unit="trials")
     try:
         with connect(args.scheduler, args.workers) as client:
             study = tune(
@@ -86,14 +87,17 @@ def run(args: argparse.Namespace) -> int:
         print(f"behaviortk tune: error: {exc}", file=sys.stderr)
         return 1
     finally:
-        bar.stop()
+        bar.close()
     best = study.best_trial
     text = json.dumps(edited(raw, setup.params, dict(best.params)), indent=2) + "\n"
     load_text(text, out)  # what we write must validate
     with atomic_output(out, "w", inputs=[args.file], what="tuned definition") as f:
         f.write(text)
     done = sum(t.value is not None for t in study.trials)
-    print(f"{done} of {len(study.trials)} trials completed; best {objective} = {best.value:.6g}")
+    print(
+        f"{done} of {len(study.trials)} trials completed (engine {args.engine}); "
+        f"best {objective} = {best.value:.6g}"
+    )
     for name, value in best.params.items():
         print(f"  {name} = {value}")
     print(f"tuned definition: {out}")

@@ -8,7 +8,7 @@ One hidden window is made on first use and reused.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import IO, Any
 
 os.environ.setdefault("ARCADE_HEADLESS", "1")
@@ -51,12 +51,14 @@ def render(
     color_by: str = "group",
     selected: int | None = None,
     window: Any = None,
+    on_tick: Callable[[int], Any] | None = None,
 ) -> None:
     """Step ``sim`` ``ticks`` times and write to the binary file ``out``.
 
     ``fmt="gif"`` records every ``every``-th tick, ``"png"`` the last frame. The
     caller opens ``out`` (``behaviortk render`` writes through a temporary file
     renamed into place: ``behaviortk.commands.output.atomic_output``).
+    ``on_tick(t)`` is called after tick ``t`` (1-based) is drawn: progress.
     """
     from behaviortk.viewer.painter import Painter
     from behaviortk.viewer.scene import ViewOptions
@@ -73,6 +75,8 @@ def render(
         sim.step()
         if gif and t % max(every, 1) == 0:
             frames.append(frame_image(sim, painter, opts))
+        if on_tick is not None:
+            on_tick(t)
     if gif:
         ms = max(20, round(1000.0 * float(sim.dt) * max(every, 1)))
         pal = [f.convert("P", palette=1, colors=128) for f in frames]  # 1 = Image.ADAPTIVE

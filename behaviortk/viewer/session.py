@@ -20,12 +20,14 @@ MIN_SPEED, MAX_SPEED = 1.0 / 16.0, 16.0
 MAX_STEPS_PER_UPDATE = 8  # a slow machine drops simulated time instead of spiralling
 
 
-def load_simulation(path: str | Path, engine: str, seed: int | None) -> Any:
-    """Load and validate ``path`` and build a debug-enabled Simulation (raises DefinitionError)."""
+def load_simulation(path: str | Path, engine: str, seed: int | None, registries: Any = None) -> Any:
+    """Load and validate ``path`` and build a debug-enabled Simulation (raises DefinitionError).
+
+    ``registries``: the node types to validate against (default: the default bundle)."""
     from behaviortk import load
     from behaviortk.sim import Simulation
 
-    return Simulation(load(path), engine=engine, seed=seed, debug=True)
+    return Simulation(load(path, registries=registries), engine=engine, seed=seed, debug=True)
 
 
 class Session:
@@ -37,7 +39,9 @@ class Session:
     ``seed`` is the ``--seed`` of the command line: when given, it wins over the
     file's ``world.seed`` on the first load and on every reload; when None each
     load uses the seed its file names. ``restart`` replays the running simulation's
-    own seed.
+    own seed. Every reload validates against the registries of the first load
+    (``registries``, else the default bundle), so the plugins loaded for the
+    command line (``--plugin``, entry points) stay in force.
     """
 
     def __init__(
@@ -46,11 +50,13 @@ class Session:
         engine: str = "py_trees",
         seed: int | None = None,
         sim: Any = None,
+        registries: Any = None,
     ) -> None:
         self.path = Path(path)
         self.engine = engine
         self.seed = seed  # --seed, or None: the file's world.seed
-        self.sim = sim if sim is not None else load_simulation(path, engine, seed)
+        self.sim = sim if sim is not None else load_simulation(path, engine, seed, registries)
+        self.registries = self.sim.scenario.registries  # plugins included; reloads reuse them
         self.opts = ViewOptions()
         self.paused = False
         self.speed = 1.0
@@ -158,7 +164,7 @@ class Session:
         from behaviortk.format.errors import DefinitionError
 
         try:
-            sim = load_simulation(self.path, self.engine, self.seed)
+            sim = load_simulation(self.path, self.engine, self.seed, self.registries)
         except DefinitionError as exc:
             self.reload_errors = [
                 f"{self.path.name} is invalid; still running the last good version:",

@@ -21,6 +21,7 @@ from behaviortk.viewer.hud import HudInfo, help_text, hud_text, legend
 from behaviortk.viewer.panel import panel_text
 from behaviortk.viewer.scene import ViewOptions, build_scene
 from behaviortk.viewer.viewport import Viewport
+from behaviortk.viewer.zones import zone_labels
 
 HUD_HEIGHT = 26
 PANEL_WIDTH = 360
@@ -77,6 +78,7 @@ class Painter:
         self.help = t(
             "", 0, 0, palette.TEXT, 11, font_name=MONO, multiline=True, width=560, anchor_y="top"
         )
+        self.zone_labels: list[Any] = []  # one Text per zone name, grown on demand
         self.banner = t(
             "", 0, 0, palette.TEXT, 11, font_name=MONO, multiline=True, width=800, anchor_y="bottom"
         )
@@ -144,6 +146,7 @@ class Painter:
             )
         self.panel.position = (w - PANEL_WIDTH + 8, h - HUD_HEIGHT - 8)
         self.panel.draw()
+        self._zone_labels(sim, vp)
         x0, _, _, y1 = vp.world_rect()
         self.legend.text = "\n".join(name for name, _ in legend(sim, opts))
         self.legend.position = (x0 + 26, y1 - 6)
@@ -157,6 +160,26 @@ class Painter:
             self.banner.text = "\n".join(lines)
             self.banner.position = (MARGIN, 8)
             self.banner.draw()
+
+    def _zone_labels(self, sim: Any, vp: Viewport) -> None:
+        labels = zone_labels(sim.world, vp)
+        while len(self.zone_labels) < len(labels):
+            self.zone_labels.append(
+                self._arcade.Text(
+                    "",
+                    0,
+                    0,
+                    palette.ZONE_TEXT,
+                    10,
+                    font_name=MONO,
+                    anchor_x="center",
+                    anchor_y="center",
+                )
+            )
+        for text, (name, x, y) in zip(self.zone_labels, labels, strict=False):
+            text.text = name
+            text.position = (x, y)
+            text.draw()
 
     def snapshot(self) -> np.ndarray:
         """The window's pixels as ``(H, W, 3) uint8``, row 0 at the top."""

@@ -29,6 +29,14 @@ BOX: Color = (128, 0, 255, 255)
 FEELER: Color = (190, 255, 60, 255)
 HIDING: Color = (0, 128, 255, 255)
 WAYPOINT: Color = (255, 200, 120, 255)
+SIGHT_CONE: Color = (255, 236, 150, 150)
+SIGHT_CLEAR: Color = (40, 230, 140, 255)  # line of sight free
+SIGHT_BLOCKED: Color = (255, 40, 110, 255)  # an obstacle or wall crosses it
+
+# Zones: a translucent fill under everything, an opaque rim, the name in ZONE_TEXT.
+ZONE_FILL: Color = (70, 190, 150, 40)
+ZONE_EDGE: Color = (70, 190, 150, 255)
+ZONE_TEXT: Color = (150, 235, 200, 255)
 
 GROUP_COLORS: tuple[Color, ...] = (
     (66, 165, 245, 255),  # blue

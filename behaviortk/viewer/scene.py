@@ -19,6 +19,7 @@ from behaviortk.viewer import palette
 from behaviortk.viewer.batch import TriangleSoup
 from behaviortk.viewer.overlays import PER_AGENT, OverlayInput, facing_of
 from behaviortk.viewer.viewport import Viewport
+from behaviortk.viewer.zones import zone_shapes
 
 MIN_AGENT_PIXELS = 7.0  # tiny agents stay visible and clickable
 
@@ -93,7 +94,8 @@ def agent_colors(sim: Any, opts: ViewOptions) -> np.ndarray:
 
 
 def world_shapes(world: Any, vp: Viewport, soup: TriangleSoup) -> None:
-    """Paths, obstacles and walls."""
+    """Zones (underneath), paths, obstacles and walls."""
+    zone_shapes(world, vp, soup)
     for path in world.paths.values():
         soup.add(geo.polylines(vp.to_screen(path.points), path.looped, 2.0), palette.PATH)
     if world.obstacle_pos.shape[0]:

@@ -2,7 +2,7 @@
 
 States are built by hand (World + make_agents + a real DebugBuffer) so each
 expected pixel is known: the world 400 x 300 fits a 1000 x 600 window minus
-the 360 px panel and 26 px HUD, i.e. scale min(624/400, 558/300) = 1.56.
+the 430 px panel, 26 px HUD and 8 px margins, i.e. scale min(554/400, 558/300) = 1.385.
 """
 
 from __future__ import annotations
@@ -108,12 +108,19 @@ def test_lj_params_default_to_the_seed_without_a_potential_leaf():
 
 
 # --------------------------------------------------------------- rendering
+def body_points(vp, agents) -> np.ndarray:
+    """A point of each body behind its centre (half a radius back along the heading), where
+    the group colour shows; the centre itself is the darker heading mark."""
+    back = agents.heading * (0.5 * agents.radius * vp.scale)[:, None]
+    return vp.to_screen(agents.pos) - back
+
+
 def test_agents_are_drawn_in_their_group_colours_where_they_are():
     sim = fake_sim(world(), two_groups())
     img, painter = draw(sim, ViewOptions())
     vp = painter.viewport(sim.world)
-    assert vp.scale == pytest.approx(1.56)
-    at = vp.to_screen(sim.agents.pos)
+    assert vp.scale == pytest.approx(1.385)
+    at = body_points(vp, sim.agents)
     np.testing.assert_allclose(pixel_at(img, at[0]), palette.group_color(0)[:3], atol=2)
     np.testing.assert_allclose(pixel_at(img, at[1]), palette.group_color(1)[:3], atol=2)
     obstacle = vp.to_screen(sim.world.obstacle_pos[0])
@@ -166,11 +173,12 @@ OPAQUE_INKS = {
 }
 
 
-# "sight" needs a tree with a can_see node: tests/test_viewer_sight.py draws it.
-@pytest.mark.parametrize("name", [o.name for o in OVERLAYS if o.name != "sight"])
+# "sight" needs a tree with a can_see node (tests/test_viewer_sight.py), "trails" a history
+# of positions (tests/test_viewer_looks.py).
+@pytest.mark.parametrize("name", [o.name for o in OVERLAYS if o.name not in ("sight", "trails")])
 def test_each_overlay_is_present_when_on_and_absent_when_off(name):
     agents = make_agents(
-        [[100.0, 200.0], [250.0, 200.0], [260.0, 215.0]],
+        [[100.0, 200.0], [250.0, 200.0], [290.0, 215.0]],
         [[30.0, 0.0], [0.0, -30.0], [0.0, 10.0]],
         groups=[("prey", 1), ("hunters", 2)],
         radius=10.0,
@@ -241,7 +249,7 @@ def test_colour_by_action_uses_the_first_emitted_request():
     }
     img, painter = draw(sim, ViewOptions(color_by="action"))
     vp = painter.viewport(sim.world)
-    at = vp.to_screen(agents.pos)
+    at = body_points(vp, agents)
     from behaviortk.viewer.scene import action_color
 
     np.testing.assert_allclose(pixel_at(img, at[0]), action_color(1)[:3], atol=2)

@@ -32,6 +32,21 @@ def agent_triangles(pos: Array, heading: Array, radius: Array) -> Array:
     return np.stack([nose, left, right], axis=1).reshape(-1, 2)
 
 
+def body_sides(radius_px: Array) -> int:
+    """Sides of the agents' discs: few where they are a few pixels, round when large."""
+    biggest = float(np.max(radius_px)) if np.size(radius_px) else 0.0
+    return 8 if biggest <= 4.0 else 12 if biggest <= 10.0 else 20
+
+
+def heading_marks(pos: Array, heading: Array, radius: Array) -> Array:
+    """A wedge from the centre to the rim along the heading: nose at ``pos + r h``, base
+    corners at ``pos +- 0.4 r side`` (inside the disc of radius ``r``)."""
+    h = normalize(heading)
+    s = perp(h)
+    r = np.asarray(radius, dtype=np.float64)[:, None]
+    return np.stack([pos + h * r, pos + 0.4 * r * s, pos - 0.4 * r * s], axis=1).reshape(-1, 2)
+
+
 def segments(a: Array, b: Array, width: float) -> Array:
     """Thick line segments ``a -> b`` as two triangles each (GL core has no wide lines)."""
     if a.shape[0] == 0:

@@ -32,6 +32,7 @@ class OverlayInput:
     sim: Any  # needs .world and .agents; .debug used when present
     vp: Viewport
     rows: np.ndarray  # (N,) bool
+    trails: Any = None  # viewer/trails.Trails kept by the window or the renderer
 
 
 def debug_records(debug: Any, kind: str) -> Iterator[tuple[np.ndarray, dict[str, Array]]]:
@@ -187,6 +188,12 @@ def sight(inp: OverlayInput, soup: TriangleSoup) -> None:
     sight_shapes(inp.sim, inp.vp, inp.rows, soup)
 
 
+def trails(inp: OverlayInput, soup: TriangleSoup) -> None:
+    """Where the agents have been (``viewer/trails.py``), fading with age."""
+    if inp.trails is not None:
+        inp.trails.shapes(inp.sim, inp.vp, inp.rows, soup)
+
+
 @dataclass(frozen=True)
 class Overlay:
     name: str
@@ -196,6 +203,7 @@ class Overlay:
 
 
 OVERLAYS: tuple[Overlay, ...] = (
+    Overlay("trails", "t", "trails (where agents have been)", trails),
     Overlay("velocity", "v", "velocity vectors", velocity),
     Overlay("force", "f", "steering force vectors", force),
     Overlay("crosshair", "c", "predicted point (pursuit/evade crosshair)", crosshair),

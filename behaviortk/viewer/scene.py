@@ -18,10 +18,11 @@ from behaviortk.viewer import geometry as geo
 from behaviortk.viewer import palette
 from behaviortk.viewer.batch import TriangleSoup
 from behaviortk.viewer.overlays import PER_AGENT, OverlayInput, facing_of
-from behaviortk.viewer.viewport import Viewport
+from behaviortk.viewer.viewport import Region, Viewport
 from behaviortk.viewer.zones import zone_shapes
 
-MIN_AGENT_PIXELS = 7.0  # tiny agents stay visible and clickable
+MIN_AGENT_PIXELS = 3.0  # radius: tiny agents stay visible and clickable
+MARK_SHADE = 0.35  # the heading mark: the body's colour, darkened
 
 ACTION_COLORS: tuple[palette.Color, ...] = (
     (255, 99, 71, 255),  # tomato
@@ -44,6 +45,8 @@ class ViewOptions:
     overlays: set[str] = field(default_factory=set)
     color_by: str = "group"  # "group" | "action"
     selected: int | None = None
+    region: Region | None = None  # world rectangle shown (None: the whole world)
+    zoom: float = 1.0  # the region shrunk around its centre by this factor
 
 
 def action_names(sim: Any) -> list[str]:
@@ -58,17 +61,19 @@ def action_names(sim: Any) -> list[str]:
 
 
 def action_index(sim: Any, names: list[str]) -> np.ndarray:
-    """Per agent, the index in ``names`` of the first request its tree emitted (-1: none).
+    """Per agent, the index in ``names`` of the first request that gave a force (-1: none).
 
     The first request is the highest-priority one in AccumulateForce order, so
-    it names the action that mostly drove the agent this tick.
+    it names the action that mostly drove the agent this tick; requests of zero
+    force (``Decision.acted``) are skipped, they drove nothing.
     """
     ag = sim.agents
     out = np.full(ag.n, -1, dtype=np.int64)
     trees = getattr(sim, "trees", {})
     for group, dec in (getattr(sim, "decisions", None) or {}).items():
         tree = trees.get(group)
-        emitted = np.asarray(dec.emitted, dtype=bool)
+        acted = getattr(dec, "acted", None)  # requests of zero force do not count
+        emitted = np.asarray(dec.emitted if acted is None else acted, dtype=bool)
         if tree is None or emitted.size == 0:
             continue
         lut = np.array([names.index(tree.nodes[i].name) for i in tree.steering], dtype=np.int64)
@@ -90,7 +95,7 @@ def agent_colors(sim: Any, opts: ViewOptions) -> np.ndarray:
         idx = action_index(sim, names)
         table = np.array([*ACTION_COLORS, palette.IDLE], dtype=np.uint8)
         return table[np.where(idx >= 0, idx % len(ACTION_COLORS), len(ACTION_COLORS))]
-    return palette.group_table()[np.asarray(ag.group) % len(palette.GROUP_COLORS)]
+    return palette.group_table(sim)[np.asarray(ag.group)]
 
 
 def world_shapes(world: Any, vp: Viewport, soup: TriangleSoup) -> None:
@@ -110,27 +115,46 @@ def world_shapes(world: Any, vp: Viewport, soup: TriangleSoup) -> None:
         )
 
 
-def overlay_shapes(sim: Any, vp: Viewport, opts: ViewOptions, soup: TriangleSoup) -> None:
-    """Each per-agent overlay for all agents when on, else for the selected agent only."""
+UNDER_AGENTS = frozenset({"trails"})  # drawn before the agents, the rest after
+
+
+def overlay_shapes(
+    sim: Any,
+    vp: Viewport,
+    opts: ViewOptions,
+    soup: TriangleSoup,
+    trails: Any = None,
+    under: bool = False,
+) -> None:
+    """Each per-agent overlay for all agents when on, else for the selected agent only
+    (``under``: the overlays drawn beneath the agents, else those above them)."""
     n = sim.agents.n
     selected = np.zeros(n, dtype=bool)
     if opts.selected is not None and 0 <= opts.selected < n:
         selected[opts.selected] = True
     every = np.ones(n, dtype=bool)
     for overlay in PER_AGENT:
+        if (overlay.name in UNDER_AGENTS) != under:
+            continue
         rows = every if overlay.name in opts.overlays else selected
         if rows.any() and overlay.build is not None:
-            overlay.build(OverlayInput(sim, vp, rows), soup)
+            overlay.build(OverlayInput(sim, vp, rows, trails), soup)
 
 
 def agent_shapes(sim: Any, vp: Viewport, opts: ViewOptions, soup: TriangleSoup) -> None:
-    """All agents as one chunk of oriented triangles, plus the selection ring."""
+    """All agents as discs of their radius (one chunk) with a darker heading mark (one chunk),
+    plus the selection ring."""
     ag = sim.agents
     if ag.n == 0:
         return
     size = np.maximum(ag.radius * vp.scale, MIN_AGENT_PIXELS)
-    verts = geo.agent_triangles(vp.to_screen(ag.pos), facing_of(ag), size)
-    soup.add(verts, np.repeat(agent_colors(sim, opts), 3, axis=0))
+    center = vp.to_screen(ag.pos)
+    colors = agent_colors(sim, opts)
+    sides = geo.body_sides(size)
+    soup.add(geo.discs(center, size, sides), np.repeat(colors, 3 * sides, axis=0))
+    marks = colors.copy()
+    marks[:, :3] = (marks[:, :3] * MARK_SHADE).astype(np.uint8)
+    soup.add(geo.heading_marks(center, facing_of(ag), size), np.repeat(marks, 3, axis=0))
     sel = opts.selected
     if sel is not None and 0 <= sel < ag.n:
         center = vp.to_screen(ag.pos[sel : sel + 1])
@@ -138,11 +162,12 @@ def agent_shapes(sim: Any, vp: Viewport, opts: ViewOptions, soup: TriangleSoup) 
         soup.add(geo.rings(center, r, 2.0), palette.SELECTED)
 
 
-def build_scene(sim: Any, vp: Viewport, opts: ViewOptions) -> TriangleSoup:
+def build_scene(sim: Any, vp: Viewport, opts: ViewOptions, trails: Any = None) -> TriangleSoup:
     soup = TriangleSoup()
     world_shapes(sim.world, vp, soup)
+    overlay_shapes(sim, vp, opts, soup, trails, under=True)
     agent_shapes(sim, vp, opts, soup)
-    overlay_shapes(sim, vp, opts, soup)  # on top: vectors start inside the triangles
+    overlay_shapes(sim, vp, opts, soup, trails)  # on top: vectors start inside the bodies
     return soup
 
 

@@ -53,23 +53,30 @@ class Layout:
     tabs: Rect
     content: Rect
     world: Rect
+    tab_names: tuple[str, ...] = TABS  # the tabs offered (renders and replays: no "tune")
 
     def legend_row_y(self, i: int) -> float:
         """Centre line of legend row ``i``: the swatch and its label share it."""
         return self.legend.y1 - LEGEND_TOP - (i + 0.5) * LEGEND_ROW
 
     def tab_rect(self, i: int) -> Rect:
-        w = self.tabs.width / len(TABS)
+        w = self.tabs.width / len(self.tab_names)
         return Rect(self.tabs.x0 + i * w, self.tabs.y0, self.tabs.x0 + (i + 1) * w, self.tabs.y1)
 
     def tab_at(self, x: float, y: float) -> str | None:
-        for i, name in enumerate(TABS):
+        for i, name in enumerate(self.tab_names):
             if self.tab_rect(i).contains(x, y):
                 return name
         return None
 
 
-def make_layout(width: float, height: float, legend_rows: int, panel_width: float) -> Layout:
+def make_layout(
+    width: float,
+    height: float,
+    legend_rows: int,
+    panel_width: float,
+    tab_names: tuple[str, ...] = TABS,
+) -> Layout:
     """The regions of a ``width`` x ``height`` frame whose legend has ``legend_rows`` rows."""
     top = height - HUD_HEIGHT
     panel = Rect(width - panel_width, 0.0, width, top)
@@ -86,4 +93,5 @@ def make_layout(width: float, height: float, legend_rows: int, panel_width: floa
         tabs=tabs,
         content=content,
         world=world,
+        tab_names=tab_names,
     )

@@ -53,8 +53,12 @@ class PanelState:
     session: Any = None  # the live Session (the tune tab needs it); None in renders
     frame: Any = None  # a TreeFrame to show instead of the selected agent's (replays)
 
+    @property
+    def tabs(self) -> tuple[str, ...]:
+        return TABS if self.session is not None else ("tree", "info")
+
     def cycle(self, step: int) -> None:
-        tabs = TABS if self.session is not None else ("tree", "info")
+        tabs = self.tabs
         i = tabs.index(self.tab) if self.tab in tabs else 0
         self.tab = tabs[(i + step) % len(tabs)]
 
@@ -139,7 +143,8 @@ class Painter:
         showing = selected or (panel is not None and panel.frame is not None)
         self._panel_width = PANEL_WIDTH if (not info.caption or showing) else LEGEND_ONLY_WIDTH
         entries = legend(sim, opts)
-        lay = make_layout(self.width, self.height, len(entries), self._panel_width)
+        tabs = panel.tabs if panel is not None else TABS
+        lay = make_layout(self.width, self.height, len(entries), self._panel_width, tabs)
         self.layout = lay
         vp = self.viewport(sim.world, opts)
         self.canvas.clear(palette.BACKGROUND)
@@ -206,10 +211,7 @@ class Painter:
     def _tabs(self, panel: PanelState, lay: Layout) -> None:
         soup = TriangleSoup()
         labels = []
-        tabs = TABS if panel.session is not None else ("tree", "info")
-        for i, name in enumerate(TABS):
-            if name not in tabs:
-                continue
+        for i, name in enumerate(lay.tab_names):
             r = lay.tab_rect(i).inset(2)
             soup.add(
                 geo.quads(*r.as_tuple()),

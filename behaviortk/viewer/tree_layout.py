@@ -19,7 +19,7 @@ ROW = 22.0  # vertical distance between rows
 BOX_H = 17.0
 INDENT = 20.0
 TOGGLE = 14.0  # room left of a box for its collapse triangle
-CHAR_W = 6.7  # width of one character of the 9 pt mono font at zoom 1
+CHAR_W = 7.0  # width of one character of the 9 pt mono font at zoom 1 (measured)
 MIN_BOX_W = 60.0
 TEXT_PAD = 8.0
 

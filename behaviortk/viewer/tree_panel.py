@@ -217,7 +217,7 @@ class TreeView:
         for code, word in STATUS_WORDS:
             pic.soup.add(geo.quads(x, y - 6, x + 12, y + 6), STATUS_FILL[code])
             pic.labels.append(Label(word, x + 16, y, palette.DIM_TEXT, 8.5))
-            x += 16 + 6.4 * len(word) + 14
+            x += 16 + 7.0 * len(word) + 14
         return pic
 
     def _body(self, frame: TreeFrame, lay: TreeLayout, rect: Rect, clip: Rect) -> Picture:

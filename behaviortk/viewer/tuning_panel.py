@@ -30,7 +30,7 @@ FOOTER = 52.0
 ROW_H = 64.0
 PAD = 10.0
 BUTTON_W = 20.0
-CHAR_W = 5.6  # 8 pt mono
+CHAR_W = 7.0  # one character of the 8 pt mono font (measured: pyglet snaps to whole pixels)
 
 
 def nice_step(span: float, integer: bool) -> float:
@@ -160,7 +160,7 @@ class TuningPanel:
         y_name, y_text, y_slider = top - 11, top - 27, top - 45
         lo, hi = self._span(knob, value)
         step = nice_step(hi - lo, knob.kind == "integer")
-        unit = f" {knob.unit}" if knob.unit else ""
+        unit = f" {knob.unit}" if knob.unit and value is not None else ""
         tag = " (tree parameter)" if knob.source == "param" else ""
         pic.labels.append(Label(knob.name + tag, x0, y_name, palette.TEXT, 9, bold=True))
         pic.labels.append(

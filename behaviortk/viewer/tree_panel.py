@@ -348,7 +348,7 @@ class TreeView:
         size = 8.5 * z
         if size >= 4.0:
             for k in range(nodes.size):
-                text = f"|F| {mag[k]:.1f}" if moving[k] else "0 (zero force)"
+                text = f"|F| {mag[k]:.3g}" if moving[k] else "0 (zero force)"
                 ink = palette.TEXT if moving[k] else palette.DIM_TEXT
                 pic.labels.append(
                     Label(text, float(cx[k] + (FORCE_R + 5.0) * z), float(cy[k]), ink, size)

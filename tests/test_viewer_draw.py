@@ -49,11 +49,11 @@ def two_groups():
 
 
 # ---------------------------------------------------------------- geometry
-def test_agent_triangle_points_along_heading_and_scales_with_radius():
-    """Nose at pos + r h, back corners at pos - 0.7 r h +- 0.6 r side (worked by hand)."""
-    tri = geo.agent_triangles(np.array([[0.0, 0.0]]), np.array([[1.0, 0.0]]), np.array([10.0]))
-    np.testing.assert_allclose(tri, [[10.0, 0.0], [-7.0, 6.0], [-7.0, -6.0]])
-    up = geo.agent_triangles(np.array([[5.0, 5.0]]), np.array([[0.0, 2.0]]), np.array([1.0]))
+def test_heading_mark_is_a_wedge_from_the_centre_to_the_rim():
+    """Nose at pos + r h, base corners at pos +- 0.4 r side (worked by hand)."""
+    tri = geo.heading_marks(np.array([[0.0, 0.0]]), np.array([[1.0, 0.0]]), np.array([10.0]))
+    np.testing.assert_allclose(tri, [[10.0, 0.0], [0.0, 4.0], [0.0, -4.0]])
+    up = geo.heading_marks(np.array([[5.0, 5.0]]), np.array([[0.0, 2.0]]), np.array([1.0]))
     np.testing.assert_allclose(up[0], [5.0, 6.0])
 
 
@@ -73,9 +73,9 @@ def test_segments_are_two_triangles_of_the_stroke_width():
     ),
     st.floats(0.0, 50.0),
 )
-def test_agent_triangles_finite_even_for_zero_heading(rows, r):
+def test_heading_marks_finite_even_for_zero_heading(rows, r):
     arr = np.array(rows)
-    tri = geo.agent_triangles(arr[:, :2], arr[:, 2:], np.full(len(rows), r))
+    tri = geo.heading_marks(arr[:, :2], arr[:, 2:], np.full(len(rows), r))
     assert tri.shape == (3 * len(rows), 2)
     assert np.isfinite(tri).all()
 
@@ -135,10 +135,13 @@ def test_all_agents_are_one_draw_call_whatever_their_number():
         rng = np.random.default_rng(n)
         ag = make_agents(rng.uniform(0, 300, (n, 2)), rng.normal(0, 10, (n, 2)), radius=3.0)
         _, painter = draw(fake_sim(world(), ag), ViewOptions())
-        before = painter.world_batch.draw_calls
+        before = painter.body_batch.draw_calls, painter.world_batch.draw_calls
         draw(fake_sim(world(), ag), ViewOptions())
-        calls.append(painter.world_batch.draw_calls - before)
-    assert calls[0] == calls[1] == 2  # the floor, then the whole world picture
+        after = painter.body_batch.draw_calls, painter.world_batch.draw_calls
+        calls.append((after[0] - before[0], after[1] - before[1]))
+    # one point per agent in one draw; the floor and the shapes under the agents (nothing
+    # is over them: no selection, no overlay)
+    assert calls[0] == calls[1] == (1, 2)
 
 
 def debug_with_everything(agents) -> DebugBuffer:
@@ -269,10 +272,13 @@ def test_scene_holds_every_agent_in_one_chunk_and_picks_by_position():
     sim = fake_sim(world(), agents)
     from behaviortk.viewer.viewport import Viewport
 
-    soup = build_scene(sim, Viewport(400, 300, 0, 0, 400, 300), ViewOptions())
-    verts, colors = soup.build()
+    scene = build_scene(sim, Viewport(400, 300, 0, 0, 400, 300), ViewOptions())
+    (verts, colors), (points, body_colors), _ = scene.build()
     assert verts.dtype == np.float32 and colors.dtype == np.uint8
     assert verts.shape[0] == colors.shape[0]
+    # every agent one row: x, y, radius in pixels (10 units at scale 1), heading
+    assert points.shape == (2, 5) and body_colors.shape == (2, 4)
+    np.testing.assert_allclose(points[:, :3], [[100, 200, 10], [250, 200, 10]])
     assert pick_agent(agents, np.array([252.0, 203.0]), 0.0) == 1
     assert pick_agent(agents, np.array([180.0, 100.0]), 2.0) is None
 

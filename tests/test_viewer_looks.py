@@ -72,11 +72,17 @@ def test_bodies_are_drawn_to_their_radius_with_a_darker_heading_mark() -> None:
     vp = p.viewport(sim.world)
     c = vp.to_screen(sim.agents.pos[0])
     r = 20.0 * vp.scale  # 27.7 px
-    np.testing.assert_array_equal(pixel_at(img, c + np.array([0.0, 0.9 * r])), ORANGE)  # inside the rim
+    np.testing.assert_array_equal(
+        pixel_at(img, c + np.array([0.0, 0.9 * r])), ORANGE
+    )  # inside the rim
     assert tuple(pixel_at(img, c + np.array([0.0, 1.1 * r]))) == palette.WORLD_FLOOR[:3]  # outside
     mark = tuple(round(v * 0.35) for v in ORANGE)
-    np.testing.assert_allclose(pixel_at(img, c + np.array([0.6 * r, 0.0])), mark, atol=1)  # ahead: mark
-    np.testing.assert_array_equal(pixel_at(img, c - np.array([0.6 * r, 0.0])), ORANGE)  # behind: body
+    np.testing.assert_allclose(
+        pixel_at(img, c + np.array([0.6 * r, 0.0])), mark, atol=1
+    )  # ahead: mark
+    np.testing.assert_array_equal(
+        pixel_at(img, c - np.array([0.6 * r, 0.0])), ORANGE
+    )  # behind: body
 
 
 def test_a_gif_keeps_the_group_colour(tmp_path: Path) -> None:
@@ -253,3 +259,18 @@ def test_the_readme_first_example_visibly_moves(engine: str) -> None:
     reference = behaviortk.Simulation(load_text(readme_example(), "chase.json"))
     reference.run(120)
     np.testing.assert_array_equal(sim.agents.pos, reference.agents.pos)
+
+
+def test_bodies_bigger_than_a_point_are_drawn_as_triangles_alike() -> None:
+    """Zoomed to 60 x 60 units the radius-20 body is 20 * min(554, 558)/60 = 185 px, more than
+    the largest point (the fallback path): same colour, same heading mark."""
+    sim = coloured()
+    opts = ViewOptions(region=(70.0, 170.0, 130.0, 230.0))
+    img, p = draw(sim, opts)
+    vp = p.viewport(sim.world, opts)
+    r = 20.0 * vp.scale
+    assert r > p.body_batch.max_radius
+    c = vp.to_screen(sim.agents.pos[0])
+    np.testing.assert_array_equal(pixel_at(img, c - np.array([0.6 * r, 0.0])), ORANGE)
+    mark = tuple(round(v * 0.35) for v in ORANGE)
+    np.testing.assert_allclose(pixel_at(img, c + np.array([0.6 * r, 0.0])), mark, atol=1)

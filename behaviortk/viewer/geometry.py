@@ -16,28 +16,6 @@ from behaviortk.vec import Array, from_angle, normalize, perp
 EMPTY = np.zeros((0, 2), dtype=np.float64)
 
 
-def agent_triangles(pos: Array, heading: Array, radius: Array) -> Array:
-    """Oriented triangles, nose at ``pos + heading * r``, sized by radius.
-
-    The back corners sit at ``pos - 0.7 r heading +- 0.6 r side`` so the
-    triangle fits inside the agent's bounding circle.
-    """
-    h = normalize(heading)
-    s = perp(h)
-    r = np.asarray(radius, dtype=np.float64)[:, None]
-    nose = pos + h * r
-    back = pos - 0.7 * r * h
-    left = back + 0.6 * r * s
-    right = back - 0.6 * r * s
-    return np.stack([nose, left, right], axis=1).reshape(-1, 2)
-
-
-def body_sides(radius_px: Array) -> int:
-    """Sides of the agents' discs: few where they are a few pixels, round when large."""
-    biggest = float(np.max(radius_px)) if np.size(radius_px) else 0.0
-    return 8 if biggest <= 4.0 else 12 if biggest <= 10.0 else 20
-
-
 def heading_marks(pos: Array, heading: Array, radius: Array) -> Array:
     """A wedge from the centre to the rim along the heading: nose at ``pos + r h``, base
     corners at ``pos +- 0.4 r side`` (inside the disc of radius ``r``)."""

@@ -17,6 +17,7 @@ import numpy as np
 from behaviortk.viewer import geometry as geo
 from behaviortk.viewer import palette
 from behaviortk.viewer.batch import GpuBatch, TriangleSoup
+from behaviortk.viewer.bodies import BodyBatch
 from behaviortk.viewer.canvas import Canvas, WindowCanvas
 from behaviortk.viewer.heatmap import HeatmapLayer, params_from_trees
 from behaviortk.viewer.hud import HudInfo, help_text, hud_text, legend, legend_title
@@ -83,6 +84,7 @@ class Painter:
         ctx = window.ctx
         self.canvas: WindowCanvas = WindowCanvas(window) if size is None else Canvas(ctx, size)
         self.world_batch = GpuBatch(ctx)
+        self.body_batch = BodyBatch(ctx)
         self.ui_batch = GpuBatch(ctx)
         self.heatmap = HeatmapLayer(ctx)
         self.pools: dict[str, LabelPool] = {}
@@ -156,8 +158,12 @@ class Painter:
             self.heatmap.update(sim.world, params_from_trees(getattr(sim, "trees", {})))
             self.heatmap.draw(world_clip.as_tuple(), vp.uv_rect())
         scene = build_scene(sim, vp, opts, extra.trails)
+        points, big = scene.bodies.split(self.body_batch.max_radius)
+        big.fallback(scene.under)
         with self.canvas.clipped(world_clip):  # overlays (cones, links) stay in the world
-            self.world_batch.draw(*scene.build())
+            self.world_batch.draw(*scene.under.build())
+            self.body_batch.draw(points)
+            self.world_batch.draw(*scene.over.build())
             names = self.pool("world")
             names.show(
                 [

@@ -1,9 +1,9 @@
 """One frame's shapes, built on the CPU from the simulation's arrays (drawing only reads).
 
-``build_scene`` returns the triangle soup for the whole world picture:
-geometry (paths, obstacles, walls), all agents in one chunk (one draw call for every agent), the selection ring, then the
-enabled overlays on top. Text
-(HUD, panel, help) is drawn by the window on top.
+``build_scene`` returns the world picture in drawing order (``Scene``): zones, paths,
+obstacles, walls and trails as triangles; every agent as one point (one draw call for
+all agents, ``bodies.py``); then the selection ring and the enabled overlays on top.
+Text (HUD, panel, help) is drawn by the painter on top.
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ from behaviortk.vec import Array
 from behaviortk.viewer import geometry as geo
 from behaviortk.viewer import palette
 from behaviortk.viewer.batch import TriangleSoup
+from behaviortk.viewer.bodies import Bodies
 from behaviortk.viewer.overlays import PER_AGENT, OverlayInput, facing_of
 from behaviortk.viewer.viewport import Region, Viewport
 from behaviortk.viewer.zones import zone_shapes
 
 MIN_AGENT_PIXELS = 3.0  # radius: tiny agents stay visible and clickable
-MARK_SHADE = 0.35  # the heading mark: the body's colour, darkened
 
 ACTION_COLORS: tuple[palette.Color, ...] = (
     (255, 99, 71, 255),  # tomato
@@ -141,20 +141,17 @@ def overlay_shapes(
             overlay.build(OverlayInput(sim, vp, rows, trails), soup)
 
 
-def agent_shapes(sim: Any, vp: Viewport, opts: ViewOptions, soup: TriangleSoup) -> None:
-    """All agents as discs of their radius (one chunk) with a darker heading mark (one chunk),
-    plus the selection ring."""
+def agent_bodies(sim: Any, vp: Viewport, opts: ViewOptions) -> Bodies:
+    """Every agent as a body of its radius (at least MIN_AGENT_PIXELS) facing its heading."""
     ag = sim.agents
     if ag.n == 0:
-        return
+        return Bodies.empty()
     size = np.maximum(ag.radius * vp.scale, MIN_AGENT_PIXELS)
-    center = vp.to_screen(ag.pos)
-    colors = agent_colors(sim, opts)
-    sides = geo.body_sides(size)
-    soup.add(geo.discs(center, size, sides), np.repeat(colors, 3 * sides, axis=0))
-    marks = colors.copy()
-    marks[:, :3] = (marks[:, :3] * MARK_SHADE).astype(np.uint8)
-    soup.add(geo.heading_marks(center, facing_of(ag), size), np.repeat(marks, 3, axis=0))
+    return Bodies(vp.to_screen(ag.pos), size, facing_of(ag), agent_colors(sim, opts))
+
+
+def selection_ring(sim: Any, vp: Viewport, opts: ViewOptions, soup: TriangleSoup) -> None:
+    ag = sim.agents
     sel = opts.selected
     if sel is not None and 0 <= sel < ag.n:
         center = vp.to_screen(ag.pos[sel : sel + 1])
@@ -162,13 +159,28 @@ def agent_shapes(sim: Any, vp: Viewport, opts: ViewOptions, soup: TriangleSoup) 
         soup.add(geo.rings(center, r, 2.0), palette.SELECTED)
 
 
-def build_scene(sim: Any, vp: Viewport, opts: ViewOptions, trails: Any = None) -> TriangleSoup:
-    soup = TriangleSoup()
-    world_shapes(sim.world, vp, soup)
-    overlay_shapes(sim, vp, opts, soup, trails, under=True)
-    agent_shapes(sim, vp, opts, soup)
-    overlay_shapes(sim, vp, opts, soup, trails)  # on top: vectors start inside the bodies
-    return soup
+@dataclass
+class Scene:
+    """A frame's world picture in drawing order: ``under`` (zones, paths, obstacles, walls,
+    trails), the agents' ``bodies`` (one point each, ``bodies.py``), ``over`` (the selection
+    ring and the overlays)."""
+
+    under: TriangleSoup
+    bodies: Bodies
+    over: TriangleSoup
+
+    def build(self) -> tuple[Any, Any, Any]:
+        """All the CPU arrays of the frame (what the benchmark times)."""
+        return self.under.build(), self.bodies.packed(), self.over.build()
+
+
+def build_scene(sim: Any, vp: Viewport, opts: ViewOptions, trails: Any = None) -> Scene:
+    under, over = TriangleSoup(), TriangleSoup()
+    world_shapes(sim.world, vp, under)
+    overlay_shapes(sim, vp, opts, under, trails, under=True)
+    selection_ring(sim, vp, opts, over)
+    overlay_shapes(sim, vp, opts, over, trails)  # on top: vectors start inside the bodies
+    return Scene(under, agent_bodies(sim, vp, opts), over)
 
 
 def pick_agent(agents: Any, world_point: Array, slack: float) -> int | None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from behaviortk.tree.flat import FlatTree
+from behaviortk.tree.flat import FlatTree, trace_name
 
 ROW = 22.0  # vertical distance between rows
 BOX_H = 17.0
@@ -47,7 +47,8 @@ def subtree_sizes(tree: FlatTree) -> np.ndarray:
 
 
 def label_of(tree: FlatTree, index: int) -> str:
-    """The text in a node's box: a glyph for composites and decorators, then its name."""
+    """The text in a node's box: a glyph for composites and decorators, then its name (and a
+    guard's condition in brackets)."""
     node = tree.nodes[index]
     tag = str(getattr(node.model, "type", ""))
     glyph = ""
@@ -57,7 +58,9 @@ def label_of(tree: FlatTree, index: int) -> str:
             glyph += "*"
     elif node.kind == "decorator":
         glyph = "◇"
-    return f"{glyph} {node.name}" if glyph else node.name
+    guard = getattr(node.model, "condition", None)  # eternal_guard: its condition is no node
+    name = f"{node.name} [{trace_name(guard)}]" if guard is not None else node.name
+    return f"{glyph} {name}" if glyph else name
 
 
 def layout_tree(tree: FlatTree, collapsed: set[int] | frozenset[int] = frozenset()) -> TreeLayout:

@@ -47,17 +47,23 @@ class XServer:
         self.number = free_display()
         self.display = f":{self.number}"
         w, h = SCREEN
+        self.log = Path(f"/tmp/behaviortk-xvfb-{self.number}.log")
         self.proc = subprocess.Popen(
             ["Xvfb", self.display, "-screen", "0", f"{w}x{h}x24", "-nolisten", "tcp"],
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stderr=self.log.open("w"),
         )
-        socket = Path(f"/tmp/.X11-unix/X{self.number}")
+        env = {**os.environ, "DISPLAY": self.display}
         deadline = time.monotonic() + PATIENCE
-        while not socket.exists():
+        while True:  # until a client can connect and query the screen
             if self.proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"Xvfb {self.display} did not start")
-            time.sleep(0.05)
+                raise RuntimeError(f"Xvfb {self.display} did not start: {self.log.read_text()}")
+            probe = subprocess.run(
+                ["xdotool", "getdisplaygeometry"], env=env, capture_output=True, text=True
+            )
+            if probe.returncode == 0 and probe.stdout.strip() == f"{w} {h}":
+                break
+            time.sleep(0.1)
 
     def stop(self) -> None:
         self.proc.terminate()
@@ -111,18 +117,18 @@ class ViewerProcess:
         self.xdotool("windowfocus", "--sync", self.window)
 
     def click(self, x: float, y: float, button: int = 1) -> None:
-        self.xdotool("mousemove", "--sync", *self._root(x, y), "click", str(button))
+        self.xdotool("mousemove", *self._root(x, y), "click", str(button))
 
     def drag(self, x0: float, y0: float, x1: float, y1: float) -> None:
-        self.xdotool("mousemove", "--sync", *self._root(x0, y0), "mousedown", "1")
+        self.xdotool("mousemove", *self._root(x0, y0), "mousedown", "1")
         for t in np.linspace(0.0, 1.0, 6)[1:]:
-            self.xdotool("mousemove", "--sync", *self._root(x0 + t * (x1 - x0), y0 + t * (y1 - y0)))
+            self.xdotool("mousemove", *self._root(x0 + t * (x1 - x0), y0 + t * (y1 - y0)))
         self.xdotool("mouseup", "1")
 
     def wheel(self, x: float, y: float, clicks: int) -> None:
         button = "4" if clicks > 0 else "5"
         self.xdotool(
-            "mousemove", "--sync", *self._root(x, y), "click", "--repeat", str(abs(clicks)), button
+            "mousemove", *self._root(x, y), "click", "--repeat", str(abs(clicks)), button
         )
 
     def key(self, *names: str) -> None:

@@ -183,18 +183,27 @@ def test_requests_of_zero_force_are_not_active(engine: str) -> None:
     assert action_index(sim, action_names(sim)).tolist() == [1]
 
 
-def test_renders_carry_a_caption_instead_of_the_hud(tmp_path: Path) -> None:
-    sim = coloured()
-    render(sim, io.BytesIO(), 3)
-    from behaviortk.viewer.render import headless_window  # the painter's texts are reused
-
-    assert headless_window() is not None
+def test_renders_carry_a_caption_instead_of_the_hud() -> None:
     from behaviortk.viewer.hud import HudInfo, hud_text
+    from behaviortk.viewer.painter import Painter
+    from behaviortk.viewer.render import frame_image, headless_window
+    from behaviortk.viewer.scene import ViewOptions
 
-    text = hud_text(sim, HudInfo(caption=True))
-    assert text == "engine_test   tick 3   t = 0.30 s   2 agents"
+    sim = coloured()
+    sim.run(3)
+    p = Painter(headless_window(), size=(500, 300))
+    image = frame_image(sim, p, ViewOptions())
+    assert image.size == (500, 300)
+    assert p.hud.text == "engine_test   tick 3   t = 0.30 s   2 agents"  # 3 ticks of 0.1 s
     live = hud_text(sim, HudInfo(fps=60.0, paused=True))
-    assert "FPS" in live and "PAUSED" in live and "FPS" not in text
+    assert "FPS" in live and "PAUSED" in live and "FPS" not in p.hud.text
+
+
+def test_the_render_command_offers_every_overlay() -> None:
+    from behaviortk.commands.render import OVERLAY_NAMES
+    from behaviortk.viewer.overlays import OVERLAYS
+
+    assert set(OVERLAY_NAMES) == {o.name for o in OVERLAYS}
 
 
 def test_region_and_zoom_by_hand() -> None:

@@ -252,3 +252,30 @@ def test_the_tune_tab_is_opened_by_a_click_and_its_widgets_tune(view: ViewerView
     img = frame(view)
     assert "150 world units/s" in " ".join(view.painter.pool("tune.body").texts())
     assert (np.abs(img.astype(int) - palette.SLIDER_FILL[:3]).max(axis=-1) == 0).sum() > 200
+
+
+def test_a_refusal_shows_in_red_on_its_row_and_nullable_ends_at_unlimited(view: ViewerView) -> None:
+    view.panel.tab = "tune"
+    frame(view)
+    rows = {row.knob.name: row for row in view.panel.tuning._rows}
+    view.panel.tuning._tune(view.session, rows["max_speed"].knob, -5.0)
+    frame(view)
+    refused = [
+        label for label in view.painter.pool("tune.body").labels if label.text.startswith("refused")
+    ]
+    assert refused and refused[0].text == "refused: max_speed must be > 0"
+    assert refused[0].color == palette.REFUSED
+    np.testing.assert_allclose(view.session.sim.agents.max_speed[:60], 110.0)  # unchanged
+    turn = rows["max_turn_rate"]  # null in the file: unlimited, knob at the right end
+    y = (turn.track.y0 + turn.track.y1) / 2
+    mid = turn.track.x0 + 0.5 * turn.track.width
+    send(view, "on_mouse_press", turn.track.x1, y, arcade.MOUSE_BUTTON_LEFT, 0)
+    send(view, "on_mouse_drag", mid, y, mid - turn.track.x1, 0, arcade.MOUSE_BUTTON_LEFT, 0)
+    send(view, "on_mouse_release", mid, y, arcade.MOUSE_BUTTON_LEFT, 0)
+    limited = view.session.tuner.value(turn.knob)
+    assert limited is not None and np.isfinite(view.session.sim.agents.max_turn_rate[0])
+    send(view, "on_mouse_press", mid, y, arcade.MOUSE_BUTTON_LEFT, 0)
+    send(view, "on_mouse_drag", turn.track.x1 + 20, y, 40, 0, arcade.MOUSE_BUTTON_LEFT, 0)
+    send(view, "on_mouse_release", turn.track.x1 + 20, y, arcade.MOUSE_BUTTON_LEFT, 0)
+    assert view.session.tuner.value(turn.knob) is None
+    assert np.isinf(view.session.sim.agents.max_turn_rate[:60]).all()

@@ -127,9 +127,7 @@ class ViewerProcess:
 
     def wheel(self, x: float, y: float, clicks: int) -> None:
         button = "4" if clicks > 0 else "5"
-        self.xdotool(
-            "mousemove", *self._root(x, y), "click", "--repeat", str(abs(clicks)), button
-        )
+        self.xdotool("mousemove", *self._root(x, y), "click", "--repeat", str(abs(clicks)), button)
 
     def key(self, *names: str) -> None:
         self.focus()

@@ -238,13 +238,19 @@ class Tuner:
         self.text = text  # with the panel's accepted changes
         self.registries = registries
         self.schema = json_schema(registries)
+        self._parsed: tuple[str, dict[str, Any]] | None = None
+        self._knobs: dict[int, list[Knob]] = {}
 
     @property
     def data(self) -> dict[str, Any]:
+        """The edited text parsed (once per text: the panel reads it every frame)."""
         from behaviortk.format.jsonparse import parse
 
-        data = parse(self.text).data
-        return data if isinstance(data, dict) else {}
+        if self._parsed is None or self._parsed[0] is not self.text:
+            data = parse(self.text).data
+            self._parsed = (self.text, data if isinstance(data, dict) else {})
+            self._knobs = {}
+        return self._parsed[1]
 
     @property
     def dirty(self) -> bool:
@@ -257,10 +263,12 @@ class Tuner:
         data = self.data
         if not 0 <= index < len(data.get("groups", [])):
             return []
-        knobs = physics_knobs(self.schema, index)
-        if data["groups"][index].get("tree"):
-            knobs += param_knobs(self.schema, data, index)
-        return knobs
+        if index not in self._knobs:
+            knobs = physics_knobs(self.schema, index)
+            if data["groups"][index].get("tree"):
+                knobs += param_knobs(self.schema, data, index)
+            self._knobs[index] = knobs
+        return self._knobs[index]
 
     def value(self, knob: Knob) -> Any:
         node: Any = self.data

@@ -256,8 +256,11 @@ class TuningPanel:
                 continue
             for b, sign in ((row.minus, -1.0), (row.plus, 1.0)):
                 if b.contains(x, y):
+                    if value is None and sign > 0:
+                        return True  # already unlimited
                     base = float(value) if value is not None else row.hi
-                    self._tune(session, knob, round((base + sign * row.step) / row.step) * row.step)
+                    new = round((base + sign * row.step) / row.step) * row.step
+                    self._tune(session, knob, None if knob.nullable and new > row.hi else new)
                     return True
             hit = Rect(row.track.x0 - 8, row.track.y0 - 8, row.track.x1 + 8, row.track.y1 + 8)
             if hit.contains(x, y):
@@ -274,7 +277,10 @@ class TuningPanel:
         """A slider is applied when let go."""
         row, self.dragging = self.dragging, None
         if row is not None and self.pending is not None:
-            self._tune(session, row.knob, self.pending)
+            value: float | None = self.pending
+            if row.knob.nullable and self.pending >= row.hi:
+                value = None  # the right end of a nullable knob: unlimited
+            self._tune(session, row.knob, value)
         self.pending = None
 
     def wheel(self, clicks: float) -> None:

@@ -8,7 +8,7 @@ Line 1, the header::
 Then one line per recorded tick::
 
     {"tick": t, "time": s, "agents": [{"id", "name", "group", "pos": [x, y],
-     "vel": [vx, vy], "active": [names of the steering leaves that emitted]}]}
+     "vel": [vx, vy], "active": [names of the steering leaves whose request gave a force]}]}
 
 ``tick`` is the 0-based index of the step just taken, ``pos``/``vel`` the state
 after that step's integration and ``time`` the simulated time of that state,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,20 +15,51 @@ from behaviortk.commands.options import (
     engine_note,
     non_negative_int,
     positive_int,
+    whole_number,
 )
 
 OVERLAY_NAMES = (
+    "trails",
     "velocity",
     "force",
     "crosshair",
     "wander",
     "view",
+    "sight",
     "neighbours",
     "feelers",
     "hiding",
     "waypoints",
     "potential",
 )
+
+
+MIN_SIZE, MAX_SIZE = 64, 8192
+
+
+def finite_float(text: str) -> float:
+    """An argparse type: a finite number."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    value = finite_float(text)
+    if value <= 0.0:
+        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
+    return value
+
+
+def pixels(text: str) -> int:
+    value = whole_number(MIN_SIZE)(text)
+    if value > MAX_SIZE:
+        raise argparse.ArgumentTypeError(f"must be <= {MAX_SIZE}, got {value}")
+    return value
 
 
 def add_render_options(parser: argparse.ArgumentParser) -> None:
@@ -47,6 +79,29 @@ def add_render_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--select", default=None, metavar="AGENT_ID", help="inspect this agent (panel, overlays)"
+    )
+    parser.add_argument(
+        "--region",
+        nargs=4,
+        type=finite_float,
+        default=None,
+        metavar=("X0", "Y0", "X1", "Y1"),
+        help="the world rectangle to show, in world units (default: the whole world)",
+    )
+    parser.add_argument(
+        "--zoom",
+        type=positive_float,
+        default=1.0,
+        metavar="Z",
+        help="magnify around the centre of the region (2: half as wide, twice as large)",
+    )
+    parser.add_argument(
+        "--size",
+        nargs=2,
+        type=pixels,
+        default=None,
+        metavar=("W", "H"),
+        help=f"image size in pixels, {MIN_SIZE}..{MAX_SIZE} each (default 1100 640)",
     )
 
 
@@ -79,8 +134,16 @@ def render_file(args: argparse.Namespace, path: str, out: str, ticks: int, every
     from behaviortk.format.errors import DefinitionError
     from behaviortk.format.loader import load
     from behaviortk.sim import Simulation
-    from behaviortk.viewer.render import render  # sets ARCADE_HEADLESS before arcade loads
+    from behaviortk.viewer.render import RENDER_SIZE, render  # sets ARCADE_HEADLESS first
 
+    region = getattr(args, "region", None)
+    if region is not None and not (region[0] < region[2] and region[1] < region[3]):
+        print(
+            "behaviortk render: error: --region X0 Y0 X1 Y1 needs X0 < X1 and Y0 < Y1, "
+            f"got {' '.join(f'{v:g}' for v in region)}",
+            file=sys.stderr,
+        )
+        return 2
     if not out.lower().endswith((".png", ".gif")):
         print(
             f"behaviortk render: error: --out must end in .png or .gif, got {out!r}",
@@ -121,6 +184,9 @@ def render_file(args: argparse.Namespace, path: str, out: str, ticks: int, every
             color_by=args.color_by,
             selected=selected,
             on_tick=progress.update,
+            size=tuple(args.size) if getattr(args, "size", None) else RENDER_SIZE,
+            region=tuple(region) if region is not None else None,
+            zoom=float(getattr(args, "zoom", 1.0)),
         )
     print(f"wrote {out}: {ticks} ticks, engine {engine_note(args.engine, sim)}")
     return 0

@@ -85,7 +85,8 @@ def act(sim: Any, sense: Sense, decisions: dict[str, Decision]) -> tuple[Array, 
     Reads ``sim.trees``, ``sim.agents``, ``sim.world``, ``sim.memory``,
     ``sim.debug`` (cleared here), ``sim.dt`` and ``sim.engine.blackboard_points``
     (for blackboard targets, when ``sense`` has none); fills
-    ``sim.contributions[group][emit_index] = (rows, weighted force)``.
+    ``sim.contributions[group][emit_index] = (rows, weighted force)`` and each decision's
+    ``acted`` (the requests that gave a non-zero force or torque).
     """
     agents: Agents = sim.agents
     debug: DebugBuffer = sim.debug
@@ -100,6 +101,7 @@ def act(sim: Any, sense: Sense, decisions: dict[str, Decision]) -> tuple[Array, 
         tree = sim.trees[group]
         start = agents.slices[group].start
         mine: dict[int, tuple[np.ndarray, Array]] = {}
+        acted = np.zeros_like(decision.emitted, dtype=bool)
         for emit_index, node_index in enumerate(tree.steering):
             local = np.flatnonzero(decision.emitted[:, emit_index])
             if local.size == 0:
@@ -121,6 +123,10 @@ def act(sim: Any, sense: Sense, decisions: dict[str, Decision]) -> tuple[Array, 
             )
             out = weighted(node.model, ctx)
             mine[emit_index] = (rows, out.linear)
+            nonzero = np.any(out.linear != 0.0, axis=1)
+            if out.angular is not None:
+                nonzero |= out.angular != 0.0
+            acted[local, emit_index] = nonzero
             # the whole group asked: a slice avoids three fancy-index copies
             at: slice | np.ndarray = rows
             if local.size == decision.emitted.shape[0]:
@@ -129,6 +135,7 @@ def act(sim: Any, sense: Sense, decisions: dict[str, Decision]) -> tuple[Array, 
             if out.angular is not None:
                 angular[at] += out.angular
         contributions[group] = mine
+        decision.acted = acted
     sim.contributions = contributions
     return linear, clamp_angular(angular, agents.max_angular_accel)
 

@@ -24,7 +24,13 @@ def test_run_headless_writes_trace_and_summary(tmp_path: Path, capsys) -> None:
     assert "per tick: sense" in captured.out and "integrate" in captured.out
     lines = out.read_text(encoding="utf-8").splitlines()
     assert [json.loads(x)["tick"] for x in lines[1:-1]] == [0, 2, 4]
-    assert json.loads(lines[-1]) == {"end": "complete", "ticks": 6}
+    end = json.loads(lines[-1])
+    overlap = end.pop("overlap")
+    assert end == {"end": "complete", "ticks": 6}
+    assert overlap["ticks"] == 6 and 0 < overlap["max"] <= 1
+    pct = 100 * overlap["max"]
+    figure = f"overlap (agents closer to another than the sum of their radii): {pct:.2f}% at most"
+    assert figure in captured.out
     assert f"trace: {out} (5 lines)" in captured.out
 
 
@@ -153,5 +159,7 @@ def test_an_interrupted_run_keeps_its_trace_ending_with_why(
         head, records = read(fh)
         assert head["seed"] == 7
         assert [r["tick"] for r in records] == [0, 1, 2]
-    assert records.end == {"end": "interrupted", "tick": 3, "reason": reason}
+    end = dict(records.end or {})
+    assert end.pop("overlap")["ticks"] == 3
+    assert end == {"end": "interrupted", "tick": 3, "reason": reason}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.jsonl"]  # no temporary file left

@@ -81,8 +81,9 @@ class Progress:
             self.out.flush()
 
 
-def summary(sim: Any, wall: float) -> str:
-    """Ticks/s, agents and mean time per phase, for the end of a headless run."""
+def summary(sim: Any, wall: float, overlap: Any = None) -> str:
+    """Ticks/s, agents, mean time per phase and (given an ``OverlapLog``) the overlap figure,
+    for the end of a headless run."""
     from behaviortk.sim import PHASES
 
     ticks = max(sim.tick, 1)
@@ -91,7 +92,7 @@ def summary(sim: Any, wall: float) -> str:
     return (
         f"{sim.name}: {sim.tick} ticks, {sim.agents.n} agents, engine {sim.engine.name}, "
         f"seed {sim.seed}: {wall:.2f} s, {rate:,.1f} ticks/s\n"
-        f"per tick: {phases}"
+        f"per tick: {phases}" + ("" if overlap is None else f"\n{overlap.describe()}")
     )
 
 
@@ -110,6 +111,7 @@ def run_headless(args: argparse.Namespace) -> int:
     cannot be written (a full disk) is removed and any previous file stays as it was.
     """
     from behaviortk.sim import Simulation, freeze_gc
+    from behaviortk.world.overlap import OverlapLog
 
     scenario = _load(args.file)
     sim = Simulation(scenario, engine=args.engine, seed=args.seed)
@@ -118,19 +120,22 @@ def run_headless(args: argparse.Namespace) -> int:
     announce_auto("behaviortk run", args.engine, sim)
     freeze_gc()
     progress = Progress(args.ticks)
+    overlap = OverlapLog()
     start = time.perf_counter()
     try:
         if args.trace:
             writer = _run_traced(args, sim, progress)
+            overlap = writer.overlap
         else:
             for done in range(1, args.ticks + 1):
                 sim.step()
+                overlap.measure(sim.world, sim.agents)
                 progress.update(done)
             writer = None
     finally:
         progress.close()
     wall = time.perf_counter() - start
-    print(summary(sim, wall))
+    print(summary(sim, wall, overlap))
     if writer is not None:
         print(f"trace: {args.trace} ({writer.lines} lines)")
     return 0

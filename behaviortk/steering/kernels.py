@@ -347,8 +347,8 @@ def avoid_neighbours_force(
     along ``side = perp(heading)`` or its opposite: head on (headings' dot
     below -0.707) away from where the threat will be (``d + v_j t``), parallel
     (above 0.707) away from where it is (``d``), perpendicular behind it
-    (against the side its velocity points to), and only if it is not faster
-    than us. A dot of exactly 0 with ``side`` steers to ``+side`` (left).
+    (against the side its velocity points to), and then only if it is not
+    faster than us. A dot of exactly 0 with ``side`` steers to ``+side`` (left).
 
     The force is that unit direction times ``max_speed`` (a desired lateral
     velocity, sized like seek's). Returns ``(force (n, 2), the threat's offset
@@ -381,9 +381,9 @@ def avoid_neighbours_force(
         head_on = (parallelness < -PARALLEL_COS)[:, None]
         away = np.where(dot(np.where(head_on, ahead_at, d[pick]), side) > 0.0, -1.0, 1.0)
         behind = np.where(dot(side, other_vel[pick]) > 0.0, -1.0, 1.0)
-        slower = length(other_vel[pick]) <= length(v_i[pick])
+        not_faster = length(other_vel[pick]) <= length(v_i[pick])
         perpendicular = np.abs(parallelness) <= PARALLEL_COS
-        steer = np.where(perpendicular, np.where(slower, behind, 0.0), away)
+        steer = np.where(perpendicular, np.where(not_faster, behind, 0.0), away)
         force[rows] = side * (steer * top[rows])[:, None]
         aim[rows] = ahead_at
         found[rows] = steer != 0.0

@@ -457,9 +457,10 @@ class AvoidNeighbours(FlockModel):
     closest approach; a neighbour that will then be closer than the sum of the
     two radii within ``time_horizon`` is a threat, and the soonest threat is
     avoided by steering sideways: away from where it will be (head on), from
-    where it is (side by side), or behind it (crossing paths; only the slower
-    of the two steers). A neighbour overlapping now comes first: straight
-    sideways away from it. Zero force when nothing threatens.
+    where it is (side by side), or behind it (crossing paths; only an agent at
+    least as fast as its threat steers, as OpenSteer's code does, though its
+    comment says the slower). A neighbour overlapping now comes first:
+    straight sideways away from it. Zero force when nothing threatens.
 
     Departures from OpenSteer: the collision distance is the sum of the two
     radii (OpenSteer: twice our own), the overlapping neighbour is the nearest

@@ -80,7 +80,7 @@ CONTACT_MARGIN = 0.02
 #: Each pass moves an overlapping pair this many times its remaining overlap (successive
 #: over-relaxation): in a cluster the pushes of one pass partly cancel, and over-relaxing
 #: makes up for it. 60 agents of radius 5 dropped into a 40 x 40 square settle in about
-#: 25 passes instead of about 70 with 1.0 (``tests/test_non_penetration.py``).
+#: 25 passes instead of 60-85 with 1.0 (``tests/test_non_penetration.py``).
 OVER_RELAXATION = 1.6
 
 _EMPTY = np.zeros(0, dtype=np.int64)
@@ -93,7 +93,7 @@ def _short(d: Array, size: float, wrap: bool) -> Array:
     return d
 
 
-Moves = tuple[Array, Array, IntArray]
+Moves = tuple[np.ndarray, np.ndarray, IntArray]
 """Summed moves ``(mx, my)`` of every agent (zero for most) and the rows that moved
 (some maybe more than once)."""
 
@@ -284,11 +284,17 @@ class NonPenetration:
     """The constraint of one simulation: at most ``passes`` passes a tick, and the
     candidate lists kept between ticks. See the module docstring."""
 
-    def __init__(self, passes: int = DEFAULT_PASSES, skin_radii: float = SKIN_RADII) -> None:
+    def __init__(
+        self,
+        passes: int = DEFAULT_PASSES,
+        skin_radii: float = SKIN_RADII,
+        over_relaxation: float = OVER_RELAXATION,
+    ) -> None:
         if passes < 1:
             raise ValueError(f"non-penetration needs at least 1 pass, got {passes}")
         self.passes = int(passes)
         self.skin_radii = float(skin_radii)
+        self.over_relaxation = float(over_relaxation)
         self.builds = 0
         """How many times the candidate lists were built (for benchmarks and tests)."""
         self.last_passes = 0
@@ -406,7 +412,10 @@ class NonPenetration:
             sel = None if dirty is None else pairs_of.of(dirty)
             if i.size and (sel is None or sel.size):
                 pi, pj = (i, j) if sel is None else (np.take(i, sel), np.take(j, sel))
-                self._add(x, y, pair_moves(x, y, radius, inv_mass, pi, pj, world), moved)
+                found = pair_moves(
+                    x, y, radius, inv_mass, pi, pj, world, over_relaxation=self.over_relaxation
+                )
+                self._add(x, y, found, moved)
             if ao.size:
                 sel = None if dirty is None else obstacles_of.of(_union(dirty, moved, n))
                 if sel is None or sel.size:

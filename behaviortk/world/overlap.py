@@ -55,3 +55,44 @@ def overlap_fraction(world: World, agents: Agents) -> float:
     if agents.n == 0:
         return 0.0
     return float(np.count_nonzero(overlapping(world, agents.pos, agents.radius))) / agents.n
+
+
+class OverlapLog:
+    """The overlap figure of tick after tick: the last one, the largest and the mean.
+
+    ``run --headless``, traces and ``bench`` keep one; ``summary`` is what they report.
+    """
+
+    def __init__(self) -> None:
+        self.ticks = 0
+        self.last = 0.0
+        self.max = 0.0
+        self.total = 0.0
+
+    def add(self, fraction: float) -> None:
+        self.ticks += 1
+        self.last = float(fraction)
+        self.max = max(self.max, self.last)
+        self.total += self.last
+
+    def measure(self, world: World, agents: Agents) -> float:
+        """Add the overlap figure of the agents as they are now; returns it."""
+        fraction = overlap_fraction(world, agents)
+        self.add(fraction)
+        return fraction
+
+    @property
+    def mean(self) -> float:
+        return self.total / self.ticks if self.ticks else 0.0
+
+    def summary(self) -> dict[str, float | int]:
+        """``{"ticks", "last", "max", "mean"}``: fractions of the agents, 0 before any tick."""
+        return {"ticks": self.ticks, "last": self.last, "max": self.max, "mean": self.mean}
+
+    def describe(self) -> str:
+        """One line for people: the figure as percentages."""
+        return (
+            f"overlap (agents closer to another than the sum of their radii): "
+            f"{100.0 * self.max:.2f}% at most, {100.0 * self.mean:.2f}% mean, "
+            f"{100.0 * self.last:.2f}% after the last of {self.ticks} ticks"
+        )

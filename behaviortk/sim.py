@@ -19,7 +19,8 @@ and ``ids_of``.
 Phase timings (seconds, accumulated in ``timings``): *sense* draws the random
 table, builds the tick's ``Sense`` and lets the engine compute the group-wide
 facts its leaves read (conditions, leaf statuses); *decide* ticks the trees;
-*act* computes and combines forces; *integrate* moves the agents.
+*act* computes and combines forces; *integrate* moves the agents (and, with the
+world's ``non_penetration``, pushes overlapping ones apart: ``world/non_penetration.py``).
 """
 
 from __future__ import annotations

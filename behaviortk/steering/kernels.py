@@ -21,8 +21,8 @@ from numpy.typing import ArrayLike, NDArray
 from behaviortk.vec import (
     EPS,
     Array,
+    coincident_direction,
     dot,
-    from_angle,
     heading_angle,
     length,
     length_sq,
@@ -250,13 +250,6 @@ def _sum_by_owner(owner: IntArray, values: Array, n: int) -> Array:
         ],
         axis=1,
     )
-
-
-def coincident_direction(i: IntArray, j: IntArray) -> Array:
-    """A fixed unit direction for the pair (i, j), opposite for (j, i): coincident agents split apart."""
-    lo, hi = np.minimum(i, j), np.maximum(i, j)
-    angle = (lo * 2.399963229728653 + hi * 0.7071067811865476) % (2.0 * np.pi)
-    return from_angle(angle) * np.where(i < j, 1.0, -1.0)[:, None]
 
 
 def separation_force(

@@ -31,7 +31,7 @@ from the book, and why:
   ``non_penetration_passes``, stopping as soon as nothing overlaps. A pass after
   the first only measures the pairs of agents the previous pass moved (nothing
   else can have come closer). Coincident agents split along a fixed direction
-  per pair (``kernels.coincident_direction``).
+  per pair (``vec.coincident_direction``).
 - **Pushed a little beyond contact.** A pair closer than ``(r_i + r_j) * (1 +
   CONTACT_MARGIN / 2)`` is pushed to ``(r_i + r_j) * (1 + CONTACT_MARGIN)``: in a
   cluster the passes approach their target only asymptotically, and the margin
@@ -54,8 +54,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from behaviortk.steering.kernels import coincident_direction
-from behaviortk.vec import EPS, Array
+from behaviortk.vec import EPS, Array, coincident_direction
 from behaviortk.world.overlap import close_pairs
 from behaviortk.world.spatial import wrap_positions
 from behaviortk.world.state import Agents, World
@@ -66,8 +65,10 @@ IntArray = np.ndarray
 DEFAULT_PASSES = 10
 
 #: Skin of the candidate lists, in largest agent radii: a wider skin lasts more ticks
-#: (the lists are rebuilt once an agent moved half of it) but holds more pairs.
-SKIN_RADII = 2.0
+#: but holds more pairs to measure every tick. In evade_or_flock at 50,000 agents (radii
+#: 5 and 8) building the lists costs about ten first passes; 3 radii (24 units) rebuilds
+#: them every 6 ticks or so with a third more pairs than 2 radii, which rebuilds every 4.
+SKIN_RADII = 3.0
 
 #: The lists are rebuilt before the passes once an agent has moved this fraction of the
 #: skin since they were built, so the passes' own pushes have ``(0.5 - REBUILD_AT) * skin``
@@ -86,6 +87,12 @@ OVER_RELAXATION = 1.6
 _EMPTY = np.zeros(0, dtype=np.int64)
 
 
+def _fold(v: Array, size: float) -> Array:
+    """Coordinates folded into ``[0, size)`` (what ``spatial.wrap_positions`` does, per column)."""
+    v = v - size * np.floor(v * (1.0 / size))
+    return np.where((v >= size) | (v < 0.0), 0.0, v)
+
+
 def _short(d: Array, size: float, wrap: bool) -> Array:
     """``d`` (modified in place) as the shortest image along an axis of length ``size``."""
     if wrap:
@@ -93,9 +100,31 @@ def _short(d: Array, size: float, wrap: bool) -> Array:
     return d
 
 
-Moves = tuple[np.ndarray, np.ndarray, IntArray]
-"""Summed moves ``(mx, my)`` of every agent (zero for most) and the rows that moved
-(some maybe more than once)."""
+Moves = tuple[IntArray, np.ndarray, np.ndarray]
+"""``(rows, mx, my)``: the distinct rows that move, ascending, and each one's summed move."""
+
+
+def summed(rows: IntArray, mx: Array, my: Array, n: int) -> Moves:
+    """Moves of ``rows`` (repeated rows add up, in a fixed order) per distinct row.
+
+    ``np.bincount`` over positions among the distinct rows: the work follows the
+    moves, not the number of agents ``n``.
+    """
+    if rows.size * 16 < n:
+        moved = distinct(rows, n)
+        at = np.searchsorted(moved, rows)
+    else:  # many: a table from row to its place among the moved rows
+        mark = np.zeros(n, dtype=bool)
+        mark[rows] = True
+        moved = np.flatnonzero(mark)
+        place = np.empty(n, dtype=np.int64)
+        place[moved] = np.arange(moved.size)
+        at = np.take(place, rows)
+    return (
+        moved,
+        np.bincount(at, weights=mx, minlength=moved.size),
+        np.bincount(at, weights=my, minlength=moved.size),
+    )
 
 
 def distinct(values: IntArray, size: int) -> IntArray:
@@ -156,11 +185,10 @@ def pair_moves(
     share = (limit - dist) * (over_relaxation / (wi + wj))
     si, sj = share * wi, share * wj
     n = x.shape[0]
-    mx = np.bincount(j, weights=ux * sj, minlength=n)
-    mx -= np.bincount(i, weights=ux * si, minlength=n)
-    my = np.bincount(j, weights=uy * sj, minlength=n)
-    my -= np.bincount(i, weights=uy * si, minlength=n)
-    return mx, my, np.concatenate([i[wi > 0.0], j[wj > 0.0]])
+    free = np.concatenate([wi > 0.0, wj > 0.0])  # agents that never move are not "moved"
+    rows = np.concatenate([i, j])[free]
+    mx = np.concatenate([-ux * si, ux * sj])[free]
+    return summed(rows, mx, np.concatenate([-uy * si, uy * sj])[free], n)
 
 
 def obstacle_moves(
@@ -193,9 +221,7 @@ def obstacle_moves(
     apart = dist > EPS
     push = (limit - dist) / np.where(apart, dist, 1.0)
     n = x.shape[0]
-    mx = np.bincount(a, weights=np.where(apart, dx * push, limit), minlength=n)
-    my = np.bincount(a, weights=np.where(apart, dy * push, 0.0), minlength=n)
-    return mx, my, a
+    return summed(a, np.where(apart, dx * push, limit), np.where(apart, dy * push, 0.0), n)
 
 
 def wall_moves(
@@ -249,35 +275,9 @@ def wall_moves(
     out = (r - dist) / np.where(back, 1.0, dist)
     a = np.take(a, hit)
     n = x.shape[0]
-    mx = np.bincount(a, weights=np.where(back, across * nx, out * ox), minlength=n)
-    my = np.bincount(a, weights=np.where(back, across * ny, out * oy), minlength=n)
-    return mx, my, a
-
-
-class Incidence:
-    """Which items (pairs, agent-obstacle or agent-wall candidates) each agent takes part in.
-
-    A CSR table built once per candidate list, so a pass can gather the items of
-    the agents the previous pass moved without scanning the whole list.
-    """
-
-    def __init__(self, n: int, *owners: IntArray) -> None:
-        ends = np.concatenate(owners) if owners else _EMPTY
-        items = np.concatenate([np.arange(o.size, dtype=np.int64) for o in owners] or [_EMPTY])
-        order = np.argsort(ends, kind="stable")
-        self.items = np.take(items, order)
-        self.offsets = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(np.bincount(ends, minlength=n), out=self.offsets[1:])
-
-    def of(self, rows: IntArray) -> IntArray:
-        """The items of agents ``rows``, each once, ascending."""
-        start = np.take(self.offsets, rows)
-        count = np.take(self.offsets, rows + 1) - start
-        total = int(count.sum())
-        if total == 0:
-            return _EMPTY
-        slot = np.arange(total) + np.repeat(start - (np.cumsum(count) - count), count)
-        return distinct(np.take(self.items, slot), self.items.size)
+    return summed(
+        a, np.where(back, across * nx, out * ox), np.where(back, across * ny, out * oy), n
+    )
 
 
 class NonPenetration:
@@ -307,7 +307,6 @@ class NonPenetration:
         self._pairs = (_EMPTY, _EMPTY)
         self._obstacles = (_EMPTY, _EMPTY)
         self._walls = (_EMPTY, _EMPTY)
-        self._by_agent = (Incidence(0), Incidence(0), Incidence(0))
 
     def apply(self, world: World, agents: Agents, before: Array, fixed: np.ndarray) -> None:
         """Push ``agents`` apart and out of obstacles and walls (``agents.pos`` is replaced).
@@ -325,10 +324,10 @@ class NonPenetration:
         touched = self._relax(world, agents, x, y, before, fixed)
         if touched.size == 0:
             return
-        pos = np.stack([x, y], axis=1)
         if world.edges == "wrap":  # the rows pushed may have left the world: fold them back in
-            pos[touched] = wrap_positions(pos[touched], world)
-        agents.pos = pos
+            x[touched] = _fold(np.take(x, touched), world.width)
+            y[touched] = _fold(np.take(y, touched), world.height)
+        agents.pos = np.stack([x, y], axis=1)
 
     # ----------------------------------------------------------------- lists
     @staticmethod
@@ -364,7 +363,6 @@ class NonPenetration:
 
     def _build(self, world: World, agents: Agents, x: Array, y: Array, fixed: np.ndarray) -> None:
         self.builds += 1
-        n = agents.n
         radius = agents.radius
         self._skin = self.skin_radii * float(radius.max())
         pos = np.stack([x, y], axis=1)
@@ -377,7 +375,6 @@ class NonPenetration:
         free = ~np.take(fixed, aw)
         aw, ww = aw[free], ww[free]
         self._pairs, self._obstacles, self._walls = (i, j), (ao, oo), (aw, ww)
-        self._by_agent = (Incidence(n, i, j), Incidence(n, ao), Incidence(n, aw))
         self._ids = agents.ids
         self._static = self._static_key(world)
         self._anchor_x, self._anchor_y = x.copy(), y.copy()
@@ -407,9 +404,8 @@ class NonPenetration:
             i, j = self._pairs
             ao, oo = self._obstacles
             aw, ww = self._walls
-            pairs_of, obstacles_of, walls_of = self._by_agent
             moved: list[IntArray] = []
-            sel = None if dirty is None else pairs_of.of(dirty)
+            sel = None if dirty is None else _touching(dirty, n, i, j)
             if i.size and (sel is None or sel.size):
                 pi, pj = (i, j) if sel is None else (np.take(i, sel), np.take(j, sel))
                 found = pair_moves(
@@ -417,12 +413,12 @@ class NonPenetration:
                 )
                 self._add(x, y, found, moved)
             if ao.size:
-                sel = None if dirty is None else obstacles_of.of(_union(dirty, moved, n))
+                sel = None if dirty is None else _touching(_union(dirty, moved, n), n, ao)
                 if sel is None or sel.size:
                     a, o = (ao, oo) if sel is None else (np.take(ao, sel), np.take(oo, sel))
                     self._add(x, y, obstacle_moves(x, y, radius, a, o, world), moved)
             if aw.size:
-                sel = None if dirty is None else walls_of.of(_union(dirty, moved, n))
+                sel = None if dirty is None else _touching(_union(dirty, moved, n), n, aw)
                 if sel is None or sel.size:
                     a, k = (aw, ww) if sel is None else (np.take(aw, sel), np.take(ww, sel))
                     found = wall_moves(x, y, old_x, old_y, radius, a, k, world)
@@ -443,10 +439,20 @@ class NonPenetration:
     def _add(x: Array, y: Array, found: Moves | None, moved: list[IntArray]) -> None:
         if found is None:
             return
-        mx, my, rows = found
-        x += mx
-        y += my
+        rows, mx, my = found
+        x[rows] += mx
+        y[rows] += my
         moved.append(rows)
+
+
+def _touching(rows: IntArray, n: int, *owners: IntArray) -> IntArray:
+    """Indices of the list items (pairs: two owner columns) that involve one of ``rows``."""
+    mark = np.zeros(n, dtype=bool)
+    mark[rows] = True
+    hit = np.take(mark, owners[0])
+    for more in owners[1:]:
+        hit |= np.take(mark, more)
+    return np.flatnonzero(hit)
 
 
 def _union(rows: IntArray, more: list[IntArray], n: int) -> IntArray:

@@ -85,6 +85,7 @@ CONTACT_MARGIN = 0.02
 OVER_RELAXATION = 1.6
 
 _EMPTY = np.zeros(0, dtype=np.int64)
+_NONE = np.zeros(0)
 
 
 def _fold(v: Array, size: float) -> Array:
@@ -146,35 +147,31 @@ def distinct(values: IntArray, size: int) -> IntArray:
 def pair_moves(
     x: Array,
     y: Array,
-    radius: Array,
-    inv_mass: Array,
     i: IntArray,
     j: IntArray,
+    contact: Array,
+    share: Array,
     world: World,
     margin: float = CONTACT_MARGIN,
     over_relaxation: float = OVER_RELAXATION,
 ) -> Moves | None:
     """One relaxation pass over the pairs ``(i, j)``; None when none overlaps.
 
-    A pair closer than ``(r_i + r_j) * (1 + margin / 2)`` is pushed apart along
-    its centre line by ``over_relaxation * (c - distance)`` with ``c = (r_i + r_j)
-    * (1 + margin)``, agent ``i`` taking the share ``w_i / (w_i + w_j)`` (``w`` =
-    inverse mass; 0 never moves). Moves of the same agent add up.
+    ``contact`` is each pair's ``r_i + r_j`` and ``share`` agent ``i``'s part of
+    a push (``w_i / (w_i + w_j)``, ``w`` = inverse mass, 0 for an agent that
+    never moves; agent ``j`` takes the rest). A pair closer than ``contact * (1 +
+    margin / 2)`` is pushed apart along its centre line by ``over_relaxation *
+    (c - distance)``, ``c = contact * (1 + margin)``. Moves of an agent add up.
     """
     wrap = world.edges == "wrap"
     dx = _short(np.take(x, j) - np.take(x, i), world.width, wrap)
     dy = _short(np.take(y, j) - np.take(y, i), world.height, wrap)
-    limit = np.take(radius, i)
-    limit += np.take(radius, j)
-    limit *= 1.0 + 0.5 * margin
     d2 = dx * dx + dy * dy
-    wi, wj = np.take(inv_mass, i), np.take(inv_mass, j)
-    hit = np.flatnonzero((d2 < limit * limit) & (wi + wj > 0.0))
-    limit *= (1.0 + margin) / (1.0 + 0.5 * margin)
+    trigger = contact * (1.0 + 0.5 * margin)
+    hit = np.flatnonzero(d2 < trigger * trigger)
     if hit.size == 0:
         return None
-    i, j, wi, wj = np.take(i, hit), np.take(j, hit), np.take(wi, hit), np.take(wj, hit)
-    dx, dy, limit = np.take(dx, hit), np.take(dy, hit), np.take(limit, hit)
+    i, j, dx, dy = np.take(i, hit), np.take(j, hit), np.take(dx, hit), np.take(dy, hit)
     dist = np.sqrt(np.take(d2, hit))
     apart = dist > EPS
     inv = 1.0 / np.where(apart, dist, 1.0)
@@ -182,13 +179,27 @@ def pair_moves(
     if not apart.all():
         fixed = coincident_direction(i[~apart], j[~apart])
         ux[~apart], uy[~apart] = fixed[:, 0], fixed[:, 1]
-    share = (limit - dist) * (over_relaxation / (wi + wj))
-    si, sj = share * wi, share * wj
-    n = x.shape[0]
-    free = np.concatenate([wi > 0.0, wj > 0.0])  # agents that never move are not "moved"
+    push = np.take(contact, hit) * (1.0 + margin) - dist
+    push *= over_relaxation
+    part = np.take(share, hit)
+    si = push * part
+    sj = push - si
+    free = np.concatenate([part > 0.0, part < 1.0])  # agents that never move are not "moved"
     rows = np.concatenate([i, j])[free]
     mx = np.concatenate([-ux * si, ux * sj])[free]
-    return summed(rows, mx, np.concatenate([-uy * si, uy * sj])[free], n)
+    return summed(rows, mx, np.concatenate([-uy * si, uy * sj])[free], x.shape[0])
+
+
+def pair_constants(
+    radius: Array, inv_mass: Array, i: IntArray, j: IntArray
+) -> tuple[IntArray, IntArray, Array, Array]:
+    """The pairs that can move (not both fixed) with their ``contact`` and ``share``."""
+    wi, wj = np.take(inv_mass, i), np.take(inv_mass, j)
+    total = wi + wj
+    keep = np.flatnonzero(total > 0.0)
+    i, j = np.take(i, keep), np.take(j, keep)
+    contact = np.take(radius, i) + np.take(radius, j)
+    return i, j, contact, np.take(wi, keep) / np.take(total, keep)
 
 
 def obstacle_moves(
@@ -304,7 +315,7 @@ class NonPenetration:
         self._anchor_x = np.zeros(0)
         self._anchor_y = np.zeros(0)
         self._skin = 0.0
-        self._pairs = (_EMPTY, _EMPTY)
+        self._pairs: tuple[IntArray, IntArray, Array, Array] = (_EMPTY, _EMPTY, _NONE, _NONE)
         self._obstacles = (_EMPTY, _EMPTY)
         self._walls = (_EMPTY, _EMPTY)
 
@@ -369,12 +380,14 @@ class NonPenetration:
         if world.edges == "wrap":
             pos = wrap_positions(pos, world)
         i, j = close_pairs(world, pos, radius, self._skin)
+        inv_mass = np.where(fixed, 0.0, 1.0 / agents.mass)
         ao, oo, aw, ww = near_static(x, y, radius, world, self._skin)
         free = ~np.take(fixed, ao)
         ao, oo = ao[free], oo[free]
         free = ~np.take(fixed, aw)
         aw, ww = aw[free], ww[free]
-        self._pairs, self._obstacles, self._walls = (i, j), (ao, oo), (aw, ww)
+        self._pairs = pair_constants(radius, inv_mass, i, j)
+        self._obstacles, self._walls = (ao, oo), (aw, ww)
         self._ids = agents.ids
         self._static = self._static_key(world)
         self._anchor_x, self._anchor_y = x.copy(), y.copy()
@@ -391,7 +404,6 @@ class NonPenetration:
         now are and the next pass measures everything.
         """
         radius = agents.radius
-        inv_mass = np.where(fixed, 0.0, 1.0 / agents.mass)
         old_x = np.ascontiguousarray(before[:, 0])
         old_y = np.ascontiguousarray(before[:, 1])
         bounded = world.edges != "wrap"
@@ -401,16 +413,16 @@ class NonPenetration:
         self.last_passes = 0
         for _ in range(self.passes):
             self.last_passes += 1
-            i, j = self._pairs
+            i, j, contact, share = self._pairs
             ao, oo = self._obstacles
             aw, ww = self._walls
             moved: list[IntArray] = []
             sel = None if dirty is None else _touching(dirty, n, i, j)
             if i.size and (sel is None or sel.size):
-                pi, pj = (i, j) if sel is None else (np.take(i, sel), np.take(j, sel))
-                found = pair_moves(
-                    x, y, radius, inv_mass, pi, pj, world, over_relaxation=self.over_relaxation
-                )
+                pairs = (i, j, contact, share)
+                if sel is not None:
+                    pairs = (np.take(i, sel), np.take(j, sel), contact[sel], share[sel])
+                found = pair_moves(x, y, *pairs, world, over_relaxation=self.over_relaxation)
                 self._add(x, y, found, moved)
             if ao.size:
                 sel = None if dirty is None else _touching(_union(dirty, moved, n), n, ao)

@@ -29,7 +29,7 @@ def test_run_headless_writes_trace_and_summary(tmp_path: Path, capsys) -> None:
     assert end == {"end": "complete", "ticks": 6}
     assert overlap["ticks"] == 6 and 0 < overlap["max"] <= 1
     pct = 100 * overlap["max"]
-    figure = f"overlap (agents closer to another than the sum of their radii): {pct:.2f}% at most"
+    figure = f"overlap (agents closer to another than the sum of their radii): {pct:.3g}% at most"
     assert figure in captured.out
     assert f"trace: {out} (5 lines)" in captured.out
 

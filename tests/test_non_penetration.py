@@ -331,7 +331,9 @@ def test_overlap_log_summary() -> None:
     for f in (0.5, 0.25, 0.0):
         log.add(f)
     assert log.summary() == {"ticks": 3, "last": 0.0, "max": 0.5, "mean": 0.25}
-    assert "50.00% at most, 25.00% mean, 0.00% after the last of 3 ticks" in log.describe()
+    assert "50% at most, 25% mean, 0% after the last of 3 ticks" in log.describe()
+    log.add(2 / 50_003)  # one pair among 50,003 agents still shows
+    assert "0.004% after the last of 4 ticks" in log.describe()
 
 
 def test_distinct_by_sort_and_by_table() -> None:

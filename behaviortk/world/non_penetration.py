@@ -67,7 +67,8 @@ DEFAULT_PASSES = 10
 #: Skin of the candidate lists, in largest agent radii: a wider skin lasts more ticks
 #: but holds more pairs to measure every tick. In evade_or_flock at 50,000 agents (radii
 #: 5 and 8) building the lists costs about ten first passes; 3 radii (24 units) rebuilds
-#: them every 6 ticks or so with a third more pairs than 2 radii, which rebuilds every 4.
+#: them every 6 ticks or so with a tenth more pairs than 2 radii, which rebuilds every 4
+#: (the constraint's time per tick fell by about a third).
 SKIN_RADII = 3.0
 
 #: The lists are rebuilt before the passes once an agent has moved this fraction of the

@@ -90,9 +90,14 @@ class OverlapLog:
         return {"ticks": self.ticks, "last": self.last, "max": self.max, "mean": self.mean}
 
     def describe(self) -> str:
-        """One line for people: the figure as percentages."""
+        """One line for people: the figures as percentages."""
         return (
             f"overlap (agents closer to another than the sum of their radii): "
-            f"{100.0 * self.max:.2f}% at most, {100.0 * self.mean:.2f}% mean, "
-            f"{100.0 * self.last:.2f}% after the last of {self.ticks} ticks"
+            f"{percent(self.max)} at most, {percent(self.mean)} mean, "
+            f"{percent(self.last)} after the last of {self.ticks} ticks"
         )
+
+
+def percent(fraction: float) -> str:
+    """A fraction as a percentage with 3 significant digits: one agent in 50,000 still shows."""
+    return f"{100.0 * fraction:.3g}%"

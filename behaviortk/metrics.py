@@ -21,6 +21,7 @@ from behaviortk.format.checks import MetricModel
 from behaviortk.format.fields import GroupRef, NodeRef, NonNeg, ZoneRef, doc
 from behaviortk.registry import Registries
 from behaviortk.vec import Array
+from behaviortk.world.overlap import overlapping
 
 if TYPE_CHECKING:
     from behaviortk.sim import Simulation
@@ -171,34 +172,8 @@ def polarisation(spec: Polarisation, sim: Simulation, memory: dict[str, Any]) ->
     return float(np.hypot(*unit.mean(axis=0)))
 
 
-def overlapping(sim: Simulation) -> Array:
-    """Per agent, whether it is closer to another agent than the sum of their radii."""
-    from scipy.spatial import cKDTree
-
-    ag = sim.agents
-    out = np.zeros(ag.n, dtype=bool)
-    if ag.n < 2:
-        return out
-    pos, box = ag.pos, None
-    if sim.world.edges == "wrap":
-        box = sim.world.size
-        pos = np.mod(pos, box)
-    pairs = cKDTree(pos, boxsize=box).query_pairs(
-        2.0 * float(ag.radius.max()), output_type="ndarray"
-    )
-    if len(pairs):
-        i, j = pairs[:, 0], pairs[:, 1]
-        d = pos[i] - pos[j]
-        if box is not None:
-            d -= box * np.round(d / box)
-        close = np.hypot(d[:, 0], d[:, 1]) < ag.radius[i] + ag.radius[j]
-        out[i[close]] = True
-        out[j[close]] = True
-    return out
-
-
 def overlap(spec: Overlap, sim: Simulation, memory: dict[str, Any]) -> float:
-    flags = overlapping(sim)
+    flags = overlapping(sim.world, sim.agents.pos, sim.agents.radius)
     rows = slice(None) if spec.group is None else sim.agents.slices[spec.group]
     chosen = flags[rows]
     return float(chosen.mean()) if chosen.size else NAN

@@ -19,7 +19,8 @@ and ``ids_of``.
 Phase timings (seconds, accumulated in ``timings``): *sense* draws the random
 table, builds the tick's ``Sense`` and lets the engine compute the group-wide
 facts its leaves read (conditions, leaf statuses); *decide* ticks the trees;
-*act* computes and combines forces; *integrate* moves the agents.
+*act* computes and combines forces; *integrate* moves the agents (and, with the
+world's ``non_penetration``, pushes overlapping ones apart: ``world/non_penetration.py``).
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from behaviortk.vec import from_angle
 from behaviortk.world.build import build, group_agents
 from behaviortk.world.integrate import integrate
 from behaviortk.world.memory import reuse_freed_memory
+from behaviortk.world.non_penetration import NonPenetration
 from behaviortk.world.rows import pick, rearrange, stack
 from behaviortk.world.spatial import displacement
 from behaviortk.world.state import Agents, World
@@ -114,6 +116,12 @@ class Simulation:
         self._row_of = np.arange(self.agents.n, dtype=np.int64)  # id -> row, -1 once despawned
         self.dt = float(definition.world.dt)
         self.heading_smoothing = int(definition.world.heading_smoothing)
+        self.non_penetration: NonPenetration | None = (
+            NonPenetration(int(definition.world.non_penetration_passes))
+            if definition.world.non_penetration
+            else None
+        )
+        """The world's non-penetration constraint (None when the definition leaves it off)."""
         self.tick = 0
         self.time = 0.0
         self.registries = scenario.registries
@@ -171,8 +179,11 @@ class Simulation:
         linear, angular = self._act(self, sense, self.decisions)
         t3 = clock()
         held = self._hold_external()
+        before = self.agents.pos
         integrate(self.world, self.agents, linear, angular, self.dt, self.heading_smoothing)
         self._release_external(held)
+        if self.non_penetration is not None:
+            self.non_penetration.apply(self.world, self.agents, before, self._fixed_rows())
         t4 = clock()
         timings = self.timings
         timings["sense"] += t1 - t0
@@ -207,6 +218,13 @@ class Simulation:
             for rows in (ag.slices[g] for g in self.external_groups)
             if rows.stop > rows.start
         ]
+
+    def _fixed_rows(self) -> np.ndarray:
+        """(N,) bool: the agents non-penetration must not move (external groups)."""
+        fixed = np.zeros(self.agents.n, dtype=bool)
+        for name in self.external_groups:
+            fixed[self.agents.slices[name]] = True
+        return fixed
 
     def _release_external(self, held: list[tuple[slice, dict[str, np.ndarray]]]) -> None:
         for rows, state in held:

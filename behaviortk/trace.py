@@ -19,12 +19,16 @@ so the same run gives the same bytes.
 
 The last line says how the run ended (``finish`` / ``interrupt`` write it)::
 
-    {"end": "complete", "ticks": n}
-    {"end": "interrupted", "tick": t, "reason": str}
+    {"end": "complete", "ticks": n, "overlap": {...}}
+    {"end": "interrupted", "tick": t, "reason": str, "overlap": {...}}
 
 ``ticks`` is the number of ticks run; ``tick`` the 0-based index of the tick
 that did not complete (= the number that did) and ``reason`` why: ``"interrupted
-(SIGINT)"`` for ^C, else the error's ``Type: message``. A trace without an end
+(SIGINT)"`` for ^C, else the error's ``Type: message``. ``overlap`` is
+``{"ticks", "last", "max", "mean"}``: the fraction of agents closer to another
+agent than the sum of their radii (``world/overlap.py``), measured after every
+tick the writer saw (also those ``every`` leaves out), at the last one, the
+largest and the mean. A trace without an end
 line was cut short without a chance to say so (a killed process, or a writer
 never finished). ``read`` keeps the end line out of the records and exposes it
 as ``records.end``.
@@ -37,6 +41,7 @@ from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
 from behaviortk.sim import Simulation
+from behaviortk.world.overlap import OverlapLog
 
 _dumps = json.JSONEncoder(separators=(",", ":"), allow_nan=False, ensure_ascii=False).encode
 
@@ -88,6 +93,8 @@ class TraceWriter:
         self.write_error: OSError | None = None
         """The ``OSError`` a write raised (a full disk...): the trace cannot be ended."""
         self._writing = False
+        self.overlap = OverlapLog()
+        """The overlap figure of every tick seen so far (for the end line)."""
         self._write(header(sim))
 
     def _write(self, obj: dict[str, Any]) -> None:
@@ -103,12 +110,14 @@ class TraceWriter:
         self.lines += 1
 
     def on_tick(self, sim: Simulation) -> None:
+        if self.end is None:
+            self.overlap.measure(sim.world, sim.agents)
         if (sim.tick - 1) % self.every == 0:
             self._write(record(sim))
 
     def finish(self, sim: Simulation) -> None:
         """End a complete run: ``{"end": "complete", "ticks": sim.tick}``."""
-        end = {"end": "complete", "ticks": int(sim.tick)}
+        end = {"end": "complete", "ticks": int(sim.tick), "overlap": self.overlap.summary()}
         self._write(end)
         self.end = end
 
@@ -117,7 +126,12 @@ class TraceWriter:
         if self._writing:  # cut inside a write: the end line goes on a line of its own
             self.out.write("\n")
             self._writing = False
-        end = {"end": "interrupted", "tick": int(sim.tick), "reason": reason_of(reason)}
+        end = {
+            "end": "interrupted",
+            "tick": int(sim.tick),
+            "reason": reason_of(reason),
+            "overlap": self.overlap.summary(),
+        }
         self._write(end)
         self.end = end
 

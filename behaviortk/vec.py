@@ -71,3 +71,14 @@ def wrap_angle(angle: ArrayLike) -> Array:
     """Map angles to [-pi, pi)."""
     a = np.asarray(angle, dtype=np.float64)
     return (a + np.pi) % (2.0 * np.pi) - np.pi
+
+
+def coincident_direction(i: NDArray[np.int64], j: NDArray[np.int64]) -> Array:
+    """A fixed unit direction for the pair of rows (i, j), opposite for (j, i).
+
+    Separation and non-penetration push coincident agents apart along it, so
+    they split the same way whichever of the two is looked at.
+    """
+    lo, hi = np.minimum(i, j), np.maximum(i, j)
+    angle = (lo * 2.399963229728653 + hi * 0.7071067811865476) % (2.0 * np.pi)
+    return from_angle(angle) * np.where(i < j, 1.0, -1.0)[:, None]

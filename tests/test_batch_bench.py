@@ -78,6 +78,8 @@ def test_bench_json_report(capsys: pytest.CaptureFixture[str]) -> None:
     assert (report["engine"], report["engine_requested"]) == ("py_trees", "auto")  # 303 < 2,000
     assert report["ms_per_tick"] > 0
     assert set(report["phases_ms"]) == {"sense", "decide", "act", "integrate"}
+    assert 0 < report["overlap_mean"] <= report["overlap"] <= 1  # evade_or_flock's prey overlap
+    assert "overlap (agents closer to another than the sum of their radii)" in "\n".join(out)
     assert "median" in out[0]
 
 

@@ -23,7 +23,10 @@ def test_run_headless_writes_trace_and_summary(tmp_path: Path, capsys) -> None:
     assert code == 0
     lines = out.read_text(encoding="utf-8").splitlines()
     assert [json.loads(x)["tick"] for x in lines[1:-1]] == [0, 2, 4]
-    assert json.loads(lines[-1]) == {"end": "complete", "ticks": 6}
+    end = json.loads(lines[-1])
+    overlap = end.pop("overlap")
+    assert end == {"end": "complete", "ticks": 6}
+    assert overlap["ticks"] == 6 and 0 < overlap["max"] <= 1
     table = summary_rows(captured.out)
     assert captured.out.startswith("evade_or_flock: 6 ticks headless\n")
     assert table["engine"] == "py_trees (auto: 63 agents, batch from 2,000)"
@@ -34,6 +37,7 @@ def test_run_headless_writes_trace_and_summary(tmp_path: Path, capsys) -> None:
     assert table["agents"] == "prey 60, predator 3 (63 in all)"
     assert table["events"] == "none"
     assert table["per tick"].startswith("sense ") and "integrate" in table["per tick"]
+    assert table["overlap"].startswith(f"{100 * overlap['max']:.3g}% at most, ")
     size = out.stat().st_size
     kb = f"{size / 1024:,.1f} KB"
     assert table["trace"] == f"{out} ({kb}, 5 lines)"
@@ -197,5 +201,7 @@ def test_an_interrupted_run_keeps_its_trace_ending_with_why(
         head, records = read(fh)
         assert head["seed"] == 7
         assert [r["tick"] for r in records] == [0, 1, 2]
-    assert records.end == {"end": "interrupted", "tick": 3, "reason": reason}
+    end = dict(records.end or {})
+    assert end.pop("overlap")["ticks"] == 3
+    assert end == {"end": "interrupted", "tick": 3, "reason": reason}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.jsonl"]  # no temporary file left

@@ -135,6 +135,7 @@ def leaves() -> st.SearchStrategy[dict[str, Any]]:
             {"type": "arrive", "target": {"kind": "point", "at": [100.0, 100.0]}, "tolerance": 60}
         ),
         st.just({"type": "wander"}),
+        st.just({"type": "avoid_neighbours", "of": "any", "time_horizon": 2.0}),
         st.just(
             {
                 "type": "blend",
@@ -209,7 +210,7 @@ def depth(node: dict[str, Any]) -> int:
 random_trees = st.recursive(leaves(), extend, max_leaves=14).filter(lambda t: depth(t) <= 5)
 
 
-def scenario_text(tree: dict[str, Any], seed: int) -> str:
+def scenario_text(tree: dict[str, Any], seed: int, non_penetration: bool = False) -> str:
     group = {
         "spawn": {"kind": "area", "min": [0, 0], "max": [300, 300]},
         "max_speed": 60,
@@ -220,7 +221,14 @@ def scenario_text(tree: dict[str, Any], seed: int) -> str:
     return json.dumps(
         {
             "name": "random_tree",
-            "world": {"width": 300, "height": 300, "edges": "wrap", "dt": 0.02, "seed": seed},
+            "world": {
+                "width": 300,
+                "height": 300,
+                "edges": "wrap",
+                "dt": 0.02,
+                "seed": seed,
+                "non_penetration": non_penetration,
+            },
             "groups": [
                 {**group, "name": "a", "count": 12, "tree": "t"},
                 {**group, "name": "b", "count": 3, "tree": "w"},
@@ -238,9 +246,11 @@ def scenario_text(tree: dict[str, Any], seed: int) -> str:
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
-@given(tree=random_trees, seed=st.integers(0, 10_000))
-def test_random_trees_batch_matches_py_trees(tree: dict[str, Any], seed: int) -> None:
-    scenario = load_text(scenario_text(tree, seed))
+@given(tree=random_trees, seed=st.integers(0, 10_000), non_penetration=st.booleans())
+def test_random_trees_batch_matches_py_trees(
+    tree: dict[str, Any], seed: int, non_penetration: bool
+) -> None:
+    scenario = load_text(scenario_text(tree, seed, non_penetration))
     a = Simulation(scenario, engine="py_trees")
     b = Simulation(scenario, engine="batch")
     for t in range(40):

@@ -417,3 +417,28 @@ def test_evading_prey_keep_farther_from_predators_than_without_evasion() -> None
     # the mean distance to predators is dominated by prey far away; contact is the signal
     # (measured over seeds 0-3: 0.3-0.9% of prey-ticks with evasion, 8-29% without)
     assert near_predator_fraction(with_evasion) * 5 < near_predator_fraction(without)
+
+
+# ---------------------------------------------------------------- crowd_no_overlap
+
+
+def test_crowd_agents_never_overlap_and_without_the_constraint_they_do() -> None:
+    """Every tick of crowd_no_overlap (py_trees engine): no agent closer to another than the
+    sum of their radii. The same file with non_penetration off: most ticks have overlaps
+    (the soft separation and avoid_neighbours alone do not prevent them)."""
+    from behaviortk.world.overlap import overlapping
+
+    run = shipped("crowd_no_overlap")
+    radius = run.sim.agents.radius
+    for t in range(1, TICKS + 1):
+        assert not overlapping(run.sim.world, run.pos[t], radius).any(), f"tick {t}"
+    variant = raw("crowd_no_overlap")
+    variant["world"]["non_penetration"] = False
+    sim = Simulation(load_text(json.dumps(variant), "crowd without the constraint"), "batch")
+    ticks_with_overlap = 0
+    for _ in range(200):
+        sim.step()
+        ticks_with_overlap += bool(overlapping(sim.world, sim.agents.pos, radius).any())
+    assert ticks_with_overlap > 150
+    # and the prey still evade: rarely near a predator (evade_or_flock's own figure: < 1%)
+    assert near_predator_fraction(run) < 0.02

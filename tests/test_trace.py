@@ -19,6 +19,7 @@ import pytest
 import behaviortk
 from behaviortk.sim import Simulation
 from behaviortk.trace import TraceWriter, read
+from behaviortk.world.overlap import overlap_fraction
 
 REFERENCE = Path(__file__).resolve().parent.parent / "definitions" / "evade_or_flock.json"
 
@@ -26,6 +27,18 @@ REFERENCE = Path(__file__).resolve().parent.parent / "definitions" / "evade_or_f
 @pytest.fixture(scope="module")
 def reference() -> behaviortk.Scenario:
     return behaviortk.load(REFERENCE)
+
+
+def overlap_of(scenario, ticks: int) -> dict:
+    """The end line's overlap summary, measured apart: the figure after each of ``ticks``."""
+    sim = Simulation(scenario)
+    figures = []
+    for _ in range(ticks):
+        sim.step()
+        figures.append(overlap_fraction(sim.world, sim.agents))
+    last = figures[-1] if figures else 0.0
+    mean = sum(figures) / len(figures) if figures else 0.0
+    return {"ticks": ticks, "last": last, "max": max(figures, default=0.0), "mean": mean}
 
 
 def trace_text(scenario, ticks: int, seed: int | None = None, every: int = 1) -> str:
@@ -113,12 +126,14 @@ def test_the_last_line_says_how_the_run_ended(reference) -> None:
     sim.run(5, writer.on_tick)
     writer.finish(sim)
     lines = out.getvalue().splitlines()
-    assert lines[-1] == '{"end":"complete","ticks":5}'
+    overlap = overlap_of(reference, 5)  # measured after every tick, also those not recorded
+    assert overlap["max"] > 0  # evade_or_flock's prey do overlap
+    assert lines[-1].startswith('{"end":"complete","ticks":5,"overlap":{"ticks":5,"last":')
     assert writer.lines == len(lines) == 5  # header, ticks 0 2 4, end
     _, records = read(lines)
     assert records.end is None  # not reached yet: records are read lazily
     assert [r["tick"] for r in records] == [0, 2, 4]
-    assert records.end == {"end": "complete", "ticks": 5}
+    assert records.end == {"end": "complete", "ticks": 5, "overlap": overlap}
     with pytest.raises(ValueError, match="ended"):
         writer.on_tick(sim)
 
@@ -131,13 +146,19 @@ def test_an_interrupted_trace_ends_with_where_and_why(reference) -> None:
     writer.interrupt(sim, KeyboardInterrupt())
     _, records = read(out.getvalue().splitlines())
     assert [r["tick"] for r in records] == [0, 1, 2]
-    assert records.end == {"end": "interrupted", "tick": 3, "reason": "interrupted (SIGINT)"}
+    assert records.end == {
+        "end": "interrupted",
+        "tick": 3,
+        "reason": "interrupted (SIGINT)",
+        "overlap": overlap_of(reference, 3),
+    }
 
     out = io.StringIO()
     writer = TraceWriter(out, Simulation(reference))
     writer.interrupt(sim, ZeroDivisionError("boom\nsecond line"))
     assert out.getvalue().splitlines()[-1] == (
-        '{"end":"interrupted","tick":3,"reason":"ZeroDivisionError: boom"}'
+        '{"end":"interrupted","tick":3,"reason":"ZeroDivisionError: boom",'
+        '"overlap":{"ticks":0,"last":0.0,"max":0.0,"mean":0.0}}'
     )
 
 
@@ -158,5 +179,6 @@ def test_a_record_cut_mid_write_does_not_swallow_the_end_line(reference) -> None
     with pytest.raises(KeyboardInterrupt):
         sim.run(3, writer.on_tick)
     writer.interrupt(sim, KeyboardInterrupt())
-    last = out.getvalue().splitlines()[-1]
-    assert json.loads(last) == {"end": "interrupted", "tick": 2, "reason": "interrupted (SIGINT)"}
+    last = json.loads(out.getvalue().splitlines()[-1])
+    assert last.pop("overlap")["ticks"] == 2  # measured before the cut write of tick 1
+    assert last == {"end": "interrupted", "tick": 2, "reason": "interrupted (SIGINT)"}

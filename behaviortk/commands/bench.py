@@ -4,7 +4,9 @@ The largest group is resized to N agents and the world grown by
 ``sqrt(new total / old total)`` in both directions so the density stays the same
 (spawn regions, obstacles, walls, paths and point targets move with it; radii
 and view distances do not). After a warm-up, every tick is timed; the report is
-the median ms per tick, ticks/s and the mean time per phase. ``--json`` adds a
+the median ms per tick, ticks/s, the mean time per phase and the overlap figure
+(the fraction of agents closer to another than the sum of their radii, measured
+after every timed tick but not timed: the largest and the mean). ``--json`` adds a
 last line with the same figures (and peak resident memory) for scripts.
 """
 
@@ -165,8 +167,13 @@ def measure(
     """Warm up, then time each tick; figures in milliseconds.
 
     ``on_tick(done)`` counts warm-up and timed ticks together (progress), outside
-    the timed span of each tick."""
+    the timed span of each tick. After each timed tick the overlap figure
+    (``world/overlap.py``) is measured, outside the timing: ``overlap`` is its largest
+    value over the timed ticks, ``overlap_mean`` its mean and ``overlap_log`` the
+    ``OverlapLog``.
+    """
     from behaviortk.sim import PHASES
+    from behaviortk.world.overlap import OverlapLog
 
     for done in range(1, warmup + 1):
         sim.step()
@@ -175,21 +182,29 @@ def measure(
     for phase in PHASES:
         sim.timings[phase] = 0.0
     per_tick = []
+    overlap = OverlapLog()
     clock = time.perf_counter
     start = clock()
+    measuring = 0.0
     for done in range(warmup + 1, warmup + ticks + 1):
         t0 = clock()
         sim.step()
-        per_tick.append(clock() - t0)
+        t1 = clock()
+        per_tick.append(t1 - t0)
+        overlap.measure(sim.world, sim.agents)
         if on_tick is not None:
             on_tick(done)
-    wall = clock() - start
+        measuring += clock() - t1
+    wall = clock() - start - measuring
     median = statistics.median(per_tick) * 1000.0
     return {
         "ms_per_tick": round(median, 4),
         "mean_ms_per_tick": round(1000.0 * wall / ticks, 4),
         "ticks_per_s": round(ticks / wall, 2) if wall > 0 else float("inf"),
         "phases_ms": {p: round(1000.0 * sim.timings[p] / ticks, 4) for p in PHASES},
+        "overlap": round(overlap.max, 6),
+        "overlap_mean": round(overlap.mean, 6),
+        "overlap_log": overlap,
     }
 
 
@@ -228,6 +243,7 @@ def run(args: argparse.Namespace) -> int:
         args.ticks + args.warmup, f"bench {sim.name} ({sim.engine.name})", unit="ticks"
     ) as progress:
         figures = measure(sim, args.ticks, args.warmup, progress.update)
+    overlap = figures.pop("overlap_log")
     peak = peak_rss_mb()
     result = {
         "scenario": sim.name,
@@ -249,6 +265,7 @@ def run(args: argparse.Namespace) -> int:
         f"{figures['ticks_per_s']:,.1f} ticks/s"
     )
     print(f"per tick: {phases}")
+    print(overlap.describe())
     print(
         f"build {build_s:.2f} s, peak memory {peak:,.0f} MB "
         f"(~{result['bytes_per_agent']:,} bytes per agent above {baseline:,.0f} MB)"

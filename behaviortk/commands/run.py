@@ -94,11 +94,13 @@ def summary(
     engine: str = "",
     events: Counter[str] | None = None,
     trace: tuple[str, int, int] | None = None,
+    overlap: Any = None,
 ) -> str:
     """The end of a headless run: what ran, how fast, who is left, what happened, where it went.
 
     ``engine`` says which engine ran (``engine_note``), ``events`` the events
-    counted by name, ``trace`` the trace's ``(path, bytes, lines)``.
+    counted by name, ``trace`` the trace's ``(path, bytes, lines)``, ``overlap`` an
+    ``OverlapLog`` of the run (``world/overlap.py``).
     """
     from behaviortk.sim import PHASES
 
@@ -116,6 +118,8 @@ def summary(
         ("events", counted or "none"),
         ("per tick", phases),
     ]
+    if overlap is not None:
+        rows.append(("overlap", overlap.describe().split(": ", 1)[1]))
     if trace is not None:
         path, size, lines = trace
         rows.append(("trace", f"{path} ({size_text(size)}, {lines:,} lines)"))
@@ -137,19 +141,23 @@ def run_headless(args: argparse.Namespace) -> int:
     cannot be written (a full disk) is removed and any previous file stays as it was.
     """
     from behaviortk.sim import Simulation, freeze_gc
+    from behaviortk.world.overlap import OverlapLog
 
     scenario = _load(args.file)
     sim = Simulation(scenario, engine=args.engine, seed=args.seed)
     freeze_gc()
     tally = Tally()
+    overlap = OverlapLog()
     start = time.perf_counter()
     with Progress(args.ticks, f"{sim.name} ({sim.engine.name})", unit="ticks") as progress:
         if args.trace:
             writer = _run_traced(args, sim, progress, tally)
+            overlap = writer.overlap
         else:
             for done in range(1, args.ticks + 1):
                 sim.step()
                 tally.after_tick(sim)
+                overlap.measure(sim.world, sim.agents)
                 progress.update(done)
             writer = None
     wall = time.perf_counter() - start
@@ -157,7 +165,14 @@ def run_headless(args: argparse.Namespace) -> int:
     if writer is not None:
         trace = (args.trace, os.path.getsize(args.trace), writer.lines)
     print(
-        summary(sim, wall, engine=engine_note(args.engine, sim), events=tally.counts, trace=trace)
+        summary(
+            sim,
+            wall,
+            engine=engine_note(args.engine, sim),
+            events=tally.counts,
+            trace=trace,
+            overlap=overlap,
+        )
     )
     return 0
 

@@ -23,6 +23,22 @@ class WorldDef(Model):
     heading_smoothing: int = doc(
         "Average the heading over this many ticks (1 = no smoothing), >= 1", 1, ge=1, le=600
     )
+    non_penetration: bool = doc(
+        "After each tick's move, push overlapping agents apart along the line between their "
+        "centres (sharing the overlap by inverse mass; agents of external groups do not move), "
+        "and out of obstacles and off walls: Buckland's EnforceNonPenetrationConstraint "
+        "(Programming Game AI by Example, ch. 3), relaxed for all agents at once in a few passes "
+        "instead of one agent after another. Only positions change",
+        False,
+    )
+    non_penetration_passes: int = doc(
+        "Most relaxation passes per tick of non_penetration (they stop once nothing overlaps): "
+        "one separates an isolated pair, a packed cluster needs more, each pass after the first "
+        "measuring only the agents the one before moved",
+        10,
+        ge=1,
+        le=100,
+    )
 
 
 class Obstacle(Model):

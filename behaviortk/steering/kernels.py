@@ -21,10 +21,12 @@ from numpy.typing import ArrayLike, NDArray
 from behaviortk.vec import (
     EPS,
     Array,
+    coincident_direction,
     dot,
     from_angle,
     heading_angle,
     length,
+    length_sq,
     normalize,
     perp,
     rotate,
@@ -291,13 +293,6 @@ def mean_by_owner(owner: IntArray, values: Array, n: int) -> tuple[Array, Array]
     return _sum_by_owner(owner, values, n) / np.maximum(count, 1.0)[:, None], count
 
 
-def coincident_direction(i: IntArray, j: IntArray) -> Array:
-    """A fixed unit direction for the pair (i, j), opposite for (j, i): coincident agents split apart."""
-    lo, hi = np.minimum(i, j), np.maximum(i, j)
-    angle = (lo * 2.399963229728653 + hi * 0.7071067811865476) % (2.0 * np.pi)
-    return from_angle(angle) * np.where(i < j, 1.0, -1.0)[:, None]
-
-
 def separation_force(
     owner: IntArray, d: Array, n: int, i: IntArray | None = None, j: IntArray | None = None
 ) -> Array:
@@ -368,6 +363,106 @@ def velocity_change_force(new_vel: Array, vel: Array, mass: ArrayLike, dt: float
     """
     n = vel.shape[0]
     return (new_vel - vel) * (col(mass, n) / max(dt, EPS))[:, None]
+
+
+# ---------------------------------------------------- neighbour avoidance
+#: OpenSteer's steerToAvoidNeighbors: headings' dot product above this is "parallel",
+#: below its negative "head on", between them "perpendicular" (its 0.707f).
+PARALLEL_COS = 0.707
+
+
+def _first_per_owner(owner: IntArray, key: Array, picked: np.ndarray) -> IntArray:
+    """Index of the pair with the smallest ``key`` per owner among ``picked`` pairs.
+
+    Ties keep the earlier pair (pairs come in neighbour-row order). Returns one
+    pair index per owner that has a picked pair, owners ascending.
+    """
+    idx = np.flatnonzero(picked)
+    if idx.size == 0:
+        return idx
+    order = idx[np.lexsort((key[idx], owner[idx]))]  # lexsort is stable
+    o = owner[order]
+    first = np.ones(order.size, dtype=bool)
+    first[1:] = o[1:] != o[:-1]
+    return order[first]
+
+
+def avoid_neighbours_force(
+    owner: IntArray,
+    d: Array,
+    vel: Array,
+    heading: Array,
+    max_speed: ArrayLike,
+    other_vel: Array,
+    other_heading: Array,
+    contact: Array,
+    horizon: float,
+) -> tuple[Array, Array, NDArray[np.bool_]]:
+    """OpenSteer's steerToAvoidNeighbors (Reynolds' unaligned collision avoidance), per row.
+
+    Pairs: ``owner`` (row 0..n-1 of ``vel``/``heading``), ``d = pos_j - pos_i``,
+    the neighbour's velocity and unit heading, and ``contact`` = the sum of the
+    two radii. First, a neighbour overlapping now (``|d| < contact``) pushes
+    straight sideways, along the part of ``-d`` across our heading: the nearest
+    such neighbour (one dead ahead or behind has no such part and is left to
+    the prediction).
+    Otherwise, for each neighbour the time of closest approach is
+    ``t = (v_j - v_i) . (-d) / |v_j - v_i|^2`` (0 for equal velocities); it is a
+    threat when ``0 <= t < horizon`` and the predicted distance ``|d + (v_j -
+    v_i) t|`` is below ``contact``; the soonest threat is avoided by steering
+    along ``side = perp(heading)`` or its opposite: head on (headings' dot
+    below -0.707) away from where the threat will be (``d + v_j t``), parallel
+    (above 0.707) away from where it is (``d``), perpendicular behind it
+    (against the side its velocity points to), and then only if it is not
+    faster than us. A dot of exactly 0 with ``side`` steers to ``+side`` (left).
+
+    The force is that unit direction times ``max_speed`` (a desired lateral
+    velocity, sized like seek's). Returns ``(force (n, 2), the threat's offset
+    from us (n, 2): where it will be at closest approach, or where an
+    overlapping neighbour is, rows steering (n,))``.
+    """
+    n = vel.shape[0]
+    force = np.zeros((n, 2))
+    aim = np.zeros((n, 2))
+    found = np.zeros(n, dtype=bool)
+    if owner.size == 0:
+        return force, aim, found
+    top = col(max_speed, n)
+    h_i = np.take(heading, owner, axis=0)
+    v_i = np.take(vel, owner, axis=0)
+    dist2 = d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1]
+    # the soonest predicted collision
+    rel = other_vel - v_i
+    rs2 = rel[:, 0] * rel[:, 0] + rel[:, 1] * rel[:, 1]
+    t = np.where(rs2 > 0.0, -dot(rel, d) / np.where(rs2 > 0.0, rs2, 1.0), 0.0)
+    gap = d + rel * t[:, None]
+    threat = (t >= 0.0) & (t < horizon) & (length_sq(gap) < contact * contact)
+    pick = _first_per_owner(owner, t, threat)
+    if pick.size:
+        rows = owner[pick]
+        h, hj = h_i[pick], other_heading[pick]
+        side = perp(h)
+        parallelness = dot(h, hj)
+        ahead_at = d[pick] + other_vel[pick] * t[pick][:, None]  # the threat at closest approach
+        head_on = (parallelness < -PARALLEL_COS)[:, None]
+        away = np.where(dot(np.where(head_on, ahead_at, d[pick]), side) > 0.0, -1.0, 1.0)
+        behind = np.where(dot(side, other_vel[pick]) > 0.0, -1.0, 1.0)
+        not_faster = length(other_vel[pick]) <= length(v_i[pick])
+        perpendicular = np.abs(parallelness) <= PARALLEL_COS
+        steer = np.where(perpendicular, np.where(not_faster, behind, 0.0), away)
+        force[rows] = side * (steer * top[rows])[:, None]
+        aim[rows] = ahead_at
+        found[rows] = steer != 0.0
+    # overlapping now: first priority
+    lateral = -d + h_i * dot(d, h_i)[:, None]  # the part of -d across our heading
+    close = (dist2 < contact * contact) & (length_sq(lateral) > EPS * EPS)
+    near = _first_per_owner(owner, dist2, close)
+    if near.size:
+        rows = owner[near]
+        force[rows] = normalize(lateral[near]) * top[rows][:, None]
+        aim[rows] = d[near]
+        found[rows] = True
+    return force, aim, found
 
 
 # ------------------------------------------------------------- obstacles

@@ -602,6 +602,58 @@ def follow(p: Follow, ctx: SteeringContext) -> Steering:
     return Steering(k.velocity_change_force(vel, ctx.vel, ctx.per_agent("mass"), ctx.dt))
 
 
+class AvoidNeighbours(FlockModel):
+    """Steer sideways from the neighbour we would collide with first (unaligned collision avoidance).
+
+    Reynolds (1999) "Unaligned Collision Avoidance", as his OpenSteer library's
+    ``steerToAvoidNeighbors`` (SteerLibrary.h) does it. Each neighbour in view
+    (view distance, field of view, max_neighbours, as for the flocking
+    primitives) is projected along its current velocity and ours to the time of
+    closest approach; a neighbour that will then be closer than the sum of the
+    two radii within ``time_horizon`` is a threat, and the soonest threat is
+    avoided by steering sideways: away from where it will be (head on), from
+    where it is (side by side), or behind it (crossing paths; only an agent at
+    least as fast as its threat steers, as OpenSteer's code does, though its
+    comment says the slower). A neighbour overlapping now comes first:
+    straight sideways away from it. Zero force when nothing threatens.
+
+    Departures from OpenSteer: the collision distance is the sum of the two
+    radii (OpenSteer: twice our own), the overlapping neighbour is the nearest
+    one (OpenSteer: the first in its list) and the force is a unit direction
+    times our max speed, a desired lateral velocity sized like seek's
+    (OpenSteer returns the unit side vector, and its pedestrians multiply it
+    by 10).
+    """
+
+    type: Literal["avoid_neighbours"] = "avoid_neighbours"
+    time_horizon: PPositive = doc(
+        "Only collisions predicted sooner than this count (OpenSteer's minTimeToCollision; "
+        "its pedestrians look 3 s ahead)",
+        3.0,
+        unit="s",
+    )
+
+
+def avoid_neighbours(p: AvoidNeighbours, ctx: SteeringContext) -> Steering:
+    owner, d, _, j = _pairs(ctx, p.of)
+    ag = ctx.agents
+    contact = ctx.per_agent("radius")[owner] + np.take(ag.radius, j)
+    force, aim, found = k.avoid_neighbours_force(
+        owner,
+        d,
+        ctx.vel,
+        ctx.heading,
+        ctx.per_agent("max_speed"),
+        np.take(ag.vel, j, axis=0),
+        np.take(ag.heading, j, axis=0),
+        contact,
+        p.time_horizon,
+    )
+    if ctx.debug.enabled and found.any():
+        ctx.debug.add("crosshair", ctx.rows[found], point=ctx.pos[found] + aim[found])
+    return Steering(force)
+
+
 # ------------------------------------------------------------- avoidance
 class ObstacleAvoidance(SteeringModel):
     """Buckland's detection-box obstacle avoidance (ch. 3): box length 40 * (1 + speed / max_speed)."""
@@ -920,6 +972,7 @@ BUILTIN = (
     (Alignment, alignment),
     (Cohesion, cohesion),
     (Follow, follow),
+    (AvoidNeighbours, avoid_neighbours),
     (ObstacleAvoidance, obstacle_avoidance),
     (LJAvoidance, lj_avoidance),
     (WallAvoidance, wall_avoidance),

@@ -1,0 +1,504 @@
+"""Non-penetration: after integration, push overlapping agents apart and out of obstacles and walls.
+
+Buckland (*Programming Game AI by Example*, ch. 3, "Ensuring Zero Overlap",
+``EnforceNonPenetrationConstraint``) moves each vehicle, after its update,
+away from every vehicle it overlaps along the line between their centres by
+the whole overlap, one vehicle at a time: O(n^2) per tick, and each move sees
+the moves made before it, so the result depends on the order of the vehicles.
+
+Here the same constraint is relaxed for all agents at once. Where we depart
+from the book, and why:
+
+- **Pairs from a grid, kept for a few ticks** (instead of testing every pair).
+  Candidate pairs, closer than ``r_i + r_j + skin``, come from the uniform-grid
+  pair search (``world/overlap.close_pairs``, minimum image on wrapped worlds)
+  and are reused while no agent has moved more than ``skin / 2`` since (a
+  Verlet list: a pair missing from the list was at least ``r_i + r_j + skin``
+  apart and each of its agents moved less than ``skin / 2``, so it cannot
+  overlap). The skin is ``SKIN_RADII`` largest radii. The lists are rebuilt
+  when agents spawn or despawn, when obstacles or walls move, before the passes
+  once an agent has moved ``REBUILD_AT`` of the skin, and between passes when a
+  push took an agent half the skin away.
+- **Both agents of a pair move, in relaxation passes.** A pass pushes every
+  overlapping pair apart along its centre line, sharing the overlap in inverse
+  proportion to mass (equal masses: half each; an agent of an external group,
+  which the game places, never moves and the other takes the whole overlap).
+  The moves of a pass are summed per agent with ``np.bincount`` (a fixed
+  order), so the result does not depend on row order. One pass separates an
+  isolated pair; in a packed cluster the pushes of a pass partly cancel, so
+  each pair is pushed ``OVER_RELAXATION`` times its overlap (successive
+  over-relaxation) and passes repeat, up to the world's
+  ``non_penetration_passes``, stopping as soon as nothing overlaps. A pass after
+  the first only measures the pairs of agents the previous pass moved (nothing
+  else can have come closer). Coincident agents split along a fixed direction
+  per pair (``vec.coincident_direction``).
+- **Pushed a little beyond contact.** A pair closer than ``(r_i + r_j) * (1 +
+  CONTACT_MARGIN / 2)`` is pushed to ``(r_i + r_j) * (1 + CONTACT_MARGIN)``: in a
+  cluster the passes approach their target only asymptotically, and the margin
+  lets them stop outside contact instead of leaving every pair of the cluster a
+  hair inside; the gap between the two thresholds keeps a pair just pushed from
+  being pushed again for its rounding, and a pair at rest from being pushed
+  every tick.
+- **Obstacles and walls too, last in each pass.** After the pairs, agents are
+  pushed out of obstacle circles (to obstacle radius + agent radius from the
+  centre) and off wall segments (to their radius from the closest point); an
+  agent whose move this tick crossed a wall is put back on the side it came
+  from. Buckland only steers around these (obstacle and wall avoidance).
+
+Only positions change; velocities and headings are kept, as in the book. The
+pushed positions are folded into a wrapped world again, or clamped inside a
+bounded one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from behaviortk.vec import EPS, Array, coincident_direction
+from behaviortk.world.overlap import close_pairs
+from behaviortk.world.spatial import wrap_positions
+from behaviortk.world.state import Agents, World
+
+IntArray = np.ndarray
+
+#: Default of the world's ``non_penetration_passes``: the most relaxation passes per tick.
+DEFAULT_PASSES = 10
+
+#: Skin of the candidate lists, in largest agent radii: a wider skin lasts more ticks
+#: but holds more pairs to measure every tick. In evade_or_flock at 50,000 agents (radii
+#: 5 and 8) building the lists costs about ten first passes; 3 radii (24 units) rebuilds
+#: them every 6 ticks or so with a tenth more pairs than 2 radii, which rebuilds every 4
+#: (the constraint's time per tick fell by about a third).
+SKIN_RADII = 3.0
+
+#: The lists are rebuilt before the passes once an agent has moved this fraction of the
+#: skin since they were built, so the passes' own pushes have ``(0.5 - REBUILD_AT) * skin``
+#: to spend before the lists are unsafe (half the skin; then they are built again).
+REBUILD_AT = 0.375
+
+#: Pairs are pushed to (r_i + r_j) * (1 + CONTACT_MARGIN), obstacles and walls likewise.
+CONTACT_MARGIN = 0.02
+
+#: Each pass moves an overlapping pair this many times its remaining overlap (successive
+#: over-relaxation): in a cluster the pushes of one pass partly cancel, and over-relaxing
+#: makes up for it. 60 agents of radius 5 dropped into a 40 x 40 square settle in about
+#: 25 passes instead of 60-85 with 1.0 (``tests/test_non_penetration.py``).
+OVER_RELAXATION = 1.6
+
+_EMPTY = np.zeros(0, dtype=np.int64)
+_NONE = np.zeros(0)
+
+
+def _fold(v: Array, size: float) -> Array:
+    """Coordinates folded into ``[0, size)`` (what ``spatial.wrap_positions`` does, per column)."""
+    v = v - size * np.floor(v * (1.0 / size))
+    return np.where((v >= size) | (v < 0.0), 0.0, v)
+
+
+def _short(d: Array, size: float, wrap: bool) -> Array:
+    """``d`` (modified in place) as the shortest image along an axis of length ``size``."""
+    if wrap:
+        d -= size * np.round(d * (1.0 / size))
+    return d
+
+
+Moves = tuple[IntArray, np.ndarray, np.ndarray]
+"""``(rows, mx, my)``: the distinct rows that move, ascending, and each one's summed move."""
+
+
+def summed(rows: IntArray, mx: Array, my: Array, n: int) -> Moves:
+    """Moves of ``rows`` (repeated rows add up, in a fixed order) per distinct row.
+
+    ``np.bincount`` over positions among the distinct rows: the work follows the
+    moves, not the number of agents ``n``.
+    """
+    if rows.size * 16 < n:
+        moved = distinct(rows, n)
+        at = np.searchsorted(moved, rows)
+    else:  # many: a table from row to its place among the moved rows
+        mark = np.zeros(n, dtype=bool)
+        mark[rows] = True
+        moved = np.flatnonzero(mark)
+        place = np.empty(n, dtype=np.int64)
+        place[moved] = np.arange(moved.size)
+        at = np.take(place, rows)
+    return (
+        moved,
+        np.bincount(at, weights=mx, minlength=moved.size),
+        np.bincount(at, weights=my, minlength=moved.size),
+    )
+
+
+def distinct(values: IntArray, size: int) -> IntArray:
+    """The distinct ``values`` (each in ``[0, size)``), ascending.
+
+    A sort for a few values, a mark table for many: both much faster than
+    ``np.unique``, which hashes.
+    """
+    if values.size * 16 < size:
+        v = np.sort(values)
+        keep = np.ones(v.size, dtype=bool)
+        np.not_equal(v[1:], v[:-1], out=keep[1:])
+        return v[keep]
+    mark = np.zeros(size, dtype=bool)
+    mark[values] = True
+    return np.flatnonzero(mark)
+
+
+def pair_moves(
+    x: Array,
+    y: Array,
+    i: IntArray,
+    j: IntArray,
+    contact: Array,
+    share: Array,
+    world: World,
+    margin: float = CONTACT_MARGIN,
+    over_relaxation: float = OVER_RELAXATION,
+) -> Moves | None:
+    """One relaxation pass over the pairs ``(i, j)``; None when none overlaps.
+
+    ``contact`` is each pair's ``r_i + r_j`` and ``share`` agent ``i``'s part of
+    a push (``w_i / (w_i + w_j)``, ``w`` = inverse mass, 0 for an agent that
+    never moves; agent ``j`` takes the rest). A pair closer than ``contact * (1 +
+    margin / 2)`` is pushed apart along its centre line by ``over_relaxation *
+    (c - distance)``, ``c = contact * (1 + margin)``. Moves of an agent add up.
+    """
+    wrap = world.edges == "wrap"
+    dx = _short(np.take(x, j) - np.take(x, i), world.width, wrap)
+    dy = _short(np.take(y, j) - np.take(y, i), world.height, wrap)
+    d2 = dx * dx + dy * dy
+    trigger = contact * (1.0 + 0.5 * margin)
+    hit = np.flatnonzero(d2 < trigger * trigger)
+    if hit.size == 0:
+        return None
+    i, j, dx, dy = np.take(i, hit), np.take(j, hit), np.take(dx, hit), np.take(dy, hit)
+    dist = np.sqrt(np.take(d2, hit))
+    apart = dist > EPS
+    inv = 1.0 / np.where(apart, dist, 1.0)
+    ux, uy = dx * inv, dy * inv  # unit vector from i to j
+    if not apart.all():
+        fixed = coincident_direction(i[~apart], j[~apart])
+        ux[~apart], uy[~apart] = fixed[:, 0], fixed[:, 1]
+    push = np.take(contact, hit) * (1.0 + margin) - dist
+    push *= over_relaxation
+    part = np.take(share, hit)
+    si = push * part
+    sj = push - si
+    free = np.concatenate([part > 0.0, part < 1.0])  # agents that never move are not "moved"
+    rows = np.concatenate([i, j])[free]
+    mx = np.concatenate([-ux * si, ux * sj])[free]
+    return summed(rows, mx, np.concatenate([-uy * si, uy * sj])[free], x.shape[0])
+
+
+def pair_constants(
+    radius: Array, inv_mass: Array, i: IntArray, j: IntArray
+) -> tuple[IntArray, IntArray, Array, Array]:
+    """The pairs that can move (not both fixed) with their ``contact`` and ``share``."""
+    wi, wj = np.take(inv_mass, i), np.take(inv_mass, j)
+    total = wi + wj
+    keep = np.flatnonzero(total > 0.0)
+    i, j = np.take(i, keep), np.take(j, keep)
+    contact = np.take(radius, i) + np.take(radius, j)
+    return i, j, contact, np.take(wi, keep) / np.take(total, keep)
+
+
+def obstacle_moves(
+    x: Array,
+    y: Array,
+    radius: Array,
+    a: IntArray,
+    o: IntArray,
+    world: World,
+    margin: float = CONTACT_MARGIN,
+) -> Moves | None:
+    """Moves of agents ``a`` out of obstacles ``o`` (candidate pairs); None when none is inside.
+
+    An agent closer to an obstacle's centre than ``(obstacle radius + agent
+    radius) * (1 + margin / 2)`` goes straight out along the centre line to
+    ``(obstacle radius + agent radius) * (1 + margin)`` (from the very centre:
+    along +x).
+    """
+    wrap = world.edges == "wrap"
+    dx = _short(np.take(x, a) - world.obstacle_pos[o, 0], world.width, wrap)
+    dy = _short(np.take(y, a) - world.obstacle_pos[o, 1], world.height, wrap)
+    contact = world.obstacle_radius[o] + np.take(radius, a)
+    d2 = dx * dx + dy * dy
+    hit = np.flatnonzero(d2 < np.square(contact * (1.0 + 0.5 * margin)))
+    if hit.size == 0:
+        return None
+    a, dx, dy = np.take(a, hit), np.take(dx, hit), np.take(dy, hit)
+    limit = np.take(contact, hit) * (1.0 + margin)
+    dist = np.sqrt(np.take(d2, hit))
+    apart = dist > EPS
+    push = (limit - dist) / np.where(apart, dist, 1.0)
+    n = x.shape[0]
+    return summed(a, np.where(apart, dx * push, limit), np.where(apart, dy * push, 0.0), n)
+
+
+def wall_moves(
+    x: Array,
+    y: Array,
+    old_x: Array,
+    old_y: Array,
+    radius: Array,
+    a: IntArray,
+    k: IntArray,
+    world: World,
+    margin: float = CONTACT_MARGIN,
+) -> Moves | None:
+    """Moves of agents ``a`` off walls ``k`` (candidate pairs); None when none touches a wall.
+
+    ``old_x``/``old_y`` are the positions before this tick's move. An agent
+    whose move crossed the segment (or that sits exactly on it) goes back to the
+    side it came from, ``r = radius * (1 + margin)`` from the wall's line;
+    otherwise an agent closer than ``radius * (1 + margin / 2)`` to the segment
+    goes straight away from the segment's closest point to ``r``. On wrapped worlds positions are taken
+    as the image nearest the wall's midpoint.
+    """
+    wrap = world.edges == "wrap"
+    wa, wb, normal = world.wall_a[k], world.wall_b[k], world.wall_normal[k]
+    ax, ay = wa[:, 0], wa[:, 1]
+    ex, ey = wb[:, 0] - ax, wb[:, 1] - ay
+    nx, ny = normal[:, 0], normal[:, 1]
+    cx, cy = ax + 0.5 * ex, ay + 0.5 * ey
+    px = cx + _short(np.take(x, a) - cx, world.width, wrap)
+    py = cy + _short(np.take(y, a) - cy, world.height, wrap)
+    qx = px - _short(np.take(x, a) - np.take(old_x, a), world.width, wrap)
+    qy = py - _short(np.take(y, a) - np.take(old_y, a), world.height, wrap)
+    r = np.take(radius, a) * (1.0 + margin)
+    e2 = ex * ex + ey * ey
+    s_new = (px - ax) * nx + (py - ay) * ny  # signed distance to the wall's line
+    s_old = (qx - ax) * nx + (qy - ay) * ny
+    lam = s_old / np.where(s_old != s_new, s_old - s_new, 1.0)  # where the move met the line
+    at = ((qx + lam * (px - qx) - ax) * ex + (qy + lam * (py - qy) - ay) * ey) / e2
+    crossed = (s_old * s_new < 0.0) & (at >= 0.0) & (at <= 1.0)
+    t = np.clip(((px - ax) * ex + (py - ay) * ey) / e2, 0.0, 1.0)
+    ox, oy = px - (ax + t * ex), py - (ay + t * ey)
+    dist = np.sqrt(ox * ox + oy * oy)
+    back = crossed | (dist <= EPS)
+    hit = np.flatnonzero(back | (dist < r * ((1.0 + 0.5 * margin) / (1.0 + margin))))
+    if hit.size == 0:
+        return None
+    back, s_new, s_old, r, dist = (np.take(v, hit) for v in (back, s_new, s_old, r, dist))
+    nx, ny, ox, oy = (np.take(v, hit) for v in (nx, ny, ox, oy))
+    side = np.where(s_old != 0.0, np.sign(s_old), np.where(s_new != 0.0, np.sign(s_new), 1.0))
+    across = side * (r - side * s_new)
+    out = (r - dist) / np.where(back, 1.0, dist)
+    a = np.take(a, hit)
+    n = x.shape[0]
+    return summed(
+        a, np.where(back, across * nx, out * ox), np.where(back, across * ny, out * oy), n
+    )
+
+
+class NonPenetration:
+    """The constraint of one simulation: at most ``passes`` passes a tick, and the
+    candidate lists kept between ticks. See the module docstring."""
+
+    def __init__(
+        self,
+        passes: int = DEFAULT_PASSES,
+        skin_radii: float = SKIN_RADII,
+        over_relaxation: float = OVER_RELAXATION,
+    ) -> None:
+        if passes < 1:
+            raise ValueError(f"non-penetration needs at least 1 pass, got {passes}")
+        self.passes = int(passes)
+        self.skin_radii = float(skin_radii)
+        self.over_relaxation = float(over_relaxation)
+        self.builds = 0
+        """How many times the candidate lists were built (for benchmarks and tests)."""
+        self.last_passes = 0
+        """Passes the last tick ran (fewer than ``passes`` when everything was apart sooner)."""
+        self._ids: np.ndarray | None = None
+        self._static: tuple[bytes, ...] = ()
+        self._anchor_x = np.zeros(0)
+        self._anchor_y = np.zeros(0)
+        self._skin = 0.0
+        self._pairs: tuple[IntArray, IntArray, Array, Array] = (_EMPTY, _EMPTY, _NONE, _NONE)
+        self._obstacles = (_EMPTY, _EMPTY)
+        self._walls = (_EMPTY, _EMPTY)
+
+    def apply(self, world: World, agents: Agents, before: Array, fixed: np.ndarray) -> None:
+        """Push ``agents`` apart and out of obstacles and walls (``agents.pos`` is replaced).
+
+        ``before`` holds the positions before this tick's move; ``fixed`` (N,) bool
+        marks the agents that never move (external groups).
+        """
+        n = agents.n
+        if n == 0:
+            return
+        x = np.array(agents.pos[:, 0])
+        y = np.array(agents.pos[:, 1])
+        if self._stale(world, agents, x, y):
+            self._build(world, agents, x, y, fixed)
+        touched = self._relax(world, agents, x, y, before, fixed)
+        if touched.size == 0:
+            return
+        if world.edges == "wrap":  # the rows pushed may have left the world: fold them back in
+            x[touched] = _fold(np.take(x, touched), world.width)
+            y[touched] = _fold(np.take(y, touched), world.height)
+        agents.pos = np.stack([x, y], axis=1)
+
+    # ----------------------------------------------------------------- lists
+    @staticmethod
+    def _static_key(world: World) -> tuple[bytes, ...]:
+        return tuple(
+            a.tobytes()
+            for a in (world.obstacle_pos, world.obstacle_radius, world.wall_a, world.wall_b)
+        )
+
+    def _stale(self, world: World, agents: Agents, x: Array, y: Array) -> bool:
+        if self._ids is not agents.ids or self._anchor_x.shape[0] != x.shape[0]:
+            return True
+        if self._static != self._static_key(world):
+            return True
+        return self._moved_too_far(world, x, y, REBUILD_AT)
+
+    def _moved_too_far(
+        self, world: World, x: Array, y: Array, fraction: float, rows: IntArray | None = None
+    ) -> bool:
+        """Has any agent (of ``rows``) moved ``fraction * skin`` or more since the lists were built?"""
+        wrap = world.edges == "wrap"
+        if rows is None:
+            dx = _short(x - self._anchor_x, world.width, wrap)
+            dy = _short(y - self._anchor_y, world.height, wrap)
+        else:
+            dx = _short(np.take(x, rows) - np.take(self._anchor_x, rows), world.width, wrap)
+            dy = _short(np.take(y, rows) - np.take(self._anchor_y, rows), world.height, wrap)
+        dx *= dx
+        dy *= dy
+        dx += dy
+        limit = fraction * self._skin
+        return bool(dx.size) and bool(dx.max() >= limit * limit)
+
+    def _build(self, world: World, agents: Agents, x: Array, y: Array, fixed: np.ndarray) -> None:
+        self.builds += 1
+        radius = agents.radius
+        self._skin = self.skin_radii * float(radius.max())
+        pos = np.stack([x, y], axis=1)
+        if world.edges == "wrap":
+            pos = wrap_positions(pos, world)
+        i, j = close_pairs(world, pos, radius, self._skin)
+        inv_mass = np.where(fixed, 0.0, 1.0 / agents.mass)
+        ao, oo, aw, ww = near_static(x, y, radius, world, self._skin)
+        free = ~np.take(fixed, ao)
+        ao, oo = ao[free], oo[free]
+        free = ~np.take(fixed, aw)
+        aw, ww = aw[free], ww[free]
+        self._pairs = pair_constants(radius, inv_mass, i, j)
+        self._obstacles, self._walls = (ao, oo), (aw, ww)
+        self._ids = agents.ids
+        self._static = self._static_key(world)
+        self._anchor_x, self._anchor_y = x.copy(), y.copy()
+
+    # ---------------------------------------------------------------- passes
+    def _relax(
+        self, world: World, agents: Agents, x: Array, y: Array, before: Array, fixed: np.ndarray
+    ) -> IntArray:
+        """Up to ``passes`` passes over the lists, moving ``x`` and ``y`` in place; the rows moved.
+
+        The first pass measures every candidate, later ones only those of the
+        agents the previous pass moved. When a push takes an agent half the skin
+        from where the lists were built, they are built again where the agents
+        now are and the next pass measures everything.
+        """
+        radius = agents.radius
+        old_x = np.ascontiguousarray(before[:, 0])
+        old_y = np.ascontiguousarray(before[:, 1])
+        bounded = world.edges != "wrap"
+        n = agents.n
+        dirty: IntArray | None = None  # None: everything
+        touched: list[IntArray] = []
+        self.last_passes = 0
+        for _ in range(self.passes):
+            self.last_passes += 1
+            i, j, contact, share = self._pairs
+            ao, oo = self._obstacles
+            aw, ww = self._walls
+            moved: list[IntArray] = []
+            sel = None if dirty is None else _touching(dirty, n, i, j)
+            if i.size and (sel is None or sel.size):
+                pairs = (i, j, contact, share)
+                if sel is not None:
+                    pairs = (np.take(i, sel), np.take(j, sel), contact[sel], share[sel])
+                found = pair_moves(x, y, *pairs, world, over_relaxation=self.over_relaxation)
+                self._add(x, y, found, moved)
+            if ao.size:
+                sel = None if dirty is None else _touching(_union(dirty, moved, n), n, ao)
+                if sel is None or sel.size:
+                    a, o = (ao, oo) if sel is None else (np.take(ao, sel), np.take(oo, sel))
+                    self._add(x, y, obstacle_moves(x, y, radius, a, o, world), moved)
+            if aw.size:
+                sel = None if dirty is None else _touching(_union(dirty, moved, n), n, aw)
+                if sel is None or sel.size:
+                    a, k = (aw, ww) if sel is None else (np.take(aw, sel), np.take(ww, sel))
+                    found = wall_moves(x, y, old_x, old_y, radius, a, k, world)
+                    self._add(x, y, found, moved)
+            if not moved:
+                break
+            dirty = _union(_EMPTY, moved, n)
+            touched.append(dirty)
+            if bounded:  # keep pushed agents inside the world before the next pass measures
+                x[dirty] = np.clip(x[dirty], 0.0, world.width)
+                y[dirty] = np.clip(y[dirty], 0.0, world.height)
+            if self._moved_too_far(world, x, y, 0.5, dirty):  # the pushes outran the skin
+                self._build(world, agents, x, y, fixed)
+                dirty = None
+        return _union(_EMPTY, touched, n)
+
+    @staticmethod
+    def _add(x: Array, y: Array, found: Moves | None, moved: list[IntArray]) -> None:
+        if found is None:
+            return
+        rows, mx, my = found
+        x[rows] += mx
+        y[rows] += my
+        moved.append(rows)
+
+
+def _touching(rows: IntArray, n: int, *owners: IntArray) -> IntArray:
+    """Indices of the list items (pairs: two owner columns) that involve one of ``rows``."""
+    mark = np.zeros(n, dtype=bool)
+    mark[rows] = True
+    hit = np.take(mark, owners[0])
+    for more in owners[1:]:
+        hit |= np.take(mark, more)
+    return np.flatnonzero(hit)
+
+
+def _union(rows: IntArray, more: list[IntArray], n: int) -> IntArray:
+    """The distinct rows of ``rows`` and ``more`` (all in ``[0, n)``), ascending."""
+    return distinct(np.concatenate([rows, *more]), n) if more else rows
+
+
+def near_static(
+    x: Array, y: Array, radius: Array, world: World, reach: float
+) -> tuple[IntArray, IntArray, IntArray, IntArray]:
+    """Candidate (agent, obstacle) and (agent, wall) pairs closer than ``reach`` to touching.
+
+    Returns ``(agents, obstacles, agents, walls)``. A loop over the obstacles and
+    walls (few), vectorised over agents; minimum image on wrapped worlds.
+    """
+    wrap = world.edges == "wrap"
+    ao, oo, aw, ww = [_EMPTY], [_EMPTY], [_EMPTY], [_EMPTY]
+    for m in range(world.obstacle_pos.shape[0]):
+        dx = _short(x - world.obstacle_pos[m, 0], world.width, wrap)
+        dy = _short(y - world.obstacle_pos[m, 1], world.height, wrap)
+        limit = world.obstacle_radius[m] + radius + reach
+        near = np.flatnonzero(dx * dx + dy * dy < limit * limit)
+        ao.append(near)
+        oo.append(np.full(near.size, m, dtype=np.int64))
+    for m in range(world.wall_a.shape[0]):
+        (ax, ay), (bx, by) = world.wall_a[m], world.wall_b[m]
+        ex, ey = bx - ax, by - ay
+        px = ax + 0.5 * ex + _short(x - (ax + 0.5 * ex), world.width, wrap)
+        py = ay + 0.5 * ey + _short(y - (ay + 0.5 * ey), world.height, wrap)
+        t = np.clip(((px - ax) * ex + (py - ay) * ey) / (ex * ex + ey * ey), 0.0, 1.0)
+        ox, oy = px - (ax + t * ex), py - (ay + t * ey)
+        limit = radius + reach
+        near = np.flatnonzero(ox * ox + oy * oy < limit * limit)
+        aw.append(near)
+        ww.append(np.full(near.size, m, dtype=np.int64))
+    return np.concatenate(ao), np.concatenate(oo), np.concatenate(aw), np.concatenate(ww)

@@ -271,9 +271,9 @@ def compare_points(op: str, xy: Array, rhs: Any) -> BoolArray:
 
 def _point_operand(rhs: Any) -> tuple[float, float] | None:
     """``rhs`` as ``compare`` sees a point: two numbers (bools count as 0/1, as ``float`` does)."""
-    if isinstance(rhs, list | tuple | np.ndarray) and len(rhs) == 2:
-        if all(isinstance(v, int | float | np.number) for v in rhs):
-            return (float(rhs[0]), float(rhs[1]))
+    pair = isinstance(rhs, list | tuple | np.ndarray) and len(rhs) == 2
+    if pair and all(isinstance(v, int | float | np.number) for v in rhs):
+        return (float(rhs[0]), float(rhs[1]))
     return None
 
 

@@ -67,7 +67,9 @@ class ArrayBoard:
     (``tree/blackboard.Stamps``).
     """
 
-    def __init__(self, n_agents: int, declared: Keys | None = None, clock: Clock | None = None) -> None:
+    def __init__(
+        self, n_agents: int, declared: Keys | None = None, clock: Clock | None = None
+    ) -> None:
         self.n = n_agents
         self.declared = Keys() if declared is None else declared
         self.clock = clock

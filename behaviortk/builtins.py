@@ -7,7 +7,7 @@ Nothing in the package imports it, so no import loop can pass through it.
 
 from __future__ import annotations
 
-from behaviortk import actions, conditions, derived_targets, metrics, target_kinds
+from behaviortk import actions, conditions, derived_targets, memory, metrics, target_kinds
 from behaviortk.format.tree import COMPOSITES, DECORATORS
 from behaviortk.registry import Registries
 from behaviortk.steering import combiners, predictors, primitives
@@ -23,6 +23,7 @@ def register(registries: Registries) -> None:
         combiners,
         conditions,
         actions,
+        memory,
         predictors,
         target_kinds,
         derived_targets,

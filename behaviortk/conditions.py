@@ -257,6 +257,34 @@ def compare(op: str, left: Any, right: Any) -> bool:
     return bool(_ORDER[op](a, b))
 
 
+def compare_points(op: str, xy: Array, rhs: Any) -> BoolArray:
+    """:func:`compare` over stored points at once: ``xy`` is ``(n, 2)``, NaN rows unset.
+
+    The same answers as ``compare(op, (x, y), rhs)`` per row: ``==`` where both
+    coordinates equal a point ``rhs``'s (never for any other ``rhs``), ``!=`` where
+    set and not ``==``, ordering never; an unset row is False for every operator.
+    """
+    xy = np.asarray(xy, dtype=np.float64)
+    is_set = ~np.isnan(xy[:, 0])
+    same = np.zeros(xy.shape[0], dtype=bool)
+    point = _point_operand(rhs)
+    if point is not None:
+        same = (xy[:, 0] == point[0]) & (xy[:, 1] == point[1])
+    if op == "==":
+        return same
+    if op == "!=":
+        return is_set & ~same
+    return np.zeros(xy.shape[0], dtype=bool)
+
+
+def _point_operand(rhs: Any) -> tuple[float, float] | None:
+    """``rhs`` as ``compare`` sees a point: two numbers (bools count as 0/1, as ``float`` does)."""
+    pair = isinstance(rhs, list | tuple | np.ndarray) and len(rhs) == 2
+    if pair and all(isinstance(v, int | float | np.number) for v in rhs):
+        return (float(rhs[0]), float(rhs[1]))
+    return None
+
+
 # ------------------------------------------------ registered implementations
 
 

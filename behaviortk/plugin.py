@@ -28,7 +28,10 @@ What each kind provides (both engines run all of them with no code of their own)
 * condition: ``fn(model, sense, group, prev, rand) -> bool array`` computed
   for the whole group each tick, or a :class:`LeafOps` class read when ticked.
 * action: a :class:`LeafOps` class (``initialise`` / ``update`` / ``terminate``
-  over the rows that tick it), built once per group as ``cls(model, NodeContext)``.
+  over the rows that tick it), built once per group as ``cls(model, NodeContext)``;
+  ``prepare(sense)`` is called once per tick before any tree ticks, to keep
+  what it needs of the tick's sensed facts (``memory.RememberOps`` reads its
+  target there).
 * decorator: a :class:`DecoratorOps` class mapping the child's status.
 * predictor: ``fn(model, to_target, own_vel, max_speed, target_vel) -> seconds``.
 * target kind: ``fn(spec, sense, group) -> TargetFacts`` for the group's rows.
@@ -41,7 +44,9 @@ A field typed ``BlackboardKey`` (or ``BlackboardPointKey``) names a blackboard
 key: the loader checks the tree declares it (with type point), as for the
 built-in blackboard nodes; ``Annotated[ParamValue, BlackboardValue()]`` marks a
 value that must be of the type of the sibling ``key``. Ops write with
-``ctx.board.set``, which refuses undeclared keys and values of the wrong type.
+``ctx.board.set`` (one value for the rows) or ``ctx.board.set_points`` (a point
+per row), which refuse undeclared keys and values of the wrong type and stamp
+the tick; ``ctx.board.stored_ticks`` reads the stamps.
 """
 
 from __future__ import annotations

@@ -74,7 +74,9 @@ class PathTarget(Model):
 
 
 class BlackboardTarget(Model):
-    """A point stored on the agent's blackboard under a key (by `blackboard_set` or the game)."""
+    """A point stored on the agent's blackboard under a key (by `blackboard_set`, `remember` or
+    the game), read when the tick is sensed; an unset or forgotten key finds nothing, so the
+    leaf fails."""
 
     kind: Literal["blackboard"] = "blackboard"
     key: BlackboardPointKey = doc(

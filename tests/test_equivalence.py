@@ -10,7 +10,9 @@
    engine; statuses and requests must agree tick for tick. Conditions are driven
    by the seeded per-tick random table (``chance``), by geometry (``in_range``,
    ``neighbours``, ``facing``, ``arrived``, steering to the nearest agent within a
-   radius, ``arrive`` with a tolerance) and by the blackboard.
+   radius, ``arrive`` with a tolerance) and by the blackboard (``blackboard_compare``,
+   memories: ``remember`` the nearest within a radius, ``recall``, ``forget``,
+   ``arrive`` at the remembered point).
 """
 
 from __future__ import annotations
@@ -120,6 +122,10 @@ def conditions() -> st.SearchStrategy[dict[str, Any]]:
             st.sampled_from(["==", "!=", ">="]),
             st.sampled_from([1, 2]),
         ),
+        st.builds(
+            lambda age: {"type": "recall", "key": "seen", "max_age": age},
+            st.sampled_from([None, 0.02, 0.1]),
+        ),
     )
 
 
@@ -146,6 +152,18 @@ def leaves() -> st.SearchStrategy[dict[str, Any]]:
         st.builds(
             lambda v: {"type": "blackboard_set", "key": "mood", "value": v},
             st.sampled_from([1, 2]),
+        ),
+        st.builds(
+            lambda r: {
+                "type": "remember",
+                "key": "seen",
+                "target": {"kind": "nearest", "group": "b", "radius": r},
+            },
+            st.sampled_from([60.0, 150.0]),
+        ),
+        st.just({"type": "forget", "key": "seen"}),
+        st.just(
+            {"type": "arrive", "target": {"kind": "blackboard", "key": "seen"}, "tolerance": 20}
         ),
     )
 
@@ -234,7 +252,10 @@ def scenario_text(tree: dict[str, Any], seed: int, non_penetration: bool = False
                 {**group, "name": "b", "count": 3, "tree": "w"},
             ],
             "trees": {
-                "t": {"root": tree, "blackboard": {"mood": {"type": "number"}}},
+                "t": {
+                    "root": tree,
+                    "blackboard": {"mood": {"type": "number"}, "seen": {"type": "point"}},
+                },
                 "w": {"root": {"type": "wander"}},
             },
         }
@@ -260,3 +281,5 @@ def test_random_trees_batch_matches_py_trees(
         np.testing.assert_array_equal(a.agents.pos, b.agents.pos)
     for agent in (0, 5, 11):
         assert a.engine.blackboard(agent) == b.engine.blackboard(agent)
+        views = a.blackboard(agent), b.blackboard(agent)
+        assert views[0].stored_tick("seen") == views[1].stored_tick("seen")

@@ -47,6 +47,10 @@ PYDANTIC_ONLY = {
     "blackboard_order_on_bool",
     "blackboard_target_not_point",
     "blackboard_conflicting_declarations",
+    "remember_unknown_key",
+    "remember_into_bool_key",
+    "remember_without_point_keys",
+    "recall_undeclared_key",
 }
 
 

@@ -371,7 +371,8 @@ def test_validation_messages_are_located() -> None:
         "bad.json:13:62: /trees/main/root/children/3/op: group 'g': blackboard key 'alarm' "
         "is a bool; '<' compares numbers only (use == or !=) [blackboard_type]",
         "bad.json:14:66: /trees/main/root/children/4/target/key: group 'g': blackboard key "
-        "'alarm' is a bool, but a `blackboard` target needs a point [x, y] [blackboard_type]",
+        "'alarm' is a bool, but a `blackboard` target needs a point [x, y]; point keys: home "
+        "[blackboard_type]",
         "bad.json:20:67: /trees/sub/root/value: group 'g': blackboard key 'alarm' is a bool, "
         "got [1, 2] [blackboard_type]",
     ]

@@ -7,14 +7,17 @@ checking at construction that every node can be built, the per-group record
 and sensed conditions for whole groups, ``tree/facts.py``), the decide loop,
 locating an agent, the snapshot text and blackboard access (each group's
 declared keys, a plain snapshot, a live view for the game). An engine supplies
-only its builders (``builders.py``) and four hooks: ``build_group``,
-``store_facts``, ``tick_group`` and ``display``.
+only its builders (``builders.py``) and five hooks: ``build_group``,
+``store_facts``, ``tick_group``, ``display`` and ``group_ops`` (the group's
+shared ops objects, whose ``prepare(sense)`` the skeleton calls each tick
+before any tree ticks, ``tree/ops.py``).
 """
 
 from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
@@ -144,6 +147,10 @@ class EngineBase(ABC, Generic[G]):
         """Tick the group's trees once for every agent."""
 
     @abstractmethod
+    def group_ops(self, g: G) -> Iterable[Any]:
+        """The group's shared ops objects (``tree/ops.py``), each once."""
+
+    @abstractmethod
     def display(self, g: G, local: int) -> py_trees.behaviour.Behaviour:
         """A py_trees tree showing ``local``'s statuses (for :meth:`snapshot`)."""
 
@@ -201,6 +208,8 @@ class EngineBase(ABC, Generic[G]):
         for g in self.groups.values():
             facts = compute_facts(g.flat, g.name, g.sensed, g.prev, sense, memory)
             self.store_facts(g, facts)
+            for ops in self.group_ops(g):
+                ops.prepare(sense)
         self._prepared = sense
 
     def decide(self, sim: Any, sense: Sense) -> dict[str, Decision]:

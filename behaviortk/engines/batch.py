@@ -12,6 +12,7 @@ and statuses equal the py_trees engine's bit for bit
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -175,7 +176,7 @@ class BatchEngine(EngineBase[GroupProgram]):
 
     def build_group(self, name: str, rows: slice, tree: FlatTree) -> GroupProgram:
         n = rows.stop - rows.start
-        board = bl.ArrayBoard(n, self.declared(name))
+        board = bl.ArrayBoard(n, self.declared(name), clock=self.sim)
         c = Compiler(
             registries=self.registries,
             state=bc.TreeState(len(tree), n),
@@ -221,6 +222,9 @@ class BatchEngine(EngineBase[GroupProgram]):
         assert g.root is not None
         g.root.tick(g.every)
         return Decision(emitted=g.facts.emitted, status=np.ascontiguousarray(g.state.status.T))
+
+    def group_ops(self, g: GroupProgram) -> Iterable[Any]:
+        return g.ops.values()
 
     def node_status(self, agent: int) -> np.ndarray:
         g, local = self.locate(agent)

@@ -13,10 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from behaviortk.conditions import compare
+from behaviortk.conditions import compare, compare_points
 from behaviortk.engines import batch_core as bc
-from behaviortk.engines.base import as_point
-from behaviortk.tree.blackboard import Keys
+from behaviortk.tree.blackboard import Keys, Stamps
 from behaviortk.tree.clock import Clock
 from behaviortk.tree.ops import Codes, LeafOps, Rows
 from behaviortk.tree.status import FAILURE, RUNNING, SUCCESS
@@ -54,29 +53,47 @@ class ConditionOps(LeafOps):
 
 
 class ArrayBoard:
-    """Per-agent blackboards of one group, as one small-int array per key (``tree/ops.Board``).
+    """Per-agent blackboards of one group as arrays, one per key (``tree/ops.Board``).
 
-    Each declared key holds a value id (``-1`` = unset) into ``values[key]``, the
-    distinct values stored under it; comparisons and point lookups become
-    tables over those values, built with the shared ``compare`` and cached
-    until the values change. Values come from ``blackboard_set`` constants and
-    from the game (any value of the key's type), so ``values`` is looked up by
-    a dict and compacted to the ids still in use when it outgrows the group.
+    A point key is a dense ``(n, 2)`` float array, NaN where unset (stored points
+    are finite), so ``remember`` writes a different point per row in one
+    assignment and ``blackboard`` targets read them with one gather. Any other key
+    holds a value id (``-1`` = unset) into ``values[key]``, the distinct values
+    stored under it; comparisons become tables over those values, built with the
+    shared ``compare`` and cached until the values change. Those values come from
+    ``blackboard_set`` constants and from the game (any value of the key's type),
+    so ``values`` is looked up by a dict and compacted to the ids still in use
+    when it outgrows the group. Each write stamps the clock's tick
+    (``tree/blackboard.Stamps``).
     """
 
-    def __init__(self, n_agents: int, declared: Keys | None = None) -> None:
+    def __init__(
+        self, n_agents: int, declared: Keys | None = None, clock: Clock | None = None
+    ) -> None:
         self.n = n_agents
         self.declared = Keys() if declared is None else declared
+        self.clock = clock
         self.ids: dict[str, np.ndarray] = {}
+        self.xy: dict[str, np.ndarray] = {}
         self.values: dict[str, list[Any]] = {}
         self._index: dict[str, dict[tuple[type, Any], int]] = {}
         self._version: dict[str, int] = {}
         self._tables: dict[tuple[str, str, str], tuple[int, np.ndarray]] = {}
-        for key in self.declared:
+        for key, spec in self.declared.specs.items():
+            if spec.type == "point":
+                self.xy[key] = np.full((self.n, 2), np.nan)
+                continue
             self.ids[key] = np.full(self.n, -1, dtype=np.int32)
             self.values[key], self._index[key], self._version[key] = [], {}, 0
         for key, value in self.declared.defaults().items():
-            self.ids[key][:] = self._value_id(key, value)
+            if key in self.xy:
+                self.xy[key][:] = value
+            else:
+                self.ids[key][:] = self._value_id(key, value)
+        self.stamps = Stamps(self.declared, self.n, self._tick())
+
+    def _tick(self) -> int:
+        return 0 if self.clock is None else int(self.clock.tick)
 
     def _limit(self) -> int:
         """How many distinct values a key may collect before unused ones are dropped."""
@@ -130,8 +147,15 @@ class ArrayBoard:
             ids[: keep.size] = old_ids[keep]
             self.ids[key] = ids
             self._version[key] += 1
+        for key, old_xy in old.xy.items():
+            self.xy[key][: keep.size] = old_xy[keep]
+        self.stamps.carry(old.stamps, keep)
 
     def get(self, key: str, row: int) -> Any:
+        xy = self.xy.get(key)
+        if xy is not None:
+            x, y = xy[row].tolist()
+            return None if x != x else (x, y)  # NaN: unset
         ids = self.ids.get(key)
         if ids is None or ids[row] < 0:
             return None
@@ -139,13 +163,28 @@ class ArrayBoard:
 
     def set(self, key: str, rows: Rows, value: Any) -> None:
         stored = self.declared.coerce(key, value)
-        self.ids[key][rows] = self._value_id(key, stored)
+        if key in self.xy:
+            self.xy[key][rows] = stored
+        else:
+            self.ids[key][rows] = self._value_id(key, stored)
+        self.stamps.mark(key, rows, self._tick())
+
+    def set_points(self, key: str, rows: Rows, points: np.ndarray) -> None:
+        self.xy[key][rows] = self.declared.coerce_points(key, points, len(rows))
+        self.stamps.mark(key, rows, self._tick())
 
     def unset(self, key: str, rows: Rows) -> None:
         self.declared.spec(key)
-        self.ids[key][rows] = -1
+        if key in self.xy:
+            self.xy[key][rows] = np.nan
+        else:
+            self.ids[key][rows] = -1
+        self.stamps.clear(key, rows)
 
     def passes(self, key: str, op: str, rhs: Any, rows: Rows) -> np.ndarray:
+        xy = self.xy.get(key)
+        if xy is not None:
+            return compare_points(op, xy[rows], rhs)
         if key not in self.ids:
             return np.zeros(len(rows), dtype=bool)
         label = f"{op} {type(rhs).__name__} {rhs!r}"
@@ -153,14 +192,16 @@ class ArrayBoard:
         return table[self.ids[key][rows] + 1]
 
     def stored_keys(self) -> list[str]:
-        return sorted(self.ids)
+        return sorted([*self.ids, *self.xy])
+
+    def stored_ticks(self, key: str, rows: Rows) -> np.ndarray:
+        return self.stamps.of(key, rows)
 
     def points(self, key: str, rows: Rows) -> np.ndarray:
-        if key not in self.ids:
+        xy = self.xy.get(key)
+        if xy is None:  # not a point key: nothing under it is a point
             return np.full((len(rows), 2), np.nan)
-        nan = (np.nan, np.nan)
-        table = self._table(key, "point", lambda v: as_point(v) or nan, np.float64)
-        return table[self.ids[key][rows] + 1]
+        return xy[rows]
 
 
 class TimeoutNode(bc.Decorator):

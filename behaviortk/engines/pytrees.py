@@ -31,7 +31,7 @@ import contextlib
 import itertools
 import typing
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,7 +51,8 @@ from behaviortk.registry import (
     STEERING,
     Registries,
 )
-from behaviortk.tree.blackboard import Keys
+from behaviortk.tree.blackboard import Keys, Stamps
+from behaviortk.tree.clock import Clock
 from behaviortk.tree.facts import TickFacts, guard_condition, is_sensed
 from behaviortk.tree.flat import Decision, FlatNode, FlatTree
 from behaviortk.tree.ops import NodeContext, Rows, carry_rows
@@ -90,15 +91,21 @@ class ClientBoard:
     """A group's blackboards as py_trees ``Client``s, one per agent (``tree/ops.Board``).
 
     Every client is registered for the group's declared keys, and those with a
-    default hold it from the start.
+    default hold it from the start. The tick each value was stored on is kept
+    beside the clients (``tree/blackboard.Stamps``), stamped from ``clock``.
     """
 
     def __init__(
-        self, clients: list[py_trees.blackboard.Client], declared: Keys, fresh_from: int = 0
+        self,
+        clients: list[py_trees.blackboard.Client],
+        declared: Keys,
+        fresh_from: int = 0,
+        clock: Clock | None = None,
     ) -> None:
         """``clients[fresh_from:]`` are new agents: they get the declared defaults."""
         self.clients = clients
         self.declared = declared
+        self.clock = clock
         self._keys: set[str] = set(declared)
         for key in declared:
             for client in clients[fresh_from:]:
@@ -106,6 +113,10 @@ class ClientBoard:
         for key, value in declared.defaults().items():
             for client in clients[fresh_from:]:
                 client.set(key, value, overwrite=True)
+        self.stamps = Stamps(declared, len(clients), self._tick())
+
+    def _tick(self) -> int:
+        return 0 if self.clock is None else int(self.clock.tick)
 
     def get(self, key: str, row: int) -> Any:
         return read_blackboard(self.clients[row], key) if key in self._keys else None
@@ -114,17 +125,28 @@ class ClientBoard:
         stored = self.declared.coerce(key, value)
         for row in rows.tolist():
             self.clients[row].set(key, stored, overwrite=True)
+        self.stamps.mark(key, rows, self._tick())
+
+    def set_points(self, key: str, rows: Rows, points: np.ndarray) -> None:
+        stored = self.declared.coerce_points(key, points, len(rows)).tolist()
+        for row, (x, y) in zip(rows.tolist(), stored, strict=True):
+            self.clients[row].set(key, (x, y), overwrite=True)
+        self.stamps.mark(key, rows, self._tick())
 
     def unset(self, key: str, rows: Rows) -> None:
         self.declared.spec(key)
         for row in rows.tolist():
             self.clients[row].unset(key)
+        self.stamps.clear(key, rows)
 
     def passes(self, key: str, op: str, rhs: Any, rows: Rows) -> np.ndarray:
         return np.array([compare(op, self.get(key, r), rhs) for r in rows.tolist()], dtype=bool)
 
     def stored_keys(self) -> list[str]:
         return sorted(self._keys)
+
+    def stored_ticks(self, key: str, rows: Rows) -> np.ndarray:
+        return self.stamps.of(key, rows)
 
     def points(self, key: str, rows: Rows) -> np.ndarray:
         out = np.full((len(rows), 2), np.nan)
@@ -438,7 +460,7 @@ class PyTreesEngine(EngineBase[GroupTrees]):
 
     def build_group(self, name: str, rows: slice, tree: FlatTree) -> GroupTrees:
         clients = [self._client(row) for row in range(rows.start, rows.stop)]
-        board = ClientBoard(clients, self.declared(name))
+        board = ClientBoard(clients, self.declared(name), clock=self.sim)
         env = BuildEnv(self.registries, self.context(name, len(clients), board))
         g = GroupTrees(**self.group_record(name, rows, tree), board=board, clients=clients)
         g.env = env
@@ -467,7 +489,8 @@ class PyTreesEngine(EngineBase[GroupTrees]):
         clients = [g.clients[i] for i in keep]
         clients += [self._client(row) for row in range(first_new, change.rows.stop)]
         assert isinstance(g.board, ClientBoard)
-        board = ClientBoard(clients, g.board.declared, fresh_from=len(keep))
+        board = ClientBoard(clients, g.board.declared, fresh_from=len(keep), clock=self.sim)
+        board.stamps.carry(g.board.stamps, change.keep)
         env = BuildEnv(self.registries, self.context(g.name, change.n, board))
         for index, ops in g.env.ops.items():
             model = g.flat.nodes[index].model
@@ -502,6 +525,9 @@ class PyTreesEngine(EngineBase[GroupTrees]):
         status = np.array(codes, dtype=np.int8).reshape(n, k)
         emitted = np.array(g.facts.emitted, dtype=bool).reshape(n, len(g.flat.steering))
         return Decision(emitted=emitted, status=status)
+
+    def group_ops(self, g: GroupTrees) -> Iterable[Any]:
+        return () if g.env is None else g.env.ops.values()
 
     def display(self, g: GroupTrees, local: int) -> behaviour.Behaviour:
         return g.trees[local].root

@@ -170,6 +170,8 @@ _KeyName = Annotated[
         "or spaces: every agent's keys are its own).",
     ),
 ]
+BlackboardKeyName = _KeyName
+"""The syntax of a key alone, for a field that adds its own ``BlackboardRef`` (type, needs)."""
 BlackboardKey = Annotated[_KeyName, BlackboardRef()]
 """A blackboard key of any declared type."""
 BlackboardPointKey = Annotated[_KeyName, BlackboardRef("point", "a `blackboard` target")]

@@ -568,6 +568,14 @@ def _undeclared(key: str, declared: Mapping[str, KeySpec]) -> str:
     return f"undeclared blackboard key {key!r}{choices(key, list(declared))}"
 
 
+def _keys_of_type(type_: str, declared: Mapping[str, KeySpec]) -> str:
+    """The fix for a key of the wrong type: the declared keys of ``type_``, or how to add one."""
+    fitting = [key for key, spec in declared.items() if spec.type == type_]
+    if fitting:
+        return f"; {type_} keys: {', '.join(fitting)}"
+    return f'; declare a key with "type": "{type_}" for it'
+
+
 def _blackboard_findings(
     root: BaseModel, expanded: Any, declared: Mapping[str, KeySpec]
 ) -> list[tuple[Path, str, str]]:
@@ -583,7 +591,8 @@ def _blackboard_findings(
                     (
                         path,
                         f"blackboard key {value!r} is {NOUNS[spec.type]}, but {marker.needs} "
-                        f"needs {NOUNS.get(marker.type, marker.type)}",
+                        f"needs {NOUNS.get(marker.type, marker.type)}"
+                        + _keys_of_type(marker.type, declared),
                         "blackboard_type",
                     )
                 )

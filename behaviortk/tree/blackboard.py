@@ -14,6 +14,14 @@ next ``sim.step()`` sees it everywhere: steering leaf statuses and
 ``blackboard`` targets are computed at the start of that tick from the board,
 and ``blackboard_compare`` reads the board when it is ticked (so a
 ``blackboard_set`` ticked earlier in the same tick wins over the game's write).
+
+Every value carries the tick it was stored on (:class:`Stamps`, kept by both
+boards beside the values): a node's write on the tick being decided; the game's
+write between ticks on the next tick, the first that sees it; a declared default
+on the agent's first tick (0 for the definition's agents, the next tick for one
+the game spawns). ``recall`` reads
+it to tell how old a memory is, and the game with
+``BlackboardView.stored_tick(key)``.
 """
 
 from __future__ import annotations
@@ -95,6 +103,22 @@ class Keys:
         except Mismatch:
             raise BlackboardError(wrong_type(key, spec.type, repr(value)), key) from None
 
+    def coerce_points(self, key: Any, points: Any, n: int) -> np.ndarray:
+        """``n`` points stored at once under point key ``key``, as a float ``(n, 2)`` array
+        (``-0.0`` as ``0.0``, as :meth:`coerce` stores a point); :class:`BlackboardError`
+        for an undeclared key, a key of another type, or points that are not ``n`` finite."""
+        spec = self.spec(key)
+        if spec.type != "point":
+            raise BlackboardError(wrong_type(key, spec.type, f"{n} points"), key)
+        array = np.asarray(points, dtype=np.float64)
+        if array.shape != (n, 2):
+            raise BlackboardError(
+                f"blackboard key {key!r} takes {n} points [x, y] here, got shape {array.shape}", key
+            )
+        if not np.isfinite(array).all():
+            raise BlackboardError(f"blackboard key {key!r} takes finite points only", key)
+        return array + 0.0
+
     def defaults(self) -> dict[str, Any]:
         """The declared defaults (keys without one are left out), as stored."""
         return {
@@ -104,12 +128,52 @@ class Keys:
         }
 
 
+UNSET_TICK = -1
+"""The stored tick of a key that holds no value (ticks count from 0)."""
+
+
+class Stamps:
+    """When each agent's value of each declared key was stored: a tick, ``UNSET_TICK`` if unset.
+
+    One int64 array per key, rows aligned with the board's; both boards keep one
+    (the values live in their own stores, the stamps here), so both engines and
+    the game read the same ticks. Keys with a declared default start stamped with
+    ``tick``, the tick the agents join.
+    """
+
+    def __init__(self, keys: Keys, n_agents: int, tick: int) -> None:
+        self.ticks: dict[str, np.ndarray] = {
+            key: np.full(n_agents, UNSET_TICK if spec.default is None else tick, dtype=np.int64)
+            for key, spec in keys.specs.items()
+        }
+
+    def mark(self, key: str, rows: np.ndarray, tick: int) -> None:
+        self.ticks[key][rows] = tick
+
+    def clear(self, key: str, rows: np.ndarray) -> None:
+        self.ticks[key][rows] = UNSET_TICK
+
+    def of(self, key: str, rows: np.ndarray) -> np.ndarray:
+        """The stored tick of ``rows`` (a copy); ``UNSET_TICK`` everywhere for an undeclared key."""
+        ticks = self.ticks.get(key)
+        if ticks is None:
+            return np.full(len(rows), UNSET_TICK, dtype=np.int64)
+        return ticks[rows]
+
+    def carry(self, old: Stamps, keep: np.ndarray) -> None:
+        """Survivors' stamps (``keep``: old rows in their new order) into the first rows;
+        the rows after them (new agents) keep this object's."""
+        for key, ticks in self.ticks.items():
+            ticks[: keep.size] = old.ticks[key][keep]
+
+
 class Store(Protocol):
     """What a view needs of a board (``tree/ops.Board``, which imports this module)."""
 
     def get(self, key: str, row: int) -> Any: ...
     def set(self, key: str, rows: np.ndarray, value: Any) -> None: ...
     def unset(self, key: str, rows: np.ndarray) -> None: ...
+    def stored_ticks(self, key: str, rows: np.ndarray) -> np.ndarray: ...
 
 
 class BlackboardView(MutableMapping[str, Any]):
@@ -125,6 +189,8 @@ class BlackboardView(MutableMapping[str, Any]):
       value of the wrong type; nothing is stored then. ``update`` checks every
       pair before storing any.
     * ``del view[key]``: unsets the key (its default does not come back).
+    * ``view.stored_tick(key)``: the tick the current value was stored on (module
+      docstring), None while unset; seconds ago: ``(sim.tick - t) * sim.dt``.
     * Iteration, ``len`` and ``in``: the declared keys that are set, in
       declaration order.
     """
@@ -152,6 +218,13 @@ class BlackboardView(MutableMapping[str, Any]):
         self._keys.spec(key)
         value = self._value(key)
         return default if value is None else value
+
+    def stored_tick(self, key: str) -> int | None:
+        """The tick the value under ``key`` was stored on; None while unset.
+        :class:`BlackboardError` for an undeclared key."""
+        self._keys.spec(key)
+        tick = int(self._board.stored_ticks(key, self._rows)[0])
+        return None if tick == UNSET_TICK else tick
 
     def __setitem__(self, key: str, value: Any) -> None:
         self._board.set(key, self._rows, self._keys.coerce(key, value))

@@ -12,6 +12,12 @@ so a subclass writes only what it needs.
 An ops class is registered as the implementation of its model and built as
 ``cls(model, NodeContext)``, once per group.
 
+Ops that read this tick's sensed facts (``remember`` stores where its target
+is) override ``prepare(sense)``: both engines call it on every ops object of a
+group once per tick, after the sense phase and before any tree ticks, so a
+leaf reads the same arrays whichever engine ticks it and in whatever order
+(``Sense`` caches each target per tick).
+
 Events (the ``emit`` action) go to ``NodeContext.events``: ``record(tick,
 group, rows, name)`` for the group-local rows that raised ``name`` on ``tick``.
 The Simulation's sink (``behaviortk.embed.EventLog``) orders them at the end of
@@ -24,13 +30,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import numpy as np
 
 from behaviortk.tree.blackboard import Keys
 from behaviortk.tree.clock import Clock
 from behaviortk.tree.status import RUNNING
+
+if TYPE_CHECKING:
+    from behaviortk.sense import Sense
 
 Rows = np.ndarray
 """int64 group-local agent indices, sorted and unique."""
@@ -57,8 +66,19 @@ class Board(Protocol):
         ``BlackboardError`` (nothing stored) for an undeclared key or a value of the wrong type."""
         ...
 
+    def set_points(self, key: str, rows: Rows, points: np.ndarray) -> None:
+        """Store point ``points[k]`` (``(len(rows), 2)``, finite) under point key ``key`` for
+        local row ``rows[k]``; ``BlackboardError`` (nothing stored) for an undeclared key,
+        a key not declared as a point, or a point that is not finite."""
+        ...
+
     def unset(self, key: str, rows: Rows) -> None:
         """Remove ``key`` for every local row in ``rows`` (reads give None until the next write)."""
+        ...
+
+    def stored_ticks(self, key: str, rows: Rows) -> np.ndarray:
+        """int64 tick each row's value under ``key`` was stored on (``tree/blackboard.Stamps``);
+        ``UNSET_TICK`` (-1) where unset. Every write stamps the clock's tick."""
         ...
 
     def passes(self, key: str, op: str, rhs: Any, rows: Rows) -> np.ndarray:
@@ -114,6 +134,10 @@ class LeafOps:
 
     per_agent: ClassVar[tuple[str, ...]] = ()
 
+    def prepare(self, sense: Sense) -> None:
+        """This tick's sensed facts, before any tree ticks (module docstring)."""
+        return None
+
     def initialise(self, rows: Rows) -> None:
         return None
 
@@ -131,6 +155,10 @@ class DecoratorOps:
     """
 
     per_agent: ClassVar[tuple[str, ...]] = ()
+
+    def prepare(self, sense: Sense) -> None:
+        """This tick's sensed facts, before any tree ticks (module docstring)."""
+        return None
 
     def initialise(self, rows: Rows) -> None:
         return None

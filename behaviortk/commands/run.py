@@ -37,7 +37,11 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         help=f"ticks to run headless (default {DEFAULT_TICKS})",
     )
     add_seed_option(parser)
-    parser.add_argument("--trace", metavar="OUT.jsonl", help="write a JSON Lines trace here")
+    parser.add_argument(
+        "--trace",
+        metavar="OUT",
+        help="write a trace here: Parquet columns for OUT.parquet, else JSON Lines (OUT.jsonl)",
+    )
     parser.add_argument(
         "--every",
         type=positive_int,
@@ -132,18 +136,38 @@ def run_headless(args: argparse.Namespace) -> int:
     wall = time.perf_counter() - start
     print(summary(sim, wall))
     if writer is not None:
-        print(f"trace: {args.trace} ({writer.lines} lines)")
+        print(f"trace: {args.trace} ({writer.written})")
     return 0
+
+
+PARQUET_SUFFIXES = (".parquet", ".pq")
+
+
+def is_parquet(path: str) -> bool:
+    """The trace format follows the extension: Parquet for .parquet/.pq, else JSON Lines."""
+    return path.lower().endswith(PARQUET_SUFFIXES)
+
+
+def trace_writer(out: IO[Any], sim: Any, every: int, columnar: bool) -> Any:
+    """A ``TraceWriter`` (JSON Lines, text ``out``) or ``ParquetTraceWriter`` (binary ``out``)."""
+    if columnar:
+        from behaviortk.trace_parquet import ParquetTraceWriter
+
+        return ParquetTraceWriter(out, sim, every=every)
+    from behaviortk.trace import TraceWriter
+
+    return TraceWriter(out, sim, every=every)
 
 
 def _run_traced(args: argparse.Namespace, sim: Any, progress: Progress) -> Any:
     """Run ``args.ticks`` ticks writing the trace; re-raise what cut the run short."""
     from behaviortk.commands.output import atomic_output
-    from behaviortk.trace import TraceWriter
 
     stopped: BaseException | None = None
-    with atomic_output(args.trace, "w", inputs=[args.file], what="trace") as out:
-        writer = TraceWriter(out, sim, every=args.every)
+    columnar = is_parquet(args.trace)
+    mode = "wb" if columnar else "w"
+    with atomic_output(args.trace, mode, inputs=[args.file], what="trace") as out:
+        writer = trace_writer(out, sim, args.every, columnar)
         try:
             for done in range(1, args.ticks + 1):
                 sim.step()
@@ -159,7 +183,7 @@ def _run_traced(args: argparse.Namespace, sim: Any, progress: Progress) -> Any:
     if stopped is not None:
         progress.close()
         print(
-            f"trace: {args.trace} ({writer.lines} lines, interrupted at tick {sim.tick})",
+            f"trace: {args.trace} ({writer.written}, interrupted at tick {sim.tick})",
             file=sys.stderr,
         )
         raise stopped

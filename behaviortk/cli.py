@@ -18,7 +18,7 @@ from types import ModuleType
 
 from behaviortk.commands.output import OutputError
 
-COMMANDS = ("validate", "schema", "run", "tree", "render", "demo", "bench")
+COMMANDS = ("validate", "schema", "run", "replay", "tree", "render", "demo", "bench")
 """Modules of ``behaviortk.commands``, in help order (missing ones are skipped)."""
 
 

@@ -39,7 +39,8 @@ class TickState:
     heading: np.ndarray  # (N, 2) unit
     force: np.ndarray  # (N, 2) steering force applied in this step
     status: dict[str, np.ndarray]  # group -> (n, nodes) int8, flat-tree order
-    emitted: dict[str, np.ndarray]  # group -> (n, steering leaves) bool, request order
+    emitted: dict[str, np.ndarray]  # group -> (n, steering leaves) bool, request order:
+    # the requests ``active`` lists name
     trees: dict[str, FlatTree] = field(default_factory=dict)  # shared, never copied
 
     @classmethod
@@ -61,7 +62,10 @@ class TickState:
                 emitted[name] = np.zeros((n, len(tree.steering)), dtype=bool)
             else:
                 status[name] = np.array(dec.status, dtype=np.int8)
-                emitted[name] = np.array(dec.emitted, dtype=bool)
+                # the requests that count as active: the act phase's ``acted`` where the
+                # Decision has it (requests that gave a force), else every emitted request
+                acted = getattr(dec, "acted", None)
+                emitted[name] = np.array(dec.emitted if acted is None else acted, dtype=bool)
         return cls(
             tick=int(sim.tick) - 1,
             time=float(sim.time),
@@ -116,7 +120,7 @@ class TickState:
         out: list[list[str]] = [[] for _ in range(self.n)]
         for name, rows in self.slices.items():
             flags = self.emitted.get(name)
-            if flags is None or flags.shape[0] == 0:
+            if flags is None or flags.size == 0:  # no agents, or a tree without steering
                 continue
             tree = self.trees[name]
             leaves = [tree.nodes[i].name for i in tree.steering]

@@ -12,12 +12,14 @@ Columns (``SCHEMA``), in this order:
 ``fx fy``  float64                      the steering force applied in the step (truncated)
 ``active`` list<dictionary<string>>     trace names of the steering leaves that emitted,
                                         in request order
-``status`` list<int8>                   the status code of every node of the agent's
-                                        tree, in flat-tree order (empty: no tree)
+``status`` string                      one digit per node of the agent's tree, in
+                                        flat-tree order: its status code ("" : no tree)
 ========== ============================ ===============================================
 
 Status codes are ``tree/status.py``'s: 0 INVALID (not ticked), 1 RUNNING, 2
-SUCCESS, 3 FAILURE. The simulated time of a row is ``(tick + 1) * dt``; an
+SUCCESS, 3 FAILURE; ``status`` is the string JSONL traces write (``"2130"``), which
+costs half of a list of int8 to write and is dictionary encoded (agents share
+few status patterns). The simulated time of a row is ``(tick + 1) * dt``; an
 agent's name is its definition name (ids below the initial count) or
 ``<group>-<id>`` (agents spawned later).
 
@@ -56,7 +58,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from behaviortk.sim import Simulation
-from behaviortk.tick_state import TickState
+from behaviortk.tick_state import STATUS_DIGIT, TickState
 from behaviortk.trace import VERSION, header, reason_of
 
 ROW_GROUP_ROWS = 65_536
@@ -82,7 +84,7 @@ def schema(group_names: list[str], leaf_names: list[str]) -> pa.Schema:
             pa.field("group", pa.dictionary(index_type(len(group_names)), pa.string())),
             *[pa.field(name, pa.float64(), nullable=False) for name in FLOATS],
             pa.field("active", pa.list_(pa.dictionary(index_type(len(leaf_names)), pa.string()))),
-            pa.field("status", pa.list_(pa.int8())),
+            pa.field("status", pa.string()),
         ]
     )
 
@@ -135,13 +137,20 @@ class TickColumns:
             self.status_len[rows] = codes.shape[1]
             status.append(codes.ravel())
         self.active = np.concatenate(active) if active else np.zeros(0, np.int64)
-        self.status = np.concatenate(status) if status else np.zeros(0, np.int8)
+        self.status = np.concatenate(status) if status else np.zeros(0, np.int8)  # codes
 
 
-def _offsets(lengths: np.ndarray) -> pa.Array:
+def _offsets(lengths: np.ndarray) -> np.ndarray:
     out = np.zeros(lengths.size + 1, dtype=np.int32)
     np.cumsum(lengths, out=out[1:])
-    return pa.array(out)
+    return out
+
+
+def digits(lengths: np.ndarray, codes: np.ndarray) -> pa.Array:
+    """A string array of status digits: row ``i`` holds the next ``lengths[i]`` codes."""
+    data = (codes.astype(np.uint8) + STATUS_DIGIT).tobytes()
+    buffers = [None, pa.py_buffer(_offsets(lengths)), pa.py_buffer(data)]
+    return pa.Array.from_buffers(pa.string(), int(lengths.size), buffers)
 
 
 class ParquetTraceWriter:
@@ -223,16 +232,13 @@ class ParquetTraceWriter:
         )
         active_type = self.schema.field("active").type.value_type
         active = pa.ListArray.from_arrays(
-            _offsets(cat([p.active_len for p in parts])),
+            pa.array(_offsets(cat([p.active_len for p in parts]))),
             pa.DictionaryArray.from_arrays(
                 pa.array(cat([p.active for p in parts]), type=active_type.index_type),
                 pa.array(self._leaf_names, type=pa.string()),
             ),
         )
-        status = pa.ListArray.from_arrays(
-            _offsets(cat([p.status_len for p in parts])),
-            pa.array(cat([p.status for p in parts]), type=pa.int8()),
-        )
+        status = digits(cat([p.status_len for p in parts]), cat([p.status for p in parts]))
         floats = [pa.array(cat([p.floats[k] for p in parts])) for k in range(len(FLOATS))]
         arrays = [
             pa.array(cat([p.tick for p in parts])),

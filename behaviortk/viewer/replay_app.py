@@ -1,0 +1,193 @@
+"""The replay window and the headless replay frame: the viewer's painter on a recorded tick.
+
+``run_replay(recording)`` opens a window (``behaviortk replay TRACE``);
+``render_replay(recording, tick, out)`` writes one recorded tick as a PNG
+(``--tick N --out frame.png``). Both draw a ``ReplaySession``'s ``RecordedView``
+with the same ``Painter`` as a live run, in a world area raised by the timeline
+band (``ReplayPainter``), then the timeline under it.
+
+Keys: space play / pause, left / right (or , / .) one recorded tick back /
+forward, home / end, + / - speed, tab / click select an agent, g colour by
+group / action, overlay keys as in the live viewer, h help, esc quit. Press or
+drag on the timeline to go to any tick.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import IO, Any
+
+import arcade
+import numpy as np
+
+from behaviortk.recording import Recording
+from behaviortk.viewer import palette
+from behaviortk.viewer.batch import GpuBatch
+from behaviortk.viewer.hud import HudInfo
+from behaviortk.viewer.overlays import BY_KEY, OVERLAYS
+from behaviortk.viewer.painter import MARGIN, MONO, PANEL_WIDTH, Overlay2D, Painter
+from behaviortk.viewer.replay import ReplaySession
+from behaviortk.viewer.timeline import BAND, Timeline, label
+from behaviortk.viewer.viewport import Viewport
+
+WINDOW_SIZE = (1280, 800)
+CLICK_SLACK_PX = 6.0
+
+
+class ReplayPainter(Painter):
+    """The live painter with the world raised by the timeline band, plus the timeline."""
+
+    def __init__(self, window: Any) -> None:
+        super().__init__(window)
+        self.timeline_batch = GpuBatch(window.ctx)
+        self.timeline_text = arcade.Text(
+            "", MARGIN, BAND / 2, palette.TEXT, 10, font_name=MONO, anchor_y="center"
+        )
+
+    def viewport(self, world: Any) -> Viewport:
+        vp = super().viewport(world)
+        return dataclasses.replace(vp, bottom=vp.bottom + BAND, height=vp.height - BAND)
+
+    def timeline(self, ticks: np.ndarray) -> Timeline:
+        return Timeline.of_window(self.window.width, PANEL_WIDTH, MARGIN, ticks)
+
+    def draw_replay(self, session: ReplaySession, info: HudInfo, extra: Overlay2D) -> None:
+        """The recorded tick as the live viewer draws a tick, then the timeline."""
+        self.draw(session.sim, session.opts, info, extra)
+        line = self.timeline(session.rec.ticks)
+        v, c = line.shapes(session.index).build()
+        self.timeline_batch.draw(v, c)
+        facts = session.describe()
+        self.timeline_text.text = label(**facts)
+        self.timeline_text.position = (MARGIN, BAND / 2)
+        self.timeline_text.draw()
+
+
+class ReplayView(arcade.View):
+    def __init__(self, session: ReplaySession, window: arcade.Window) -> None:
+        super().__init__(window)
+        self.session = session
+        self.painter = ReplayPainter(window)
+        self.show_help = False
+        self.scrubbing = False
+        self._fps = 0.0
+        self._last_draw = time.perf_counter()
+
+    def on_update(self, delta_time: float) -> None:
+        self.session.advance(delta_time)
+
+    def on_draw(self) -> None:
+        now = time.perf_counter()
+        frame = now - self._last_draw
+        self._last_draw = now
+        if frame > 0.0:
+            self._fps = 0.9 * self._fps + 0.1 / frame if self._fps else 1.0 / frame
+        s = self.session
+        info = HudInfo(fps=self._fps, paused=not s.playing, speed=s.speed)
+        extra = Overlay2D(errors=s.errors, show_help=self.show_help)
+        self.painter.draw_replay(s, info, extra)
+
+    def on_key_press(self, symbol: int, modifiers: int) -> None:
+        k = arcade.key
+        s = self.session
+        if symbol == k.SPACE:
+            s.toggle_pause()
+        elif symbol in (k.RIGHT, k.PERIOD):
+            s.step(+1)
+        elif symbol in (k.LEFT, k.COMMA):
+            s.step(-1)
+        elif symbol == k.HOME:
+            s.first()
+        elif symbol == k.END:
+            s.last()
+        elif symbol in (k.PLUS, k.EQUAL, k.NUM_ADD):
+            s.faster()
+        elif symbol in (k.MINUS, k.NUM_SUBTRACT):
+            s.slower()
+        elif symbol == k.TAB:
+            s.cycle_selection()
+        elif symbol == k.H:
+            self.show_help = not self.show_help
+        elif symbol == k.G:
+            s.opts.color_by = "action" if s.opts.color_by == "group" else "group"
+        elif symbol == k.A:
+            every = {o.name for o in OVERLAYS}
+            s.opts.overlays = set() if s.opts.overlays >= every else every
+        elif symbol == k.ESCAPE:
+            self.window.close()
+        elif 0 < symbol < 128 and chr(symbol) in BY_KEY:
+            s.toggle_overlay(BY_KEY[chr(symbol)].name)
+
+    def on_mouse_press(self, x: int, y: int, button: int, modifiers: int) -> None:
+        if button != arcade.MOUSE_BUTTON_LEFT:
+            return
+        line = self.painter.timeline(self.session.rec.ticks)
+        if line.hit(x, y):
+            self.scrubbing = True
+            self.session.playing = False
+            self.session.seek_index(line.index_at(x))
+            return
+        vp = self.painter.viewport(self.session.sim.world)
+        point = vp.to_world(np.array([x, y], dtype=float))
+        self.session.press(point, CLICK_SLACK_PX / vp.scale)
+
+    def on_mouse_drag(self, x: int, y: int, dx: int, dy: int, buttons: int, modifiers: int) -> None:
+        if self.scrubbing:
+            self.session.seek_index(self.painter.timeline(self.session.rec.ticks).index_at(x))
+
+    def on_mouse_release(self, x: int, y: int, button: int, modifiers: int) -> None:
+        self.scrubbing = False
+
+
+def run_replay(
+    recording: Recording,
+    tick: int | None = None,
+    *,
+    overlays: Any = (),
+    color_by: str = "group",
+    select: int | None = None,
+) -> int:
+    """Open the replay window on ``recording`` (at ``tick``) and run until it is closed."""
+    session = ReplaySession(recording, tick)
+    session.opts.overlays = set(overlays)
+    session.opts.color_by = color_by
+    session.select_id(select)
+    window = arcade.Window(
+        *WINDOW_SIZE, f"behaviortk replay: {recording.path.name}", resizable=True
+    )
+    window.show_view(ReplayView(session, window))
+    arcade.run()
+    return 0
+
+
+def replay_frame(
+    session: ReplaySession, painter: ReplayPainter, show_help: bool = False
+) -> np.ndarray:
+    """The shown tick drawn headless, as ``(H, W, 3) uint8`` pixels (row 0 at the top)."""
+    info = HudInfo(fps=0.0, paused=True, speed=session.speed)
+    painter.draw_replay(session, info, Overlay2D(errors=session.errors, show_help=show_help))
+    return painter.snapshot()
+
+
+def render_replay(
+    recording: Recording,
+    tick: int,
+    out: IO[bytes],
+    *,
+    overlays: Any = (),
+    color_by: str = "group",
+    select: int | None = None,
+    window: Any = None,
+) -> None:
+    """Write recorded ``tick`` as a PNG to the binary file ``out`` (``select``: an agent id)."""
+    from PIL import Image
+
+    from behaviortk.viewer.render import headless_window
+
+    session = ReplaySession(recording, tick)
+    session.opts.overlays = set(overlays)
+    session.opts.color_by = color_by
+    session.select_id(select)
+    painter = ReplayPainter(window if window is not None else headless_window())
+    Image.fromarray(replay_frame(session, painter)).save(out, format="PNG")

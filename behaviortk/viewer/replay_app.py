@@ -22,8 +22,9 @@ import arcade
 import numpy as np
 
 from behaviortk.recording import Recording
+from behaviortk.viewer import geometry as geo
 from behaviortk.viewer import palette
-from behaviortk.viewer.batch import GpuBatch
+from behaviortk.viewer.batch import GpuBatch, TriangleSoup
 from behaviortk.viewer.hud import HudInfo
 from behaviortk.viewer.overlays import BY_KEY, OVERLAYS
 from behaviortk.viewer.painter import MARGIN, MONO, PANEL_WIDTH, Overlay2D, Painter
@@ -33,6 +34,29 @@ from behaviortk.viewer.viewport import Viewport
 
 WINDOW_SIZE = (1280, 800)
 CLICK_SLACK_PX = 6.0
+KEYS: tuple[tuple[str, str], ...] = (
+    ("space", "play / pause"),
+    ("<- / ->", "one recorded tick back / forward (also , and .)"),
+    ("home/end", "first / last recorded tick"),
+    ("+ / -", "replay speed x2 / /2"),
+    ("drag", "the timeline: go to any tick"),
+    ("tab", "select next agent (or click it)"),
+    ("g", "colour by group / by action"),
+    ("a", "all overlays on / off"),
+    ("h", "this help"),
+    ("esc", "quit"),
+)
+
+
+def help_text(opts: Any) -> str:
+    """The replay's keys, then the overlays (those a trace cannot feed draw nothing)."""
+    lines = ["Replay keys"]
+    lines += [f"  {k:<8} {what}" for k, what in KEYS]
+    lines += ["", "Overlays (recorded: velocity, force, view, neighbours, waypoints, potential)"]
+    for o in OVERLAYS:
+        mark = "on " if o.name in opts.overlays else "off"
+        lines.append(f"  {o.key:<8} [{mark}] {o.label}")
+    return "\n".join(lines)
 
 
 class ReplayPainter(Painter):
@@ -44,6 +68,10 @@ class ReplayPainter(Painter):
         self.timeline_text = arcade.Text(
             "", MARGIN, BAND / 2, palette.TEXT, 10, font_name=MONO, anchor_y="center"
         )
+        self.help_box = GpuBatch(window.ctx)
+        self.help_text = arcade.Text(
+            "", 0, 0, palette.TEXT, 11, font_name=MONO, multiline=True, width=640, anchor_y="top"
+        )
 
     def viewport(self, world: Any) -> Viewport:
         vp = super().viewport(world)
@@ -53,8 +81,8 @@ class ReplayPainter(Painter):
         return Timeline.of_window(self.window.width, PANEL_WIDTH, MARGIN, ticks)
 
     def draw_replay(self, session: ReplaySession, info: HudInfo, extra: Overlay2D) -> None:
-        """The recorded tick as the live viewer draws a tick, then the timeline."""
-        self.draw(session.sim, session.opts, info, extra)
+        """The recorded tick as the live viewer draws a tick, then the timeline (and help)."""
+        self.draw(session.sim, session.opts, info, dataclasses.replace(extra, show_help=False))
         line = self.timeline(session.rec.ticks)
         v, c = line.shapes(session.index).build()
         self.timeline_batch.draw(v, c)
@@ -62,6 +90,20 @@ class ReplayPainter(Painter):
         self.timeline_text.text = label(**facts)
         self.timeline_text.position = (MARGIN, BAND / 2)
         self.timeline_text.draw()
+        if extra.show_help:
+            self._help(session)
+
+    def _help(self, session: ReplaySession) -> None:
+        x0, _, _, y1 = self.viewport(session.sim.world).world_rect()
+        text = help_text(session.opts)
+        rows = text.count("\n") + 1
+        box = TriangleSoup()
+        box.add(geo.quads(x0 + 40, y1 - 24 - 17 * rows, x0 + 700, y1 - 8), palette.PANEL_BG)
+        v, c = box.build()
+        self.help_box.draw(v, c)
+        self.help_text.text = text
+        self.help_text.position = (x0 + 50, y1 - 16)
+        self.help_text.draw()
 
 
 class ReplayView(arcade.View):

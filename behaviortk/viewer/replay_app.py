@@ -27,7 +27,7 @@ from behaviortk.viewer import palette
 from behaviortk.viewer.batch import GpuBatch, TriangleSoup
 from behaviortk.viewer.hud import HudInfo
 from behaviortk.viewer.overlays import BY_KEY, OVERLAYS
-from behaviortk.viewer.painter import MARGIN, MONO, PANEL_WIDTH, Overlay2D, Painter
+from behaviortk.viewer.painter import MARGIN, MONO, PANEL_WIDTH, Overlay2D, Painter, layout
 from behaviortk.viewer.replay import ReplaySession
 from behaviortk.viewer.timeline import BAND, Timeline, label
 from behaviortk.viewer.viewport import Viewport
@@ -59,6 +59,16 @@ def help_text(opts: Any) -> str:
     return "\n".join(lines)
 
 
+def raised(vp: Viewport) -> Viewport:
+    """The live viewer's world area less the timeline band at its bottom."""
+    return dataclasses.replace(vp, bottom=vp.bottom + BAND, height=vp.height - BAND)
+
+
+def replay_viewport(width: int, height: int, world: Any) -> Viewport:
+    """Where a replay window of this size draws the world (for hit tests without GL)."""
+    return raised(layout(width, height, world))
+
+
 class ReplayPainter(Painter):
     """The live painter with the world raised by the timeline band, plus the timeline."""
 
@@ -74,8 +84,7 @@ class ReplayPainter(Painter):
         )
 
     def viewport(self, world: Any) -> Viewport:
-        vp = super().viewport(world)
-        return dataclasses.replace(vp, bottom=vp.bottom + BAND, height=vp.height - BAND)
+        return raised(super().viewport(world))
 
     def timeline(self, ticks: np.ndarray) -> Timeline:
         return Timeline.of_window(self.window.width, PANEL_WIDTH, MARGIN, ticks)

@@ -321,3 +321,18 @@ def test_heading_column_is_the_angle_of_the_heading(tmp_path: Path) -> None:
     record_walk(path, "batch", ticks=1)
     heading = pl.read_parquet(path)["heading"].to_list()
     assert heading == pytest.approx([-math.pi / 2, 0.0, 0.0])  # down, +x, the post's 0 degrees
+
+
+def test_a_sigint_during_a_row_group_write_waits_for_the_write() -> None:
+    """^C inside the block is held until it ends, then raised as KeyboardInterrupt."""
+    import os
+    import signal
+
+    from behaviortk.trace_parquet import _sigint_deferred
+
+    done = []
+    with pytest.raises(KeyboardInterrupt), _sigint_deferred():
+        os.kill(os.getpid(), signal.SIGINT)
+        done.append("the write went on")
+    assert done == ["the write went on"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

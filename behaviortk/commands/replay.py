@@ -98,7 +98,16 @@ def run(args: argparse.Namespace) -> int:
             from behaviortk.viewer.replay_app import run_replay
         except ImportError as exc:
             return _fail(f"the viewer is not available: {exc}")
-        return run_replay(rec, tick, **options)
+        try:
+            return run_replay(rec, tick, **options)
+        except Exception as exc:  # no display, no OpenGL: say what works instead
+            if type(exc).__module__.split(".")[0] not in ("pyglet", "arcade"):
+                raise
+            reason = (str(exc).splitlines() or [type(exc).__name__])[0]
+            return _fail(
+                f"cannot open a window ({reason}); render a tick headless with "
+                f"--tick N --out frame.png"
+            )
     from behaviortk.commands.output import atomic_output
     from behaviortk.viewer import render  # sets ARCADE_HEADLESS before arcade loads
 

@@ -452,7 +452,11 @@ class _ParquetTicks:
             group = group_order(path, tick, groups.to_pylist(), self.group_names)
         status = sub.column("status").combine_chunks()
         active = sub.column("active").combine_chunks()
-        flat_active = active.flatten()
+        active_offsets = active.offsets.to_numpy(zero_copy_only=False)
+        # the slice's values, from the offsets (``flatten`` would load pyarrow.compute: 0.2 s)
+        flat_active = active.values.slice(
+            int(active_offsets[0]), int(active_offsets[-1] - active_offsets[0])
+        )
         if isinstance(flat_active, pa.DictionaryArray):
             dictionary = [str(x) for x in flat_active.dictionary.to_pylist()]
             active_idx = flat_active.indices.to_numpy(zero_copy_only=False)
@@ -475,7 +479,7 @@ class _ParquetTicks:
             floats,
             status_codes(path, tick, status),
             (
-                active.value_lengths().to_numpy(zero_copy_only=False).astype(np.int64),
+                np.diff(active_offsets).astype(np.int64),
                 active_idx,
                 dictionary,
             ),

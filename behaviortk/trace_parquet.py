@@ -37,7 +37,7 @@ The file's key-value metadata makes it self-contained:
 - ``behaviortk.end``: how the run ended, as the JSONL end line.
 
 Rows are written in row groups of whole ticks (at least ``row_group_rows`` rows,
-default 65,536: about 13 ticks at 5,000 agents), so memory stays bounded on long
+default 32,768: 7 ticks at 5,000 agents), so memory stays bounded on long
 runs and a seek decodes one row group. A ^C arriving while a row group is being
 written is held until the write is done, so an interrupted run still closes its
 file properly. Float columns are written without dictionary encoding (it costs
@@ -61,7 +61,7 @@ from behaviortk.sim import Simulation
 from behaviortk.tick_state import STATUS_DIGIT, TickState
 from behaviortk.trace import VERSION, header, reason_of
 
-ROW_GROUP_ROWS = 65_536
+ROW_GROUP_ROWS = 32_768
 FLOATS = ("x", "y", "vx", "vy", "heading", "fx", "fy")
 META_VERSION = "behaviortk.version"
 META_HEADER = "behaviortk.header"

@@ -18,7 +18,7 @@ from behaviortk.viewer.batch import TriangleSoup
 
 BAND = 40
 """Pixels the painter reserves under the world for the timeline."""
-LABEL_WIDTH = 300
+LABEL_WIDTH = 360
 """Pixels at the track's left for the tick / time / speed label."""
 TRACK = (70, 76, 96, 255)
 PLAYED = (90, 160, 255, 255)
@@ -88,5 +88,7 @@ class Timeline:
 
 
 def label(tick: int, index: int, count: int, time: float, playing: bool, speed: float) -> str:
+    """``trace tick 240 (241/400)  4.02 s  paused x1``: the trace's tick (``--tick``), which
+    recorded tick of how many, the simulated time, playing or paused, the speed."""
     state = "playing" if playing else "paused"
-    return f"tick {tick} ({index + 1}/{count})  t {time:.2f}s  {state} x{speed:g}"
+    return f"trace tick {tick} ({index + 1}/{count})  {time:.2f} s  {state} x{speed:g}"

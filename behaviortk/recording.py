@@ -136,6 +136,9 @@ def check_header(path: Path, head: Any) -> dict[str, Any]:
     for key in ("dt", "trees", "world"):
         if key not in head:
             raise TraceError(f"{path}: the trace header has no {key!r}")
+    dt = head["dt"]
+    if isinstance(dt, bool) or not isinstance(dt, int | float) or not dt > 0:
+        raise TraceError(f"{path}: the trace header's dt must be a positive number, got {dt!r}")
     return head
 
 
@@ -352,7 +355,6 @@ def _open_parquet(path: Path) -> Recording:
     import pyarrow.parquet as pq
 
     from behaviortk.trace_parquet import (
-        FLOATS,
         META_DEFINITION,
         META_END,
         META_HEADER,
@@ -381,7 +383,11 @@ def _open_parquet(path: Path) -> Recording:
     head = check_header(path, head)
     if META_DEFINITION not in meta:
         raise TraceError(f"{path}: the trace has no recorded definition ({META_DEFINITION})")
-    text = meta[META_DEFINITION].decode("utf-8")
+    try:
+        text = meta[META_DEFINITION].decode("utf-8")
+        end = json.loads(meta[META_END]) if META_END in meta else None
+    except ValueError as exc:
+        raise TraceError(f"{path}: unreadable trace metadata: {_first_line(exc)}") from None
     if META_INDEX not in meta:
         raise TraceError(
             f"{path}: the trace has no tick index: its writer never finished (a killed run)"
@@ -394,18 +400,41 @@ def _open_parquet(path: Path) -> Recording:
         raise TraceError(f"{path}: unreadable tick index: {_first_line(exc)}") from None
     if firsts.size != pf.metadata.num_row_groups or np.any(np.diff(ticks) <= 0):
         raise TraceError(f"{path}: the tick index does not match the file's row groups")
-    missing = [
-        c
-        for c in ("tick", "id", "group", *FLOATS, "active", "status")
-        if c not in pf.schema_arrow.names
-    ]
-    if missing:
-        raise TraceError(f"{path}: the trace has no column {missing[0]!r}")
+    check_columns(path, pf.schema_arrow)
     scenario, trees = load_definition(path, text, head["trees"])
-    end = json.loads(meta[META_END]) if META_END in meta else None
     rec = Recording(path, "parquet", head, text, scenario, trees, ticks, end)
     rec._reader = _ParquetTicks(rec, pf, firsts).read
     return rec
+
+
+def check_columns(path: Path, schema: Any) -> None:
+    """Every column a replay reads is there, with a type that means what it should."""
+    import pyarrow as pa
+
+    from behaviortk.trace_parquet import FLOATS
+
+    t = pa.types
+
+    def text(typ: Any) -> bool:
+        return bool(t.is_string(typ) or t.is_large_string(typ))
+
+    def words(typ: Any) -> bool:
+        return bool(text(typ) or (t.is_dictionary(typ) and text(typ.value_type)))
+
+    expected = {
+        "tick": ("integers", t.is_integer),
+        "id": ("integers", t.is_integer),
+        "group": ("strings", words),
+        **{name: ("floats", t.is_floating) for name in FLOATS},
+        "active": ("lists of strings", lambda typ: t.is_list(typ) and words(typ.value_type)),
+        "status": ("strings of digits", text),
+    }
+    for name, (what, fits) in expected.items():
+        if name not in schema.names:
+            raise TraceError(f"{path}: the trace has no column {name!r}")
+        typ = schema.field(name).type
+        if not fits(typ):
+            raise TraceError(f"{path}: column {name!r} holds {typ}, not {what}")
 
 
 class _ParquetTicks:
@@ -434,6 +463,16 @@ class _ParquetTicks:
         return self._cached[1], self._cached[2]
 
     def read(self, tick: int) -> TickState:
+        import pyarrow as pa
+
+        try:
+            return self._read(tick)
+        except (pa.ArrowException, ValueError, TypeError, KeyError, IndexError) as exc:
+            raise TraceError(
+                f"{self.rec.path}: tick {tick}: unreadable rows: {_first_line(exc)}"
+            ) from None
+
+    def _read(self, tick: int) -> TickState:
         import pyarrow as pa
 
         path = self.rec.path

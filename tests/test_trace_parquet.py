@@ -336,3 +336,23 @@ def test_a_sigint_during_a_row_group_write_waits_for_the_write() -> None:
         done.append("the write went on")
     assert done == ["the write went on"]
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_columns_of_the_wrong_type_are_one_line(tmp_path: Path, good: Path) -> None:
+    pf = pq.ParquetFile(good)
+    table = pf.read()
+    words = pa.array([f"{v}" for v in table.column("x").to_pylist()])
+    bad = table.set_column(table.column_names.index("x"), "x", words)
+    path = tmp_path / "words.parquet"
+    pq.write_table(bad.replace_schema_metadata(pf.metadata.metadata), path)
+    expect(path, "column 'x' holds string, not floats")
+    gone = tmp_path / "gone.parquet"
+    pq.write_table(
+        table.drop_columns(["status"]).replace_schema_metadata(pf.metadata.metadata), gone
+    )
+    expect(gone, "the trace has no column 'status'")
+    head = json.loads(pf.metadata.metadata[META_HEADER.encode()])
+    expect(
+        rewrite(good, tmp_path / "dt.parquet", **{META_HEADER: json.dumps({**head, "dt": "fast"})}),
+        "dt must be a positive number, got 'fast'",
+    )

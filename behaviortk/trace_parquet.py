@@ -37,20 +37,24 @@ The file's key-value metadata makes it self-contained:
 - ``behaviortk.end``: how the run ended, as the JSONL end line.
 
 Rows are written in row groups of whole ticks (at least ``row_group_rows`` rows,
-default 32,768: 7 ticks at 5,000 agents), so memory stays bounded on long
-runs and a seek decodes one row group. A ^C arriving while a row group is being
-written is held until the write is done, so an interrupted run still closes its
-file properly. Float columns are written without dictionary encoding (it costs
-more than it saves on positions); ``group``, ``active`` and ``status`` with it.
+default 32,768: 7 ticks at 5,000 agents), so a seek decodes one row group. The
+simulation's thread only copies each recorded tick's arrays (``TickColumns``);
+encoding and writing a row group happens on a writer thread of its own (pyarrow
+releases the GIL while it encodes), so a recorded tick costs the run little more
+than the copy. At most three row groups are in memory (one filling, one waiting,
+one being written): a long run's memory stays bounded. A ^C never lands inside a
+write (signals go to the main thread), so an interrupted run waits for the write
+in progress, writes what it has and closes its file properly. Float columns are
+written without dictionary encoding (it costs more than it saves on positions);
+``group``, ``active`` and ``status`` with it.
 """
 
 from __future__ import annotations
 
 import json
-import signal
+import queue
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import IO, Any
 
 import numpy as np
@@ -184,7 +188,6 @@ class ParquetTraceWriter:
         self.write_error: OSError | None = None
         self._buffer: list[TickColumns] = []
         self._buffered = 0
-        self._writing = False
         self._group_names = list(sim.agents.group_names)
         self._leaf_names, self._lut = leaf_dictionary(sim)
         head = header(sim, self.every)
@@ -202,10 +205,12 @@ class ParquetTraceWriter:
             use_dictionary=["group", "active", "status"],
             write_statistics=["tick", "id"],
         )
+        self._worker = RowGroupWorker(self._write_row_group)
 
     def on_tick(self, sim: Simulation) -> None:
         if self.end is not None:
             raise ValueError(f"the trace has ended ({self.end['end']})")
+        self._check_worker()
         if (sim.tick - 1) % self.every != 0:
             return
         columns = TickColumns(TickState.of(sim), self._lut)
@@ -221,8 +226,7 @@ class ParquetTraceWriter:
         total = self.rows + self._buffered
         return f"{len(self.ticks)} ticks, {total:,} rows"
 
-    def _table(self) -> pa.Table:
-        parts = self._buffer
+    def _table(self, parts: list[TickColumns]) -> pa.Table:
         cat = np.concatenate
         group = pa.DictionaryArray.from_arrays(
             pa.array(
@@ -250,29 +254,34 @@ class ParquetTraceWriter:
         ]
         return pa.Table.from_arrays(arrays, schema=self.schema)
 
+    def _write_row_group(self, parts: list[TickColumns]) -> None:
+        """On the writer thread: encode and write ``parts`` as one row group."""
+        table = self._table(parts)
+        self._writer.write_table(table, row_group_size=table.num_rows)
+
+    def _check_worker(self) -> None:
+        """Raise, on the simulation's thread, what the writer thread met."""
+        error = self._worker.error
+        if error is not None:
+            if isinstance(error, OSError):
+                self.write_error = error
+            raise error
+
     def _flush(self) -> None:
-        """Write the buffered ticks as one row group."""
+        """Hand the buffered ticks to the writer thread as one row group."""
         if not self._buffer:
             return
-        table = self._table()
-        self._writing = True
-        try:
-            with _sigint_deferred():
-                self._writer.write_table(table, row_group_size=table.num_rows)
-        except OSError as exc:
-            self.write_error = exc
-            raise
-        self._writing = False
+        self._worker.submit(self._buffer)  # waits while another row group is queued
         self.row_groups.append(len(self.ticks) - len(self._buffer))
         self.rows += self._buffered
         self._buffer = []
         self._buffered = 0
 
     def _close(self, end: dict[str, Any]) -> None:
-        if self._writing:  # cut inside a row-group write: the file cannot be completed
-            self.write_error = OSError("the trace was cut while a row group was written")
-            raise self.write_error
+        self._check_worker()
         self._flush()
+        self._worker.drain()
+        self._check_worker()
         index = {"ticks": self.ticks, "row_groups": self.row_groups}
         try:
             self._writer.add_key_value_metadata(
@@ -293,20 +302,38 @@ class ParquetTraceWriter:
         self._close({"end": "interrupted", "tick": int(sim.tick), "reason": reason_of(reason)})
 
 
-@contextmanager
-def _sigint_deferred() -> Iterator[None]:
-    """Hold a ^C until the block is done (a row group half written cannot be closed)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    caught: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    if caught:
-        if callable(previous):
-            previous(signal.SIGINT, None)
-        elif previous == signal.SIG_DFL:
-            raise KeyboardInterrupt
+class RowGroupWorker:
+    """A thread that writes the row groups it is handed, in order, one at a time.
+
+    ``submit`` waits while one row group is already queued (back-pressure: memory
+    stays bounded however fast ticks come); ``drain`` waits for everything handed
+    over to be written. An exception on the thread stops the writing and is kept
+    in ``error`` for the simulation's thread to raise.
+    """
+
+    def __init__(self, write: Callable[[list[TickColumns]], None]) -> None:
+        self._write = write
+        self._queue: queue.Queue[list[TickColumns] | None] = queue.Queue(maxsize=1)
+        self.error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="parquet-trace", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            parts = self._queue.get()
+            if parts is None:
+                return
+            if self.error is None:
+                try:
+                    self._write(parts)
+                except BaseException as exc:  # kept for the simulation's thread
+                    self.error = exc
+
+    def submit(self, parts: list[TickColumns]) -> None:
+        self._queue.put(parts)
+
+    def drain(self) -> None:
+        """Wait until every submitted row group is written; the thread then ends."""
+        if self._thread.is_alive():
+            self._queue.put(None)
+            self._thread.join()

@@ -323,19 +323,66 @@ def test_heading_column_is_the_angle_of_the_heading(tmp_path: Path) -> None:
     assert heading == pytest.approx([-math.pi / 2, 0.0, 0.0])  # down, +x, the post's 0 degrees
 
 
-def test_a_sigint_during_a_row_group_write_waits_for_the_write() -> None:
-    """^C inside the block is held until it ends, then raised as KeyboardInterrupt."""
-    import os
-    import signal
+def test_a_write_error_on_the_writer_thread_reaches_the_run() -> None:
+    """A full disk while a row group is written: the next tick raises that OSError, kept
+    as ``write_error`` (the CLI then discards the file: tests/test_output.py)."""
+    import errno
 
-    from behaviortk.trace_parquet import _sigint_deferred
+    class Full(io.BytesIO):
+        def write(self, data: bytes) -> int:
+            if self.tell() + len(data) > 2_000:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            return super().write(data)
 
-    done = []
-    with pytest.raises(KeyboardInterrupt), _sigint_deferred():
-        os.kill(os.getpid(), signal.SIGINT)
-        done.append("the write went on")
-    assert done == ["the write went on"]
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    sim = Simulation(behaviortk.load(REFERENCE), engine="batch")
+    writer = ParquetTraceWriter(Full(), sim, row_group_rows=100)  # a row group every 2 ticks
+    with pytest.raises(OSError, match="No space left on device") as caught:
+        for _ in range(50):
+            sim.step()
+            writer.on_tick(sim)
+        writer.finish(sim)
+    assert caught.value is writer.write_error
+    assert writer.end is None
+
+
+def test_the_writer_keeps_at_most_three_row_groups_in_memory(monkeypatch) -> None:
+    """While the thread writes slowly, ``on_tick`` waits once a row group is queued."""
+    import threading
+    import time
+
+    from behaviortk import trace_parquet
+
+    started, release = threading.Event(), threading.Event()
+    real = ParquetTraceWriter._write_row_group
+
+    def slow(self, parts) -> None:
+        started.set()
+        release.wait(10)
+        real(self, parts)
+
+    monkeypatch.setattr(trace_parquet.ParquetTraceWriter, "_write_row_group", slow)
+    sim = Simulation(behaviortk.load(REFERENCE), engine="batch")
+    out = io.BytesIO()
+    writer = ParquetTraceWriter(out, sim, row_group_rows=63)  # one tick per row group
+    sim.step()
+    writer.on_tick(sim)  # row group 1: taken by the thread, which blocks
+    assert started.wait(10)
+    sim.step()
+    writer.on_tick(sim)  # row group 2: queued
+    done = threading.Event()
+
+    def third() -> None:
+        sim.step()
+        writer.on_tick(sim)  # row group 3: waits for room in the queue
+        done.set()
+
+    threading.Thread(target=third, daemon=True).start()
+    time.sleep(0.3)
+    assert not done.is_set()
+    release.set()
+    assert done.wait(10)
+    writer.finish(sim)
+    assert pq.ParquetFile(io.BytesIO(out.getvalue())).metadata.num_row_groups == 3
 
 
 def test_columns_of_the_wrong_type_are_one_line(tmp_path: Path, good: Path) -> None:

@@ -335,3 +335,12 @@ def test_cli_usage_errors(walk_trace: Path, tmp_path: Path, capsys) -> None:
     assert main(["replay", str(odd), "--out", str(odd)]) == 2
     assert f"refusing to write image {odd}: it is the input file" in capsys.readouterr().err
     assert odd.read_bytes() == walk_trace.read_bytes()
+
+
+def test_a_trace_without_ticks_has_nothing_to_replay(tmp_path: Path, capsys) -> None:
+    trace = tmp_path / "empty.parquet"
+    sim = walk_sim("batch")
+    ParquetTraceWriter(str(trace), sim).interrupt(sim, KeyboardInterrupt())  # cut before tick 0
+    assert main(["replay", str(trace), "--out", str(tmp_path / "f.png")]) == 1
+    err = capsys.readouterr().err
+    assert err == f"behaviortk replay: error: {trace}: no tick was recorded; nothing to replay\n"

@@ -34,7 +34,7 @@ class ReplaySession:
         self.opts = ViewOptions()
         self.playing = False
         self.speed = 1.0
-        self.errors: list[str] = list(recording.notes)
+        self.errors: list[str] = []  # (a cut last line is said once, on stderr)
         self.selected_id: int | None = None
         self._times = (recording.ticks + 1) * recording.dt  # simulated time of each state
         self._view: RecordedView | None = None

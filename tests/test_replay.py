@@ -138,9 +138,13 @@ def test_a_damaged_tick_is_a_banner_and_the_last_good_tick_stays(walk_trace: Pat
     def broken(tick: int):
         raise TraceError(f"{rec.path}: row group 0 cannot be read: boom")
 
+    good = rec._reader
     rec._reader = broken
     s.step(+1)
     assert s.tick == 0 and s.errors == [f"{rec.path}: row group 0 cannot be read: boom"]
+    rec._reader = good
+    s.step(+1)
+    assert s.tick == 1 and s.errors == []  # a tick decoded again: the banner goes
 
 
 # ---------------------------------------------------------------- timeline

@@ -70,6 +70,7 @@ class ReplaySession:
             return
         self.index = index
         self._view = view
+        self.errors = []
         self._clock = float(self._times[index])
         self._follow_selection()
 

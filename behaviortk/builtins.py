@@ -7,7 +7,7 @@ Nothing in the package imports it, so no import loop can pass through it.
 
 from __future__ import annotations
 
-from behaviortk import actions, conditions, target_kinds
+from behaviortk import actions, conditions, derived_targets, metrics, target_kinds
 from behaviortk.format.tree import COMPOSITES, DECORATORS
 from behaviortk.registry import Registries
 from behaviortk.steering import combiners, predictors, primitives
@@ -18,5 +18,14 @@ def register(registries: Registries) -> None:
         registries.composites.register(composite)
     for decorator in DECORATORS:
         registries.decorators.register(decorator)
-    for module in (primitives, combiners, conditions, actions, predictors, target_kinds):
+    for module in (
+        primitives,
+        combiners,
+        conditions,
+        actions,
+        predictors,
+        target_kinds,
+        derived_targets,
+        metrics,
+    ):
         module.register(registries)

@@ -1,3 +1,4 @@
+# PYTHON_ARGCOMPLETE_OK  (argcomplete's marker: this entry point answers tab completion)
 """The ``behaviortk`` command line: one subcommand per module in ``behaviortk/commands``.
 
 A command module has ``add_parser(subparsers) -> argparse.ArgumentParser`` and
@@ -5,6 +6,10 @@ A command module has ``add_parser(subparsers) -> argparse.ArgumentParser`` and
 to build the parser, so its top level imports only the stdlib and import-free
 modules; heavy ones (pydantic, numpy, scipy, arcade, py_trees, jsonschema, the
 engines) go inside ``run`` (tests/test_imports.py checks it).
+Every command takes ``--plugin MODULE`` (added here) and loads the installed
+plugins before it runs (``commands/plugins.py``). When the shell asks for tab
+completion (``_ARGCOMPLETE`` set; ``commands/completion.py`` prints the shell
+code), argcomplete answers from the parser and the process ends there.
 Users never see a traceback: errors become ``behaviortk: error: ...``.
 """
 
@@ -12,13 +17,30 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from types import ModuleType
 
 from behaviortk.commands.output import OutputError
+from behaviortk.commands.plugins import PluginLoadError, add_plugin_option, load_plugins
 
-COMMANDS = ("validate", "schema", "run", "replay", "tree", "render", "demo", "bench")
+COMMANDS = (
+    "new",
+    "validate",
+    "schema",
+    "run",
+    "replay",
+    "tree",
+    "render",
+    "demo",
+    "bench",
+    "check",
+    "sweep",
+    "tune",
+    "explain",
+    "completion",
+)
 """Modules of ``behaviortk.commands``, in help order (missing ones are skipped)."""
 
 
@@ -53,8 +75,16 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for module in _command_modules():
         command = module.add_parser(sub)
+        add_plugin_option(command)
         command.set_defaults(handler=module.run)
     return parser
+
+
+def complete(parser: argparse.ArgumentParser) -> None:
+    """Answer the shell's completion request and exit (argcomplete, imported only here)."""
+    import argcomplete
+
+    argcomplete.autocomplete(parser)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -65,15 +95,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     try:
         parser = build_parser()
+        if "_ARGCOMPLETE" in os.environ:
+            complete(parser)
         args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
         if getattr(args, "handler", None) is None:
             parser.print_help(sys.stderr)
             return 2
+        load_plugins(getattr(args, "plugin", None) or [])
         return int(args.handler(args))
     except UsageError as exc:
         print(exc, file=sys.stderr)
         return 2
-    except OutputError as exc:  # an output refused (2) or not written (1)
+    except (OutputError, PluginLoadError) as exc:  # refused (2) or failed (1)
         print(f"behaviortk: error: {exc}", file=sys.stderr)
         return exc.code
     except SystemExit as exc:  # --help and --version exit through argparse

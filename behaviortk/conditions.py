@@ -42,10 +42,12 @@ from behaviortk.format.fields import (
 )
 from behaviortk.format.nodes import NodeModel, Target
 from behaviortk.registry import Registries
-from behaviortk.sense import FOV_COS_TOLERANCE, Sense
+from behaviortk.sense import Sense
 from behaviortk.tree.ops import Codes, LeafOps, NodeContext, Rows
 from behaviortk.tree.status import FAILURE, SUCCESS
-from behaviortk.vec import EPS, Array
+from behaviortk.vec import Array
+from behaviortk.world.sight import in_view, sees
+from behaviortk.world.sight import line_blocked as line_blocked  # re-exported: its old home
 from behaviortk.world.spatial import displacement
 from behaviortk.world.state import World, Zone
 
@@ -95,12 +97,19 @@ class Arrived(NodeModel):
 
 
 class Facing(NodeModel):
-    """True when the direction to the target is within ``angle`` degrees of the agent's heading."""
+    """True when the target lies inside the cone of full angle ``angle`` around the agent's
+    heading (half of it either side), the same convention as the group's `fov` and
+    `can_see`'s `fov`: `facing` with angle A is `can_see` with fov A, any distance and no
+    line of sight. Buckland's Raven bots test their field of view so (ch. 7,
+    ``isSecondInFOVOfFirst``: ``facing . to_target >= cos(fov / 2)``)."""
 
     type: Literal["facing"] = "facing"
     target: Target = doc("What the agent should be facing")
     angle: PDegrees = doc(
-        "Largest angle between heading and the direction to the target", 20.0, unit="degrees"
+        "Full angle of the cone around the heading, 0..360, like the group's `fov` (the "
+        "direction to the target may be up to half of it off the heading; 40 = 20 either side)",
+        40.0,
+        unit="degrees",
     )
 
 
@@ -179,16 +188,15 @@ def arrived_mask(
 def facing_mask(
     heading: Array, pos: Array, target_pos: Array, valid: BoolArray, angle_deg: float
 ) -> BoolArray:
-    """``angle(heading, target - pos) <= angle``, as ``h . d >= |d| cos(angle)`` (no division).
+    """Whether the target lies in the cone of full angle ``angle_deg`` around ``heading``:
+    ``h . d >= |d| cos(angle / 2)`` (no division), the field-of-view test of ``can_see``.
 
     ``heading`` is unit length; an agent standing on its target counts as facing it.
     """
     d = target_pos - pos
     dist = np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1])
-    along = heading[:, 0] * d[:, 0] + heading[:, 1] * d[:, 1]
-    cos_limit = math.cos(math.radians(min(float(angle_deg), 180.0)))
-    ok = (along >= dist * cos_limit - 1e-12 * dist) | (dist <= EPS)
-    return np.asarray(valid & ok, dtype=bool)
+    half = np.full(dist.shape, 0.5 * math.radians(float(angle_deg)))
+    return np.asarray(valid & in_view(heading, d, dist, half), dtype=bool)
 
 
 def chance_mask(column: Array, probability: float) -> BoolArray:
@@ -294,49 +302,16 @@ def facing(m: Facing, sense: Sense, group: str, prev: BoolArray, rand: Array | N
     )
 
 
-def line_blocked(p: Array, q: Array, world: World) -> BoolArray:
-    """Per row, whether the segment ``p -> q`` crosses an obstacle circle or a wall."""
-    n = p.shape[0]
-    blocked = np.zeros(n, dtype=bool)
-    d = q - p
-    if world.obstacle_radius.size:
-        c = world.obstacle_pos[None, :, :] - p[:, None, :]  # (n, M, 2)
-        dd = (d * d).sum(axis=1)[:, None]
-        t = np.clip((c * d[:, None, :]).sum(axis=2) / np.where(dd > 0, dd, 1.0), 0.0, 1.0)
-        gap = c - t[:, :, None] * d[:, None, :]
-        near = (gap * gap).sum(axis=2) < world.obstacle_radius[None, :] ** 2
-        blocked |= near.any(axis=1)
-    if world.wall_a.size:
-        a, b = world.wall_a[None, :, :], world.wall_b[None, :, :]  # (1, K, 2)
-        pp, qq = p[:, None, :], q[:, None, :]
-
-        def cross(u: Array, v: Array) -> Array:
-            return u[..., 0] * v[..., 1] - u[..., 1] * v[..., 0]
-
-        ab = b - a
-        d1, d2 = cross(ab, pp - a), cross(ab, qq - a)
-        d3, d4 = cross(qq - pp, a - pp), cross(qq - pp, b - pp)
-        blocked |= ((d1 * d2 < 0) & (d3 * d4 < 0)).any(axis=1)
-    return blocked
-
-
 def can_see(m: CanSee, sense: Sense, group: str, prev: BoolArray, rand: Array | None) -> BoolArray:
     facts = sense.target(m.target, group)
     rows = _own(sense, group)
     ag = sense.agents
-    pos, heading = ag.pos[rows], ag.heading[rows]
+    pos = ag.pos[rows]
     reach = ag.view_distance[rows] if m.distance is None else np.full(len(pos), m.distance)
     half = 0.5 * (ag.fov[rows] if m.fov is None else np.full(len(pos), np.radians(m.fov)))
-    d = facts.pos - pos
-    dist = np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1])
-    along = heading[:, 0] * d[:, 0] + heading[:, 1] * d[:, 1]
-    cos_half = np.cos(np.minimum(half, np.pi)) - FOV_COS_TOLERANCE
-    in_view = (half >= np.pi) | (along >= dist * cos_half) | (dist <= EPS)
-    seen = facts.valid & (dist <= reach) & in_view
-    if m.line_of_sight and seen.any():
-        which = np.flatnonzero(seen)
-        seen[which] = ~line_blocked(pos[which], facts.pos[which], sense.world)
-    return np.asarray(seen, dtype=bool)
+    return sees(
+        pos, ag.heading[rows], facts.pos, facts.valid, reach, half, sense.world, m.line_of_sight
+    )
 
 
 def inside(zone: Zone, pos: Array, world: World) -> BoolArray:

@@ -32,6 +32,8 @@ What each kind provides (both engines run all of them with no code of their own)
 * decorator: a :class:`DecoratorOps` class mapping the child's status.
 * predictor: ``fn(model, to_target, own_vel, max_speed, target_vel) -> seconds``.
 * target kind: ``fn(spec, sense, group) -> TargetFacts`` for the group's rows.
+* metric: ``fn(spec, sim, memory) -> float``, one number per tick from the
+  simulation state (``memory`` persists over one run); checks and sweeps use it.
 * composite: a builder per engine (see ``engines/builders.py``), since a
   composite's control flow is the engine's own.
 
@@ -49,6 +51,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from behaviortk.format.checks import MetricModel
 from behaviortk.format.fields import (
     AgentRef,
     BlackboardKey,
@@ -131,6 +134,10 @@ class Plugin:
         """Decorate ``fn(spec, sense, group) -> TargetFacts`` (the model has a ``kind`` field)."""
         return self._add("targets", model)
 
+    def metric(self, model: type[BaseModel]) -> Callable[[T], T]:
+        """Decorate ``fn(spec, sim, memory) -> float`` (the model subclasses ``MetricModel``)."""
+        return self._add("metrics", model)
+
     def composite(
         self, model: type[BaseModel], *, py_trees: Callable[..., Any], batch: Callable[..., Any]
     ) -> None:
@@ -177,6 +184,7 @@ __all__ = [
     "Finite",
     "GroupRef",
     "LeafOps",
+    "MetricModel",
     "Model",
     "Node",
     "NodeContext",

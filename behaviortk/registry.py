@@ -12,6 +12,13 @@ its own plugins by module name like external ones): :func:`default` makes a
 bundle and loads the module named in ``BUILTINS`` with :func:`load_plugin`,
 which imports it and calls its ``register(registries)``. A test can make a
 fresh bundle with ``Registries.with_builtins()``.
+
+Installed packages offer plugins through the entry point group
+``behaviortk.plugins`` (``ENTRY_POINT_GROUP``); :func:`load_entry_points` loads
+them (the command line does, for every command). A plugin that cannot be
+imported or registered is a :class:`PluginError` naming the module and why.
+Nothing here is reachable from a definition file: only code you run loads
+plugins.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ from __future__ import annotations
 import difflib
 import importlib
 import sys
+import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -31,6 +39,10 @@ M = TypeVar("M", bound=type[BaseModel])
 BUILTINS = "behaviortk.builtins"
 """The plugin module that registers every built-in node type, predictor and target kind."""
 
+ENTRY_POINT_GROUP = "behaviortk.plugins"
+"""Entry point group of installed plugins: ``name = module`` (a plugin module with
+``register``) or ``name = module:attr`` (a ``Plugin`` or a ``register(registries)``)."""
+
 COMPOSITE, DECORATOR, STEERING, CONDITION, ACTION = (
     "composite",
     "decorator",
@@ -42,6 +54,22 @@ COMPOSITE, DECORATOR, STEERING, CONDITION, ACTION = (
 
 class RegistryError(ValueError):
     """A registration that would make the format ambiguous, or a lookup of an unknown tag."""
+
+
+class PluginError(ImportError):
+    """A plugin module that could not be imported or registered.
+
+    ``str(exc)`` is one line naming the module and the reason:
+    ``cannot load plugin 'my_plugins': No module named 'my_plugins'``.
+    """
+
+    def __init__(self, module: str, reason: str, source: str = "") -> None:
+        self.module = module
+        self.reason = reason
+        self.source = source
+        """Where the name came from (``entry point 'x' of my-dist 1.0``), or ''."""
+        origin = f" ({source})" if source else ""
+        super().__init__(f"cannot load plugin {module!r}{origin}: {reason}", name=module)
 
 
 @dataclass(frozen=True)
@@ -139,6 +167,7 @@ class Registries:
         self.actions = Registry("action", ACTION)
         self.predictors = Registry("predictor")
         self.targets = Registry("target kind", key="kind")
+        self.metrics = Registry("metric", key="metric")
         nodes = self.node_kinds()
         for reg in nodes:
             reg.peers = [r for r in nodes if r is not reg]
@@ -174,6 +203,7 @@ class Registries:
             "actions": self.actions,
             "predictors": self.predictors,
             "targets": self.targets,
+            "metrics": self.metrics,
         }
 
     @property
@@ -217,16 +247,126 @@ def load_plugin(module: str, registries: Registries | None = None) -> None:
     """Import ``module`` and call its ``register(registries)``, if it has one, once per bundle.
 
     A module without ``register`` registers itself on import through decorators
-    on the default bundle (``behaviortk.plugin``).
+    on the default bundle (``behaviortk.plugin``). Any failure, of the import or
+    of ``register``, is a :class:`PluginError` naming the module and the reason,
+    and leaves the module unrecorded (loading it again tries again).
     """
     regs = default() if registries is None else registries
     if module in regs.plugins:
         return
     regs.plugins.append(module)
-    loaded = importlib.import_module(module)
-    hook = getattr(loaded, "register", None)
-    if callable(hook):
+    try:
+        loaded = _import(module)
+        hook = getattr(loaded, "register", None)
+        if callable(hook):
+            _call_register(module, hook, regs)
+    except BaseException:
+        regs.plugins.remove(module)
+        raise
+
+
+def _import(module: str) -> Any:
+    try:
+        return importlib.import_module(module)
+    except Exception as exc:
+        raise PluginError(module, import_failure(module, exc)) from exc
+
+
+def _call_register(module: str, hook: Callable[[Registries], Any], regs: Registries) -> None:
+    try:
         hook(regs)
+    except Exception as exc:
+        raise PluginError(module, f"its register() failed: {_reason(exc)}") from exc
+
+
+def import_failure(module: str, exc: BaseException) -> str:
+    """Why importing ``module`` failed, in one line for a person.
+
+    The module itself missing, a module it imports missing, a syntax error (file
+    and line), or any other exception with the line of the plugin that raised it.
+    """
+    if isinstance(exc, ModuleNotFoundError) and exc.name is not None:
+        parts = module.split(".")
+        own = {".".join(parts[: i + 1]) for i in range(len(parts))}
+        if exc.name in own:
+            return (
+                f"no module named {exc.name!r} (is it installed, or is the folder that "
+                "holds it the current directory?)"
+            )
+        return f"it imports {exc.name!r}, which is not installed"
+    if isinstance(exc, SyntaxError):
+        where = f" ({exc.filename}, line {exc.lineno})" if exc.filename else ""
+        return f"syntax error: {exc.msg}{where}"
+    return _reason(exc)
+
+
+def _reason(exc: BaseException) -> str:
+    """``Type: message (at file:line)`` of the innermost frame, on one line."""
+    text = f"{type(exc).__name__}: {exc}".splitlines()[0] if str(exc) else type(exc).__name__
+    frames = traceback.extract_tb(exc.__traceback__)
+    if frames:
+        last = frames[-1]
+        text += f" (at {last.filename}:{last.lineno})"
+    return text
+
+
+def load_entry_points(registries: Registries | None = None) -> list[str]:
+    """Load every installed plugin of the ``behaviortk.plugins`` entry point group.
+
+    In name order, each once (a distribution seen twice on the path counts once).
+    Returns the entry point values loaded. A broken one is a :class:`PluginError`
+    naming the entry point and its distribution.
+    """
+    from importlib.metadata import entry_points
+
+    regs = default() if registries is None else registries
+    loaded: list[str] = []
+    found = sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: (ep.name, ep.value))
+    for ep in found:
+        if ep.value in loaded:
+            continue
+        dist = getattr(ep, "dist", None)
+        source = f"entry point {ep.name!r}" + (
+            f" of {dist.name} {dist.version}" if dist is not None else ""
+        )
+        try:
+            if ep.attr is None:
+                load_plugin(ep.module, regs)
+            elif ep.value not in regs.plugins:
+                _load_attr(ep.value, ep.module, ep.attr, regs)
+        except PluginError as exc:
+            raise PluginError(exc.module, exc.reason, source) from exc
+        loaded.append(ep.value)
+    return loaded
+
+
+def _load_attr(value: str, module: str, attr: str, regs: Registries) -> None:
+    """``module:attr``: a ``Plugin`` (anything with ``register``) or a register function.
+
+    When it is the module's own ``register``, the module counts as loaded too, so
+    ``--plugin module`` does not register it a second time."""
+    loaded: Any = _import(module)
+    obj = loaded
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise PluginError(value, f"module {module!r} has no attribute {part!r}")
+        obj = getattr(obj, part)
+    hook = getattr(obj, "register", obj)
+    if not callable(hook):
+        raise PluginError(value, "it is neither a Plugin nor a register(registries) function")
+    if hook == getattr(loaded, "register", None):
+        if module in regs.plugins:
+            return
+        names = [value, module]
+    else:
+        names = [value]
+    regs.plugins.extend(names)
+    try:
+        _call_register(value, hook, regs)
+    except BaseException:
+        for name in names:
+            regs.plugins.remove(name)
+        raise
 
 
 def tag_of(model: type[BaseModel], key: str = "type") -> str:

@@ -23,7 +23,8 @@ from behaviortk.format.budget import (
     NEIGHBOUR_WORKING_SET,
 )
 from behaviortk.registry import Registries, default
-from behaviortk.vec import Array
+from behaviortk.vec import EPS, Array, length, normalize
+from behaviortk.world.sight import FOV_COS_TOLERANCE
 from behaviortk.world.spatial import (
     CloseQuery,
     SpatialIndex,
@@ -32,6 +33,7 @@ from behaviortk.world.spatial import (
     displacement_columns,
 )
 from behaviortk.world.state import Agents, World
+from behaviortk.world.visible_nearest import nearest_visible
 
 #: Bytes of candidate pairs one neighbour query holds at once (a module constant:
 #: tests lower it to force many chunks); NEIGHBOUR_LEVELS (0 turns the nearest-first
@@ -41,10 +43,6 @@ NEIGHBOUR_BUDGET = NEIGHBOUR_WORKING_SET
 #: An observer is done at a level when its cap-th nearest is within the level's radius
 #: times this: sqrt rounding can then not hide a pair at the same distance just outside.
 LEVEL_SURE = 1.0 - 1e-9
-
-#: Cosine slack of the field-of-view test, so a neighbour exactly on the
-#: boundary angle (fov / 2) counts as seen despite rounding in cos().
-FOV_COS_TOLERANCE = 1e-9
 
 BlackboardPoints = Callable[[str, str, np.ndarray], Array]
 TargetFn = Callable[[Any, "Sense", str], "TargetFacts"]
@@ -82,6 +80,23 @@ class TargetFacts:
     vel: Array  # (n, 2)
     agent: np.ndarray  # (n,) int64 global row of the target agent, -1 if not an agent
     valid: np.ndarray  # (n,) bool
+
+
+def target_heading(agents: Agents, facts: TargetFacts) -> Array:
+    """The target agent's heading; a target that is not an agent heads along its velocity
+    (zero when it is still: a point, a zone)."""
+    safe = np.where(facts.agent >= 0, facts.agent, 0)
+    n = facts.agent.shape[0]
+    own = agents.heading[safe] if agents.n else np.zeros((n, 2))
+    return np.where((facts.agent >= 0)[:, None], own, normalize(facts.vel))
+
+
+def target_frame(agents: Agents, facts: TargetFacts) -> Array:
+    """The unit forward axis of a target's own frame: :func:`target_heading`, and +x where
+    the target has none (a still point or zone: its frame is then the world's)."""
+    heading = normalize(target_heading(agents, facts))
+    heading[length(heading) <= EPS] = (1.0, 0.0)
+    return heading
 
 
 def nearest_first(dist: Array, offsets: np.ndarray, cap: np.ndarray) -> np.ndarray | None:
@@ -324,6 +339,7 @@ class Sense:
         self.index = SpatialIndex(world, agents.pos)
         self._neighbours: dict[tuple[str, str], Neighbours] = {}
         self._nearest: dict[tuple[str, str, float], tuple[np.ndarray, Array]] = {}
+        self._visible: dict[tuple[str, str, float], tuple[np.ndarray, Array]] = {}
         self._targets: dict[tuple[Any, str], TargetFacts] = {}
 
     # ----------------------------------------------------------------- rows
@@ -530,6 +546,29 @@ class Sense:
         if found is None:
             found = self.index.nearest(self.rows(group), self.other_rows(group, of_group), r)
             self._nearest[key] = found
+        return found
+
+    def nearest_visible(
+        self, group: str, of_group: str, radius: float | None = None
+    ) -> tuple[np.ndarray, Array]:
+        """:meth:`nearest`, among the agents each row can see: within its view distance (and
+        ``radius``), inside its field of view, no obstacle or wall across the line (the test
+        of ``can_see``; ``world/visible_nearest.py``)."""
+        r = np.inf if radius is None else float(radius)
+        key = (group, of_group, r)
+        found = self._visible.get(key)
+        if found is None:
+            rows = self.rows(group)
+            ag = self.agents
+            found = nearest_visible(
+                self.index,
+                rows,
+                self.other_rows(group, of_group),
+                ag.heading[rows],
+                np.minimum(ag.view_distance[rows], r),
+                0.5 * ag.fov[rows],
+            )
+            self._visible[key] = found
         return found
 
     # -------------------------------------------------------------- targets

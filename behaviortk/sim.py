@@ -418,13 +418,15 @@ class Simulation:
         return name, agent - self.agents.slices[name].start
 
     def active_names(self, agent: int) -> list[str]:
-        """Trace names of the steering leaves that emitted a request for ``agent`` last tick."""
+        """Trace names of the steering leaves whose request for ``agent`` last tick gave a
+        force or torque (a request of zero force, such as separation with nobody near, is
+        left out; ``decisions[group].emitted`` has every request)."""
         group, local = self.locate(agent)
         decision = self.decisions.get(group)
         if decision is None:
             return []
         tree = self.trees[group]
-        row = decision.emitted[local]
+        row = _acted(decision)[local]
         return [tree.nodes[tree.steering[k]].name for k in np.flatnonzero(row).tolist()]
 
     def active_table(self) -> list[list[str]]:
@@ -436,7 +438,7 @@ class Simulation:
                 continue
             tree = self.trees[group]
             names = [tree.nodes[i].name for i in tree.steering]
-            for local, flags in enumerate(decision.emitted.tolist()):
+            for local, flags in enumerate(_acted(decision).tolist()):
                 out[rows.start + local] = [n for n, on in zip(names, flags, strict=True) if on]
         return out
 
@@ -456,13 +458,22 @@ class Simulation:
         return self.tick / total if total > 0 else 0.0
 
 
+def _acted(decision: Decision) -> np.ndarray:
+    """The requests that gave a force (all requests before the act phase has run)."""
+    return decision.emitted if decision.acted is None else decision.acted
+
+
 def _rerow_decision(d: Decision, change: RowChange) -> Decision:
     """Last tick's decision with survivors' rows kept and new agents' rows empty."""
     emitted = np.zeros((change.n, d.emitted.shape[1]), dtype=bool)
     status = np.zeros((change.n, d.status.shape[1]), dtype=np.int8)
     emitted[: change.keep.size] = d.emitted[change.keep]
     status[: change.keep.size] = d.status[change.keep]
-    return Decision(emitted=emitted, status=status)
+    acted = None
+    if d.acted is not None:
+        acted = np.zeros_like(emitted)
+        acted[: change.keep.size] = d.acted[change.keep]
+    return Decision(emitted=emitted, status=status, acted=acted)
 
 
 def _id_ranges(ids: np.ndarray) -> str:

@@ -32,12 +32,23 @@ from behaviortk.sense import Sense, TargetFacts
 
 
 class NearestTarget(Model):
-    """The nearest agent of a group (wrap-aware), optionally only within a radius."""
+    """The nearest agent of a group (wrap-aware, never the agent itself), optionally only
+    within a radius, or only among those the agent can see.
+
+    With `visible`, the nearest agent that passes `can_see`'s test with the seeing group's
+    values: within its `view_distance` (and `radius`), inside its `fov` (a full angle) and
+    no obstacle or wall across the line. Equal distances: the agent listed first.
+    """
 
     kind: Literal["nearest"] = "nearest"
     group: GroupRef = doc("Name of the group to take the nearest agent from")
     radius: PNonNeg | None = doc(
         "Ignore agents farther than this (null = any distance)", None, unit="world units"
+    )
+    visible: bool = doc(
+        "Only agents the agent can see: within its view distance, inside its field of view, "
+        "line of sight clear (as `can_see` with the group's values)",
+        False,
     )
 
 
@@ -102,7 +113,8 @@ def self_target(spec: SelfTarget, sense: Sense, group: str) -> TargetFacts:
 
 
 def nearest_target(spec: NearestTarget, sense: Sense, group: str) -> TargetFacts:
-    agent, _ = sense.nearest(group, spec.group, spec.radius)
+    find = sense.nearest_visible if spec.visible else sense.nearest
+    agent, _ = find(group, spec.group, spec.radius)
     return sense.agent_facts(own_positions(sense, group), agent)
 
 

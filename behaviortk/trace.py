@@ -18,7 +18,7 @@ the same flat trees (``behaviortk.recording`` checks it before a replay).
 Then one line per recorded tick::
 
     {"tick": t, "time": s, "agents": [{"id", "name", "group", "pos": [x, y],
-     "vel": [vx, vy], "active": [names of the steering leaves that emitted],
+     "vel": [vx, vy], "active": [names of the steering leaves whose request gave a force],
      "status": "2130..."}]}
 
 ``status`` holds one digit per node of the agent's tree, in the order of

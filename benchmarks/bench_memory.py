@@ -99,7 +99,7 @@ def definition(prey: int, lo: list[float], hi: list[float]) -> dict[str, Any]:
                                 "children": [
                                     {"type": "separation", "weight": 1.5},
                                     {"type": "alignment", "weight": 1.0},
-                                    {"type": "cohesion", "weight": 0.8},
+                                    {"type": "cohesion", "weight": 0.8, "normalize": False},
                                 ],
                             },
                         },

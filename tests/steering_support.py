@@ -12,6 +12,7 @@ from behaviortk.sense import Sense
 from behaviortk.steering.act import make_context, weighted
 from behaviortk.steering.context import Steering, steer
 from behaviortk.steering.debug import DebugBuffer
+from behaviortk.steering.requests import Requests
 from behaviortk.world.state import Agents, World
 
 
@@ -39,8 +40,12 @@ def run(
     debug: DebugBuffer | None = None,
     with_weight: bool = False,
     registries: Registries | None = None,
+    requests: Requests | None = None,
 ) -> Steering:
-    """Evaluate ``model`` for ``rows`` (default: the whole group), reading random columns from 0."""
+    """Evaluate ``model`` for ``rows`` (default: the whole group), reading random columns from 0.
+
+    ``requests``: what every group asked for this tick (``follow`` reads it).
+    """
     w = w or world()
     n = agents.n
     table = np.zeros((n, 8)) if rand is None else np.asarray(rand, dtype=np.float64).reshape(n, -1)
@@ -58,6 +63,7 @@ def run(
         rand_slot=0,
         memory={} if memory is None else memory,
         debug=debug or DebugBuffer(),
+        requests=requests,
     )
     return weighted(model, ctx) if with_weight else steer(model, ctx)
 

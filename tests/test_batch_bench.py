@@ -75,16 +75,22 @@ def test_bench_json_report(capsys: pytest.CaptureFixture[str]) -> None:
     base = load(EVADE).definition
     small = min(g.count for g in base.groups)
     assert report["agents"] == 300 + small
-    assert report["engine"] == "batch"
+    assert (report["engine"], report["engine_requested"]) == ("py_trees", "auto")  # 303 < 2,000
     assert report["ms_per_tick"] > 0
     assert set(report["phases_ms"]) == {"sense", "decide", "act", "integrate"}
     assert "median" in out[0]
 
 
 def test_bench_auto_says_which_engine(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["bench", EVADE, "--engine", "auto", "--ticks", "1", "--warmup", "0"]) == 0
-    err = capsys.readouterr().err
-    assert "auto chose py_trees" in err
+    """auto is the default: 63 agents run on py_trees, 2,003 on batch; the report says so."""
+    assert main(["bench", EVADE, "--ticks", "1", "--warmup", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "63 agents, engine py_trees (auto: 63 agents, batch from 2,000)," in out
+    assert main(["bench", EVADE, "--scale", "2000", "--ticks", "1", "--warmup", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "2,003 agents, engine batch (auto: 2,003 agents, batch from 2,000)," in out
+    assert main(["bench", EVADE, "--engine", "batch", "--ticks", "1", "--warmup", "0"]) == 0
+    assert "63 agents, engine batch, " in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(

@@ -8,11 +8,12 @@ import numpy as np
 import pytest
 from steering_support import node
 
-from behaviortk.conditions import can_see, line_blocked
+from behaviortk.conditions import can_see
 from behaviortk.registry import default
 from behaviortk.sense import Sense
 from behaviortk.world.build import wall_geometry
 from behaviortk.world.factory import make_agents
+from behaviortk.world.sight import line_blocked
 from behaviortk.world.state import World
 
 

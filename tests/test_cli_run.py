@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
+from cli_support import headlines
 
 from behaviortk.cli import main
 
@@ -19,13 +21,52 @@ def test_run_headless_writes_trace_and_summary(tmp_path: Path, capsys) -> None:
     )
     captured = capsys.readouterr()
     assert code == 0
-    assert "evade_or_flock: 6 ticks, 63 agents, engine py_trees, seed 7" in captured.out
-    assert "ticks/s" in captured.out
-    assert "per tick: sense" in captured.out and "integrate" in captured.out
     lines = out.read_text(encoding="utf-8").splitlines()
     assert [json.loads(x)["tick"] for x in lines[1:-1]] == [0, 2, 4]
     assert json.loads(lines[-1]) == {"end": "complete", "ticks": 6}
-    assert f"trace: {out} (5 lines)" in captured.out
+    table = summary_rows(captured.out)
+    assert captured.out.startswith("evade_or_flock: 6 ticks headless\n")
+    assert table["engine"] == "py_trees (auto: 63 agents, batch from 2,000)"
+    assert table["ticks"] == "6 (seed 7)"
+    # 6 ticks of dt = 1/60 s: 0.1 s; the file's dt printed to 4 significant digits
+    assert table["simulated"] == "0.10 s (dt 0.01667 s)"
+    assert table["wall"].endswith(" ticks/s")
+    assert table["agents"] == "prey 60, predator 3 (63 in all)"
+    assert table["events"] == "none"
+    assert table["per tick"].startswith("sense ") and "integrate" in table["per tick"]
+    size = out.stat().st_size
+    kb = f"{size / 1024:,.1f} KB"
+    assert table["trace"] == f"{out} ({kb}, 5 lines)"
+    assert captured.err == ""  # not a terminal: no progress bar
+
+
+def summary_rows(out: str) -> dict[str, str]:
+    """The summary table's rows: two columns, indented by two spaces."""
+    rows = {}
+    for line in out.splitlines()[1:]:
+        assert line.startswith("  "), line
+        key, value = re.split(r"\s{2,}", line.strip(), maxsplit=1)
+        rows[key] = value
+    return rows
+
+
+def test_run_summary_counts_events_and_agents_at_the_end(capsys) -> None:
+    """chase_game: the hunters emit "caught" while touching the player (3 agents, batch)."""
+    game = REFERENCE.replace("definitions/evade_or_flock.json", "examples/chase_game.json")
+    from behaviortk import Simulation, load
+
+    sim = Simulation(load(game), engine="batch")
+    caught = 0
+    for _ in range(300):
+        sim.step()
+        caught += sum(e.name == "caught" for e in sim.events)
+    assert caught > 0  # the count below is not vacuous
+    assert main(["run", game, "--headless", "--ticks", "300", "--engine", "batch"]) == 0
+    table = summary_rows(capsys.readouterr().out)
+    assert table["engine"] == "batch"
+    assert table["events"] == f"caught {caught:,}"
+    assert table["agents"] == "player 1, hunters 2 (3 in all)"
+    assert "trace" not in table
 
 
 def test_run_seed_flag_changes_the_trace(tmp_path: Path) -> None:
@@ -74,7 +115,7 @@ def test_run_batch_engine_flag(capsys) -> None:
     code = main(["run", REFERENCE, "--headless", "--ticks", "3", "--engine", "batch"])
     captured = capsys.readouterr()
     if code == 0:
-        assert "engine batch" in captured.out
+        assert summary_rows(captured.out)["engine"] == "batch"
     else:
         assert code == 1 and "batch engine is not available" in captured.err
 
@@ -111,8 +152,11 @@ def test_not_json_is_one_line(tmp_path: Path, capsys, command: str) -> None:
     bad.write_text("not json", encoding="utf-8")
     args = [command, str(bad)] + (["--headless"] if command == "run" else [])
     assert main(args) == 1
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith(str(bad))
+    err = capsys.readouterr().err
+    assert headlines(err) == [
+        f"{bad}:1:1: /: unexpected word 'not' (strings need double quotes) [json_syntax]"
+    ]
+    assert "1 | not json" in err
 
 
 def stop_at_tick(monkeypatch, tick: int, error: BaseException) -> None:

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_support import headlines
 
 from behaviortk.cli import main
 from behaviortk.format.schema import schema_text
@@ -16,9 +17,10 @@ ROOT = Path(__file__).parent.parent
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[str], str]:
+    """Exit code, the one-line form of each issue printed, and stderr."""
     code = main(list(argv))
     out, err = capsys.readouterr()
-    return code, out.splitlines(), err
+    return code, headlines(out), err
 
 
 def test_valid_file_exits_zero(capsys: pytest.CaptureFixture[str]) -> None:
@@ -131,7 +133,7 @@ def test_subprocess_never_shows_a_traceback(tmp_path: Path) -> None:
     )
     assert proc.returncode == 1
     assert "Traceback" not in proc.stdout + proc.stderr
-    assert proc.stdout.splitlines() == [
+    assert headlines(proc.stdout) == [
         f"{bad}:1:9: /: trailing comma before '}}' [json_trailing_comma]",
         f"{tmp_path / 'gone.json'}:1:1: /: no such file [file_not_found]",
     ]

@@ -3,7 +3,7 @@
 Formulas are the ones written in behaviortk/conditions.py: in_range is a
 Schmitt trigger (enter at ``radius``, leave beyond ``radius + hysteresis``),
 facing compares the angle between heading and the direction to the target
-(``h . d >= |d| cos(angle)``), chance is ``u < p`` on the seeded table.
+with half its full angle (``h . d >= |d| cos(angle / 2)``, as can_see's fov), chance is ``u < p`` on the seeded table.
 """
 
 from __future__ import annotations
@@ -76,29 +76,56 @@ def test_arrived_needs_both_distance_and_speed() -> None:
 
 
 def test_facing_45_degrees_by_hand() -> None:
-    """Heading +x, target at (1, 1): the angle is exactly 45 degrees."""
+    """Heading +x, target at (1, 1): 45 degrees off the heading, so inside a cone of full
+    angle 90 (45 either side) and outside one of 88 (44 either side)."""
     h = np.array([[1.0, 0.0]])
     p = np.zeros((1, 2))
     t = np.array([[1.0, 1.0]])
     v = np.array([True])
-    assert facing_mask(h, p, t, v, 45.0).tolist() == [True]
-    assert facing_mask(h, p, t, v, 44.0).tolist() == [False]
+    assert facing_mask(h, p, t, v, 90.0).tolist() == [True]
+    assert facing_mask(h, p, t, v, 88.0).tolist() == [False]
+    assert facing_mask(h, p, t, v, 45.0).tolist() == [False]  # 22.5 either side
     behind = np.array([[-1.0, 0.0]])
-    assert facing_mask(h, p, behind, v, 179.0).tolist() == [False]
-    assert facing_mask(h, p, behind, v, 180.0).tolist() == [True]
+    assert facing_mask(h, p, behind, v, 358.0).tolist() == [False]  # 179 either side
+    assert facing_mask(h, p, behind, v, 360.0).tolist() == [True]  # all round
     assert facing_mask(h, p, p, v, 0.0).tolist() == [True]  # standing on the target
 
 
-@given(st.floats(-math.pi, math.pi), st.floats(0.5, 179.5), st.floats(1e-3, 500))
+@given(st.floats(-math.pi, math.pi), st.floats(1.0, 359.0), st.floats(1e-3, 500))
 def test_facing_matches_the_angle(theta: float, angle: float, r: float) -> None:
-    """Same answer as measuring the angle with atan2 (away from the boundary)."""
+    """Same answer as measuring the angle with atan2 against half the full angle (away
+    from the boundary, where the cosine slack of the field-of-view test decides)."""
     measured = abs(math.degrees(theta))
-    if abs(measured - angle) < 1e-6:
+    if abs(measured - angle / 2.0) < 1e-4:
         return
     h = np.array([[1.0, 0.0]])
     t = np.array([[r * math.cos(theta), r * math.sin(theta)]])
     got = facing_mask(h, np.zeros((1, 2)), t, np.array([True]), angle)[0]
-    assert got == (measured <= angle)
+    assert got == (measured <= angle / 2.0)
+
+
+def test_facing_and_can_see_share_one_convention() -> None:
+    """facing with angle A is can_see with fov A, unlimited distance, no line of sight:
+    a target 30 degrees off the heading is inside both at 60 (30 either side) and 61,
+    outside both at 59."""
+    from steering_support import node
+
+    from behaviortk.conditions import can_see, facing
+
+    ang = math.radians(30.0)
+    agents = make_agents(
+        [[0.0, 0.0], [100 * math.cos(ang), 100 * math.sin(ang)]],
+        heading=[[1.0, 0.0], [1.0, 0.0]],
+        view_distance=1000.0,
+    )
+    sense = Sense(World(400.0, 400.0, "contain"), agents, np.zeros((2, 1)), 0, 0.0)
+    target = {"kind": "agent", "id": "agents-1"}
+    prev = np.zeros(2, dtype=bool)
+    for angle, inside in ((61.0, True), (60.0, True), (59.0, False)):
+        f = node({"type": "facing", "target": target, "angle": angle})
+        c = node({"type": "can_see", "target": target, "fov": angle, "line_of_sight": False})
+        assert bool(facing(f, sense, "agents", prev, None)[0]) is inside
+        assert bool(can_see(c, sense, "agents", prev, None)[0]) is inside
 
 
 def test_chance_is_u_below_p() -> None:
@@ -160,10 +187,10 @@ def test_evaluate_neighbours_arrived_facing_chance() -> None:
     # heading +x; (100, 0) is dead ahead of rows 0 and 1, behind rows 2 and 3
     face = Facing(target={"kind": "point", "at": [100, 0]}, angle=10.0)
     assert evaluate_condition(face, s, "a", prev, -1).tolist() == [True, True, False, False]
-    # (100, 100) is exactly 45 degrees off for row 0
-    wide = Facing(target={"kind": "point", "at": [100, 100]}, angle=45.0)
+    # (100, 100) is exactly 45 degrees off for row 0: inside a full angle of 90, not of 88
+    wide = Facing(target={"kind": "point", "at": [100, 100]}, angle=90.0)
     assert evaluate_condition(wide, s, "a", prev, -1).tolist()[0] is True
-    narrow = Facing(target={"kind": "point", "at": [100, 100]}, angle=44.0)
+    narrow = Facing(target={"kind": "point", "at": [100, 100]}, angle=88.0)
     assert evaluate_condition(narrow, s, "a", prev, -1).tolist()[0] is False
     luck = Chance(probability=0.5)
     assert evaluate_condition(luck, s, "a", prev, 0).tolist() == [True, False, True, False]

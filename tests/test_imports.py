@@ -17,10 +17,29 @@ import pytest
 ROOT = Path(__file__).parent.parent
 DEFINITION = "definitions/evade_or_flock.json"
 
-HEAVY = ("pydantic", "numpy", "scipy", "py_trees", "arcade", "jsonschema", "behaviortk.sim")
+HEAVY = (
+    "pydantic",
+    "numpy",
+    "scipy",
+    "py_trees",
+    "arcade",
+    "jsonschema",
+    "behaviortk.sim",
+    "rich",
+    "numba",
+    "pyarrow",
+    "polars",
+    "dask",
+    "optuna",
+    "matplotlib",
+    "argcomplete",
+)
+"""What ``--help`` never imports. ``validate`` needs pydantic and (for now) numpy only."""
+
+NEVER_FOR_VALIDATE = tuple(name for name in HEAVY if name not in ("pydantic", "numpy"))
 
 
-def imported(*args: str) -> set[str]:
+def imported(*args: str, code: int = 0) -> set[str]:
     """Every module a fresh ``python -X importtime <args>`` (run from the project root) imports."""
     proc = subprocess.run(
         [sys.executable, "-X", "importtime", *args],
@@ -28,7 +47,7 @@ def imported(*args: str) -> set[str]:
         text=True,
         cwd=ROOT,
     )
-    assert proc.returncode == 0, proc.stdout + proc.stderr[-2000:]
+    assert proc.returncode == code, proc.stdout + proc.stderr[-2000:]
     modules = set()
     for line in proc.stderr.splitlines():
         if line.startswith("import time:") and "imported package" not in line:
@@ -95,7 +114,7 @@ def validate_modules() -> set[str]:
     return command("validate", DEFINITION)
 
 
-@pytest.mark.parametrize("name", ["scipy", "py_trees", "arcade", "jsonschema", "behaviortk.sim"])
+@pytest.mark.parametrize("name", NEVER_FOR_VALIDATE)
 def test_validate_imports_no_simulation_viewer_or_jsonschema(
     validate_modules: set[str], name: str
 ) -> None:
@@ -132,3 +151,15 @@ def test_validate_schema_only_imports_jsonschema() -> None:
     assert loaded(modules, "jsonschema")
     assert loaded(modules, "behaviortk.sim") == []
     assert engine_modules(modules) == []
+
+
+@pytest.mark.parametrize("name", NEVER_FOR_VALIDATE)
+def test_validate_of_a_bad_file_imports_nothing_more(name: str) -> None:
+    """Errors with their source lines and colours are plain Python (no rich)."""
+    bad = "tests/fixtures/invalid/unknown_key_typo.json"
+    assert loaded(imported("-m", "behaviortk", "validate", bad, code=1), name) == []
+
+
+def test_a_headless_run_into_a_pipe_draws_no_progress_so_imports_no_rich() -> None:
+    modules = command("run", DEFINITION, "--headless", "--ticks", "2")
+    assert loaded(modules, "rich") == []

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from cli_support import headlines
 from engine_support import definition
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -206,7 +207,7 @@ def test_validate_command_exits_0_or_1_with_located_lines(
     out, err = capsys.readouterr()
     assert code in (0, 1)
     assert "behaviortk: error" not in err  # the CLI's last line of defence never fired
-    for line in out.splitlines():
+    for line in headlines(out):  # each issue's one-line form, then its source excerpt
         assert line.startswith(f"{path}:")
 
 

@@ -240,9 +240,16 @@ def test_alignment_average_neighbour_velocity():
 
 
 def test_cohesion_seeks_centre_of_mass():
-    """Buckland: centre (1,-2); seek at 10 -> (1,-2)/sqrt(5)*10 - (1,0)."""
-    out = run(node({"type": "cohesion"}), flock(), rows=[0])
+    """Buckland: centre (1,-2); seek at 10 -> (1,-2)/sqrt(5)*10 - (1,0) (normalize: false)."""
+    out = run(node({"type": "cohesion", "normalize": False}), flock(), rows=[0])
     assert_allclose(out.linear, [[10 / math.sqrt(5) - 1.0, -20 / math.sqrt(5)]])
+
+
+def test_cohesion_normalized_by_default_as_buckland_code():
+    """Buckland's code: Vec2DNormalize(Seek(centre)). Seek = (4.47214 - 1, -8.94427) =
+    (3.47214, -8.94427); |.| = sqrt(12.05573 + 80) = 9.59457 -> (0.36189, -0.93222)."""
+    out = run(node({"type": "cohesion"}), flock(), rows=[0, 3])
+    assert_allclose(out.linear, [[0.36189, -0.93222], [0.0, 0.0]], atol=1e-5)
 
 
 def test_flocking_respects_field_of_view():

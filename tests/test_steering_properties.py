@@ -60,24 +60,37 @@ def specs(n: int) -> st.SearchStrategy[dict[str, Any]]:
             positive,
         ),
         st.builds(
-            lambda t, p, f: {"type": "pursuit", "target": t, "predictor": p, "facing_test": f},
+            lambda t, p, f, c: {
+                "type": "pursuit",
+                "target": t,
+                "predictor": p,
+                "facing_test": f,
+                "facing_threshold": c,
+            },
             t,
             predictor,
-            st.sampled_from(["heading", "velocity"]),
+            st.sampled_from(["heading", "velocity", "none"]),
+            st.floats(-1, 1),
         ),
         st.builds(lambda t, p: {"type": "evade", "target": t, "predictor": p}, t, predictor),
         st.builds(
-            lambda r, d, j, u: {
+            lambda r, d, j, u, m, rate, s: {
                 "type": "wander",
                 "radius": r,
                 "distance": d,
                 "jitter": j,
                 "units": u,
+                "method": m,
+                "rate": rate,
+                "steer": s,
             },
             nonneg,
             nonneg,
             nonneg,
             st.sampled_from(["world", "agent_radius"]),
+            st.sampled_from(["jitter", "orientation"]),
+            st.floats(0, 5000),
+            st.sampled_from([None, "seek", "displacement", "face"]),
         ),
         st.builds(
             lambda kind, t, a, b, c: {
@@ -102,7 +115,13 @@ def specs(n: int) -> st.SearchStrategy[dict[str, Any]]:
             lambda t, c: {"type": "velocity_match", "target": t, "time_to_target": c}, t, positive
         ),
         st.sampled_from(
-            [{"type": "separation"}, {"type": "alignment"}, {"type": "cohesion", "of": "any"}]
+            [
+                {"type": "separation"},
+                {"type": "alignment"},
+                {"type": "cohesion", "of": "any"},
+                {"type": "cohesion", "normalize": False},
+                {"type": "follow", "of": "any"},
+            ]
         ),
         st.builds(
             lambda m, b: {
@@ -114,19 +133,23 @@ def specs(n: int) -> st.SearchStrategy[dict[str, Any]]:
             nonneg,
         ),
         st.builds(
-            lambda a, n_, b, m, c: {
+            lambda a, n_, b, m, c, u, s: {
                 "type": "lj_avoidance",
                 "a": a,
                 "n": n_,
                 "b": b,
                 "m": m,
                 "cutoff": c,
+                "update": u,
+                "speed": s,
             },
             nonneg,
             st.floats(0.1, 6),
             nonneg,
             st.floats(0.1, 6),
             nonneg,
+            st.sampled_from(["force", "velocity"]),
+            st.one_of(st.none(), positive),
         ),
         st.builds(
             lambda f, a: {"type": "wall_avoidance", "feeler_length": f, "side_angle": a},

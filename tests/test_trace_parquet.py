@@ -177,7 +177,7 @@ def test_repeated_leaf_names_are_matched_in_request_order(tmp_path: Path) -> Non
         "policy": "success_on_all",
         "children": [
             {"type": "seek", "target": {"kind": "point", "at": [300, 100]}},
-            {"type": "flee", "target": {"kind": "point", "at": [0, 0]}},
+            {"type": "flee", "target": {"kind": "point", "at": [150, 150]}},  # in panic range
             {"type": "seek", "target": {"kind": "point", "at": [0, 300]}},
         ],
     }
@@ -210,9 +210,15 @@ def test_run_chooses_the_format_by_extension(tmp_path: Path, capsys) -> None:
     for name in ("t.parquet", "t.jsonl"):
         out = tmp_path / name
         assert main(["run", str(REFERENCE), "--headless", "--ticks", "4", "--trace", str(out)]) == 0
-    said = capsys.readouterr().out
-    assert f"trace: {tmp_path / 't.parquet'} (4 ticks, 252 rows)" in said
-    assert f"trace: {tmp_path / 't.jsonl'} (6 lines)" in said
+    said = [
+        line.split(None, 1)[1]
+        for line in capsys.readouterr().out.splitlines()
+        if line.startswith("  trace ")
+    ]
+    assert said[0].startswith(f"{tmp_path / 't.parquet'} (") and said[0].endswith(
+        " KB, 4 ticks, 252 rows)"
+    )
+    assert said[1].startswith(f"{tmp_path / 't.jsonl'} (") and said[1].endswith(" KB, 6 lines)")
     assert (tmp_path / "t.parquet").read_bytes()[:4] == b"PAR1"
     assert (tmp_path / "t.jsonl").read_bytes()[:1] == b"{"
 

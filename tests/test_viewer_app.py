@@ -115,6 +115,11 @@ def test_tab_cycles_and_click_selects_an_agent_and_the_panel_shows_its_tree(view
     assert view.session.opts.selected == target
     key(view, arcade.key.PERIOD)
     frame(view)
+    tree_labels = view.painter.pool("tree.body").texts()
+    assert "pursue prey" in tree_labels  # the graphical tree: the predator's one leaf
+    key(view, arcade.key.BRACKETLEFT)  # tree -> info (the tabs cycle tree, tune, info)
+    assert view.panel.tab == "info"
+    frame(view)
     text = view.painter.panel.text
     assert view.session.sim.agents.names[target] in text
     assert "Tree" in text and "Requests" in text and "Blackboard" in text

@@ -2,7 +2,7 @@
 
 States are built by hand (World + make_agents + a real DebugBuffer) so each
 expected pixel is known: the world 400 x 300 fits a 1000 x 600 window minus
-the 360 px panel and 26 px HUD, i.e. scale min(624/400, 558/300) = 1.56.
+the 430 px panel, 26 px HUD and 8 px margins, i.e. scale min(554/400, 558/300) = 1.385.
 """
 
 from __future__ import annotations
@@ -49,11 +49,11 @@ def two_groups():
 
 
 # ---------------------------------------------------------------- geometry
-def test_agent_triangle_points_along_heading_and_scales_with_radius():
-    """Nose at pos + r h, back corners at pos - 0.7 r h +- 0.6 r side (worked by hand)."""
-    tri = geo.agent_triangles(np.array([[0.0, 0.0]]), np.array([[1.0, 0.0]]), np.array([10.0]))
-    np.testing.assert_allclose(tri, [[10.0, 0.0], [-7.0, 6.0], [-7.0, -6.0]])
-    up = geo.agent_triangles(np.array([[5.0, 5.0]]), np.array([[0.0, 2.0]]), np.array([1.0]))
+def test_heading_mark_is_a_wedge_from_the_centre_to_the_rim():
+    """Nose at pos + r h, base corners at pos +- 0.4 r side (worked by hand)."""
+    tri = geo.heading_marks(np.array([[0.0, 0.0]]), np.array([[1.0, 0.0]]), np.array([10.0]))
+    np.testing.assert_allclose(tri, [[10.0, 0.0], [0.0, 4.0], [0.0, -4.0]])
+    up = geo.heading_marks(np.array([[5.0, 5.0]]), np.array([[0.0, 2.0]]), np.array([1.0]))
     np.testing.assert_allclose(up[0], [5.0, 6.0])
 
 
@@ -73,9 +73,9 @@ def test_segments_are_two_triangles_of_the_stroke_width():
     ),
     st.floats(0.0, 50.0),
 )
-def test_agent_triangles_finite_even_for_zero_heading(rows, r):
+def test_heading_marks_finite_even_for_zero_heading(rows, r):
     arr = np.array(rows)
-    tri = geo.agent_triangles(arr[:, :2], arr[:, 2:], np.full(len(rows), r))
+    tri = geo.heading_marks(arr[:, :2], arr[:, 2:], np.full(len(rows), r))
     assert tri.shape == (3 * len(rows), 2)
     assert np.isfinite(tri).all()
 
@@ -108,12 +108,19 @@ def test_lj_params_default_to_the_seed_without_a_potential_leaf():
 
 
 # --------------------------------------------------------------- rendering
+def body_points(vp, agents) -> np.ndarray:
+    """A point of each body behind its centre (half a radius back along the heading), where
+    the group colour shows; the centre itself is the darker heading mark."""
+    back = agents.heading * (0.5 * agents.radius * vp.scale)[:, None]
+    return vp.to_screen(agents.pos) - back
+
+
 def test_agents_are_drawn_in_their_group_colours_where_they_are():
     sim = fake_sim(world(), two_groups())
     img, painter = draw(sim, ViewOptions())
     vp = painter.viewport(sim.world)
-    assert vp.scale == pytest.approx(1.56)
-    at = vp.to_screen(sim.agents.pos)
+    assert vp.scale == pytest.approx(1.385)
+    at = body_points(vp, sim.agents)
     np.testing.assert_allclose(pixel_at(img, at[0]), palette.group_color(0)[:3], atol=2)
     np.testing.assert_allclose(pixel_at(img, at[1]), palette.group_color(1)[:3], atol=2)
     obstacle = vp.to_screen(sim.world.obstacle_pos[0])
@@ -128,10 +135,13 @@ def test_all_agents_are_one_draw_call_whatever_their_number():
         rng = np.random.default_rng(n)
         ag = make_agents(rng.uniform(0, 300, (n, 2)), rng.normal(0, 10, (n, 2)), radius=3.0)
         _, painter = draw(fake_sim(world(), ag), ViewOptions())
-        before = painter.world_batch.draw_calls
+        before = painter.body_batch.draw_calls, painter.world_batch.draw_calls
         draw(fake_sim(world(), ag), ViewOptions())
-        calls.append(painter.world_batch.draw_calls - before)
-    assert calls[0] == calls[1] == 2  # the floor, then the whole world picture
+        after = painter.body_batch.draw_calls, painter.world_batch.draw_calls
+        calls.append((after[0] - before[0], after[1] - before[1]))
+    # one point per agent in one draw; the floor and the shapes under the agents (nothing
+    # is over them: no selection, no overlay)
+    assert calls[0] == calls[1] == (1, 2)
 
 
 def debug_with_everything(agents) -> DebugBuffer:
@@ -166,10 +176,12 @@ OPAQUE_INKS = {
 }
 
 
-@pytest.mark.parametrize("name", [o.name for o in OVERLAYS])
+# "sight" needs a tree with a can_see node (tests/test_viewer_sight.py), "trails" a history
+# of positions (tests/test_viewer_looks.py).
+@pytest.mark.parametrize("name", [o.name for o in OVERLAYS if o.name not in ("sight", "trails")])
 def test_each_overlay_is_present_when_on_and_absent_when_off(name):
     agents = make_agents(
-        [[100.0, 200.0], [250.0, 200.0], [260.0, 215.0]],
+        [[100.0, 200.0], [250.0, 200.0], [290.0, 215.0]],
         [[30.0, 0.0], [0.0, -30.0], [0.0, 10.0]],
         groups=[("prey", 1), ("hunters", 2)],
         radius=10.0,
@@ -240,7 +252,7 @@ def test_colour_by_action_uses_the_first_emitted_request():
     }
     img, painter = draw(sim, ViewOptions(color_by="action"))
     vp = painter.viewport(sim.world)
-    at = vp.to_screen(agents.pos)
+    at = body_points(vp, agents)
     from behaviortk.viewer.scene import action_color
 
     np.testing.assert_allclose(pixel_at(img, at[0]), action_color(1)[:3], atol=2)
@@ -260,10 +272,13 @@ def test_scene_holds_every_agent_in_one_chunk_and_picks_by_position():
     sim = fake_sim(world(), agents)
     from behaviortk.viewer.viewport import Viewport
 
-    soup = build_scene(sim, Viewport(400, 300, 0, 0, 400, 300), ViewOptions())
-    verts, colors = soup.build()
+    scene = build_scene(sim, Viewport(400, 300, 0, 0, 400, 300), ViewOptions())
+    (verts, colors), (points, body_colors), _ = scene.build()
     assert verts.dtype == np.float32 and colors.dtype == np.uint8
     assert verts.shape[0] == colors.shape[0]
+    # every agent one row: x, y, radius in pixels (10 units at scale 1), heading
+    assert points.shape == (2, 5) and body_colors.shape == (2, 4)
+    np.testing.assert_allclose(points[:, :3], [[100, 200, 10], [250, 200, 10]])
     assert pick_agent(agents, np.array([252.0, 203.0]), 0.0) == 1
     assert pick_agent(agents, np.array([180.0, 100.0]), 2.0) is None
 

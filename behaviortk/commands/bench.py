@@ -18,14 +18,17 @@ import resource
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 from behaviortk.commands.options import (
+    add_engine_option,
     add_seed_option,
+    definition_files,
+    engine_note,
     non_negative_int,
     positive_int,
 )
-from behaviortk.engines.names import AUTO_BATCH_AGENTS, ENGINES
 
 DEFAULT_TICKS = 200
 DEFAULT_WARMUP = 20
@@ -38,13 +41,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         description="Scale the largest group of FILE to N agents (world grown to keep the "
         "density), warm up, then time T ticks: median ms per tick, ticks/s, time per phase.",
     )
-    parser.add_argument("file", metavar="FILE", help="definition file (JSON)")
-    parser.add_argument(
-        "--engine",
-        choices=ENGINES,
-        default="batch",
-        help=f"decide engine (default batch; auto = batch from {AUTO_BATCH_AGENTS:,} agents)",
-    )
+    file = parser.add_argument("file", metavar="FILE", help="definition file (JSON)")
+    file.completer = definition_files  # type: ignore[attr-defined]
+    add_engine_option(parser)
     parser.add_argument(
         "--scale",
         type=positive_int,
@@ -160,21 +159,30 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-def measure(sim: Any, ticks: int, warmup: int) -> dict[str, Any]:
-    """Warm up, then time each tick; figures in milliseconds."""
+def measure(
+    sim: Any, ticks: int, warmup: int, on_tick: Callable[[int], Any] | None = None
+) -> dict[str, Any]:
+    """Warm up, then time each tick; figures in milliseconds.
+
+    ``on_tick(done)`` counts warm-up and timed ticks together (progress), outside
+    the timed span of each tick."""
     from behaviortk.sim import PHASES
 
-    for _ in range(warmup):
+    for done in range(1, warmup + 1):
         sim.step()
+        if on_tick is not None:
+            on_tick(done)
     for phase in PHASES:
         sim.timings[phase] = 0.0
     per_tick = []
     clock = time.perf_counter
     start = clock()
-    for _ in range(ticks):
+    for done in range(warmup + 1, warmup + ticks + 1):
         t0 = clock()
         sim.step()
         per_tick.append(clock() - t0)
+        if on_tick is not None:
+            on_tick(done)
     wall = clock() - start
     median = statistics.median(per_tick) * 1000.0
     return {
@@ -185,16 +193,6 @@ def measure(sim: Any, ticks: int, warmup: int) -> dict[str, Any]:
     }
 
 
-def announce_auto(prog: str, requested: str, sim: Any) -> None:
-    """Say on stderr which engine ``--engine auto`` chose (run, render and bench call this)."""
-    if requested == "auto":
-        print(
-            f"{prog}: --engine auto chose {sim.engine.name} for {sim.agents.n:,} agents "
-            f"(batch from {AUTO_BATCH_AGENTS:,})",
-            file=sys.stderr,
-        )
-
-
 def run(args: argparse.Namespace) -> int:
     from behaviortk.format.errors import DefinitionError
     from behaviortk.format.limits import MAX_AGENTS
@@ -202,17 +200,18 @@ def run(args: argparse.Namespace) -> int:
     from behaviortk.sim import Simulation, freeze_gc
 
     prog = "behaviortk bench"
+    sources: dict[str, str] = {}  # a scaled definition's errors point into its JSON text
     try:
         scenario = load(args.file)
         if args.scale is not None:
             data, _ = scale_definition(scenario.raw, args.scale)
             total = sum(int(g["count"]) for g in data["groups"])
-            scenario = load_text(
-                json.dumps(data), str(args.file), max_agents=max(MAX_AGENTS, total)
-            )
+            sources[str(args.file)] = text = json.dumps(data)
+            scenario = load_text(text, str(args.file), max_agents=max(MAX_AGENTS, total))
     except DefinitionError as exc:
-        for issue in exc.issues:
-            print(issue, file=sys.stderr)
+        from behaviortk.commands.diagnostics import print_issues
+
+        print_issues(exc.issues, sources=sources)
         return 1
     except (OSError, ValueError) as exc:
         print(f"{prog}: {args.file}: {exc}".splitlines()[0], file=sys.stderr)
@@ -222,13 +221,18 @@ def run(args: argparse.Namespace) -> int:
     sim = Simulation(scenario, engine=args.engine, seed=args.seed)
     build_s = time.perf_counter() - build_start
     n = sim.agents.n
-    announce_auto(prog, args.engine, sim)
     freeze_gc()
-    figures = measure(sim, args.ticks, args.warmup)
+    from behaviortk.commands.progress import Progress
+
+    with Progress(
+        args.ticks + args.warmup, f"bench {sim.name} ({sim.engine.name})", unit="ticks"
+    ) as progress:
+        figures = measure(sim, args.ticks, args.warmup, progress.update)
     peak = peak_rss_mb()
     result = {
         "scenario": sim.name,
         "engine": sim.engine.name,
+        "engine_requested": args.engine,
         "agents": n,
         "ticks": args.ticks,
         "warmup": args.warmup,
@@ -240,7 +244,7 @@ def run(args: argparse.Namespace) -> int:
     }
     phases = ", ".join(f"{p} {ms:.3f} ms" for p, ms in figures["phases_ms"].items())
     print(
-        f"{sim.name}: {n:,} agents, engine {sim.engine.name}, {args.ticks} ticks after "
+        f"{sim.name}: {n:,} agents, engine {engine_note(args.engine, sim)}, {args.ticks} ticks after "
         f"{args.warmup} warm-up: median {figures['ms_per_tick']:.3f} ms per tick, "
         f"{figures['ticks_per_s']:,.1f} ticks/s"
     )

@@ -7,9 +7,15 @@ included), so it imports only argparse and the engine names.
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Callable
+from typing import Any
 
-from behaviortk.engines.names import ENGINES
+from behaviortk.engines.names import AUTO_BATCH_AGENTS, ENGINES
+
+DEFAULT_ENGINE = "auto"
+"""The one default of run, render, bench, check and sweep: batch from ``AUTO_BATCH_AGENTS``
+agents in all, py_trees below (the reference engine; both give identical results)."""
 
 
 def whole_number(minimum: int) -> Callable[[str], int]:
@@ -31,13 +37,43 @@ positive_int = whole_number(1)
 non_negative_int = whole_number(0)
 
 
-def add_engine_option(parser: argparse.ArgumentParser, default: str) -> None:
+def add_engine_option(parser: argparse.ArgumentParser, default: str = DEFAULT_ENGINE) -> None:
     parser.add_argument(
         "--engine",
         choices=ENGINES,
         default=default,
-        help=f"decide engine: py_trees (reference), batch (vectorised) or auto (default {default})",
+        help=f"decide engine: py_trees (the reference), batch (vectorised) or auto (default "
+        f"{default}; auto = batch from {AUTO_BATCH_AGENTS:,} agents, py_trees below; both give "
+        "identical results)",
     )
+
+
+def engine_note(requested: str, sim: Any) -> str:
+    """Which engine ran and why: ``batch (auto: 3,000 agents, batch from 2,000)``."""
+    ran = str(sim.engine.name)
+    if requested != "auto":
+        return ran
+    return f"{ran} (auto: {sim.agents.n:,} agents, batch from {AUTO_BATCH_AGENTS:,})"
+
+
+def definition_files(prefix: str, **_: Any) -> list[str]:
+    """Shell completion of a FILE argument: ``*.json`` files and folders starting with ``prefix``."""
+    folder, sep, start = prefix.rpartition("/")
+    where = (folder or "/") if sep else "."
+    try:
+        names = sorted(os.listdir(where))
+    except OSError:
+        return []
+    out = []
+    for name in names:
+        if not name.startswith(start) or (name.startswith(".") and not start.startswith(".")):
+            continue
+        shown = f"{folder}{sep}{name}"
+        if os.path.isdir(os.path.join(where, name)):
+            out.append(shown + "/")
+        elif name.endswith(".json"):
+            out.append(shown)
+    return out
 
 
 def add_seed_option(parser: argparse.ArgumentParser) -> None:

@@ -1,7 +1,7 @@
 """Writing a command's output file: never over one of its inputs, never half-written.
 
 Every command that writes a file goes through here (``run --trace``, ``render --out``,
-``demo --out``, ``tree --dot``, ``schema --out``); a new writer should too.
+``demo --out``, ``tree --dot``, ``schema --out``, ``new``); a new writer should too.
 
 ``check_not_input(out, inputs)`` refuses an output that is one of the command's input
 files: the same path once resolved (``./x.json`` and ``x.json``, symlinks) or the same
@@ -15,6 +15,10 @@ truncated one. When the block raises (an error, ^C), the temporary file is remov
 the target is left exactly as it was. A symlinked target is written through (the file it
 points to is replaced, the link kept); a target that cannot be replaced because it is
 not a regular file (``/dev/stdout``, a FIFO) is written in place.
+
+``write_new(path, text)`` creates a file that must not exist yet (``behaviortk new``):
+the complete text is written to a temporary file and hard-linked to the target, which
+fails if anything is there, so an existing file is never touched, even by a race.
 
 Failures are ``OutputError`` with one line for the user and an exit code, which
 ``behaviortk.cli.main`` prints as ``behaviortk: error: MESSAGE``:
@@ -161,3 +165,50 @@ def atomic_output(
         if isinstance(exc, OSError):
             raise cannot_write(path, exc, what) from exc
         raise
+
+
+def write_new(path: StrPath, text: str, what: str = "file") -> None:
+    """Create ``path`` holding ``text`` (UTF-8); ``OutputError`` (exit 2) if it exists.
+
+    Never replaces anything: the text goes to a temporary file next to it, which is
+    then hard-linked to ``path`` (``os.link`` fails when the name is taken) and
+    removed; where hard links are not supported, ``path`` is created exclusively.
+    """
+    target = os.fspath(path)
+    if os.path.lexists(target):
+        raise OutputError(
+            f"refusing to overwrite {what} {target}: it exists (nothing was written)", REFUSED
+        )
+    directory = os.path.dirname(os.path.abspath(target))
+    try:
+        fd, tmp = _create_temp(directory, os.path.basename(target))
+    except OSError as exc:
+        raise cannot_write(path, exc, what) from exc
+    try:
+        with open(fd, "w", encoding="utf-8", newline="\n") as out:
+            out.write(text)
+            out.flush()
+            _sync(out.fileno())
+        try:
+            os.link(tmp, target)
+        except FileExistsError:
+            raise OutputError(
+                f"refusing to overwrite {what} {target}: it exists (nothing was written)", REFUSED
+            ) from None
+        except OSError as exc:
+            if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EXDEV, errno.EMLINK):
+                raise
+            with open(target, "x", encoding="utf-8", newline="\n") as direct:
+                try:
+                    direct.write(text)
+                except BaseException:
+                    _remove(target)  # ours, created just above: never leave half of it
+                    raise
+    except FileExistsError:
+        raise OutputError(
+            f"refusing to overwrite {what} {target}: it exists (nothing was written)", REFUSED
+        ) from None
+    except OSError as exc:
+        raise cannot_write(path, exc, what) from exc
+    finally:
+        _remove(tmp)

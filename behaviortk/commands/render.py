@@ -3,22 +3,29 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
+from pathlib import Path
 from typing import Any
 
 from behaviortk.commands.options import (
     add_engine_option,
     add_seed_option,
+    definition_files,
+    engine_note,
     non_negative_int,
     positive_int,
+    whole_number,
 )
 
 OVERLAY_NAMES = (
+    "trails",
     "velocity",
     "force",
     "crosshair",
     "wander",
     "view",
+    "sight",
     "neighbours",
     "feelers",
     "hiding",
@@ -27,9 +34,37 @@ OVERLAY_NAMES = (
 )
 
 
+MIN_SIZE, MAX_SIZE = 64, 8192
+
+
+def finite_float(text: str) -> float:
+    """An argparse type: a finite number."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    value = finite_float(text)
+    if value <= 0.0:
+        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
+    return value
+
+
+def pixels(text: str) -> int:
+    value = whole_number(MIN_SIZE)(text)
+    if value > MAX_SIZE:
+        raise argparse.ArgumentTypeError(f"must be <= {MAX_SIZE}, got {value}")
+    return value
+
+
 def add_render_options(parser: argparse.ArgumentParser) -> None:
     """Options shared by ``render`` and ``demo``."""
-    add_engine_option(parser, "py_trees")
+    add_engine_option(parser)
     add_seed_option(parser)
     parser.add_argument(
         "--overlay",
@@ -45,6 +80,29 @@ def add_render_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--select", default=None, metavar="AGENT_ID", help="inspect this agent (panel, overlays)"
     )
+    parser.add_argument(
+        "--region",
+        nargs=4,
+        type=finite_float,
+        default=None,
+        metavar=("X0", "Y0", "X1", "Y1"),
+        help="the world rectangle to show, in world units (default: the whole world)",
+    )
+    parser.add_argument(
+        "--zoom",
+        type=positive_float,
+        default=1.0,
+        metavar="Z",
+        help="magnify around the centre of the region (2: half as wide, twice as large)",
+    )
+    parser.add_argument(
+        "--size",
+        nargs=2,
+        type=pixels,
+        default=None,
+        metavar=("W", "H"),
+        help=f"image size in pixels, {MIN_SIZE}..{MAX_SIZE} each (default 1100 640)",
+    )
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -52,9 +110,11 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "render",
         help="render a frame (PNG) or an animation (GIF) headless",
         description="Run FILE for --ticks ticks with no screen and write the last frame "
-        "(--out x.png) or an animated GIF of every K-th tick (--out x.gif --every K).",
+        "(--out x.png) or an animated GIF of every K-th tick (--out x.gif --every K). "
+        "A progress bar shows on a terminal.",
     )
-    parser.add_argument("file", metavar="FILE", help="definition file (JSON)")
+    file = parser.add_argument("file", metavar="FILE", help="definition file (JSON)")
+    file.completer = definition_files  # type: ignore[attr-defined]
     parser.add_argument("--ticks", type=non_negative_int, default=120, metavar="N")
     parser.add_argument("--out", required=True, metavar="PATH", help=".png or .gif")
     parser.add_argument(
@@ -74,8 +134,16 @@ def render_file(args: argparse.Namespace, path: str, out: str, ticks: int, every
     from behaviortk.format.errors import DefinitionError
     from behaviortk.format.loader import load
     from behaviortk.sim import Simulation
-    from behaviortk.viewer.render import render  # sets ARCADE_HEADLESS before arcade loads
+    from behaviortk.viewer.render import RENDER_SIZE, render  # sets ARCADE_HEADLESS first
 
+    region = getattr(args, "region", None)
+    if region is not None and not (region[0] < region[2] and region[1] < region[3]):
+        print(
+            "behaviortk render: error: --region X0 Y0 X1 Y1 needs X0 < X1 and Y0 < Y1, "
+            f"got {' '.join(f'{v:g}' for v in region)}",
+            file=sys.stderr,
+        )
+        return 2
     if not out.lower().endswith((".png", ".gif")):
         print(
             f"behaviortk render: error: --out must end in .png or .gif, got {out!r}",
@@ -85,15 +153,13 @@ def render_file(args: argparse.Namespace, path: str, out: str, ticks: int, every
     try:
         sim = Simulation(load(path), engine=args.engine, seed=args.seed, debug=True)
     except DefinitionError as exc:
-        for issue in exc.issues:
-            print(issue, file=sys.stderr)
+        from behaviortk.commands.diagnostics import print_issues
+
+        print_issues(exc.issues)
         return 1
     except OSError as exc:
         print(f"behaviortk render: error: {exc}", file=sys.stderr)
         return 1
-    from behaviortk.commands.bench import announce_auto
-
-    announce_auto("behaviortk render", args.engine, sim)
     selected = None
     if args.select is not None:
         if args.select not in sim.agents.names:
@@ -101,9 +167,13 @@ def render_file(args: argparse.Namespace, path: str, out: str, ticks: int, every
             return 1
         selected = sim.agents.index_of(args.select)
     from behaviortk.commands.output import atomic_output
+    from behaviortk.commands.progress import Progress
 
     fmt = "gif" if out.lower().endswith(".gif") else "png"
-    with atomic_output(out, "wb", inputs=[path], what="image", parents=True) as image:
+    with (
+        atomic_output(out, "wb", inputs=[path], what="image", parents=True) as image,
+        Progress(ticks, f"rendering {Path(out).name}", unit="ticks") as progress,
+    ):
         render(
             sim,
             image,
@@ -113,8 +183,12 @@ def render_file(args: argparse.Namespace, path: str, out: str, ticks: int, every
             overlays=overlays_of(args),
             color_by=args.color_by,
             selected=selected,
+            on_tick=progress.update,
+            size=tuple(args.size) if getattr(args, "size", None) else RENDER_SIZE,
+            region=tuple(region) if region is not None else None,
+            zoom=float(getattr(args, "zoom", 1.0)),
         )
-    print(f"wrote {out} ({ticks} ticks)")
+    print(f"wrote {out}: {ticks} ticks, engine {engine_note(args.engine, sim)}")
     return 0
 
 

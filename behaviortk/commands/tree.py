@@ -7,6 +7,8 @@ import re
 import sys
 from typing import Any
 
+from behaviortk.commands.options import definition_files
+
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
@@ -17,7 +19,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         description="Print each group's expanded behaviour tree as py_trees displays it, "
         "or write it as graphviz dot (no graphviz binary needed).",
     )
-    parser.add_argument("file", metavar="FILE", help="definition file (JSON)")
+    file = parser.add_argument("file", metavar="FILE", help="definition file (JSON)")
+    file.completer = definition_files  # type: ignore[attr-defined]
     parser.add_argument("--group", metavar="G", help="only this group (default: every group)")
     parser.add_argument("--dot", metavar="OUT.dot", help="write graphviz dot instead of printing")
     return parser
@@ -52,8 +55,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         scenario = load(args.file)
     except DefinitionError as exc:
-        for issue in exc.issues:
-            print(issue, file=sys.stderr)
+        from behaviortk.commands.diagnostics import print_issues
+
+        print_issues(exc.issues)
         return 1
     groups = list(scenario.trees)  # groups a tree controls (external groups have none)
     if args.group is not None and args.group not in groups:

@@ -9,7 +9,7 @@ from pydantic import ConfigDict, Field
 from behaviortk.format.blackboard import KeySpec
 from behaviortk.format.fields import BlackboardKey, Model, doc
 from behaviortk.format.group import Group
-from behaviortk.format.nodes import Node
+from behaviortk.format.nodes import Check, Node
 from behaviortk.format.tree import ParamSpec
 from behaviortk.format.world import Obstacle, PathDef, Wall, WorldDef, ZoneDef
 
@@ -58,3 +58,10 @@ class Definition(Model):
     )
     groups: list[Group] = doc("Groups of vehicles (unique names), at least 1", min_length=1)
     trees: dict[str, TreeDef] = doc("Named trees that groups and subtrees refer to")
+    checks: list[Check] = doc(
+        "What this scenario must do, checked headless by `behaviortk check`: each names a "
+        "metric (with its arguments), a tick window, how to aggregate it and a comparison, "
+        'e.g. {"name": "prey escape", "metric": "min_distance", "groups": ["prey", '
+        '"predator"], "over": "min", "from_tick": 100, "op": ">", "value": 5}',
+        default_factory=list,
+    )

@@ -124,13 +124,16 @@ class NameRef:
     definition declares ("unknown group 'wolfs'; did you mean 'wolves'?").
     """
 
-    kind: str  # "group" | "path" | "agent"
+    kind: str  # "group" | "path" | "agent" | "zone" | "node"
+    also: tuple[str, ...] = ()  # words accepted besides the names (a centroid's "neighbours")
 
 
 GroupRef = Annotated[str, NameRef("group"), Field(min_length=1)]
 PathRef = Annotated[str, NameRef("path"), Field(min_length=1)]
 AgentRef = Annotated[str, NameRef("agent"), Field(min_length=1)]
 ZoneRef = Annotated[str, NameRef("zone"), Field(min_length=1)]
+NodeRef = Annotated[str, NameRef("node"), Field(min_length=1)]
+"""A node's name (its `name`, else its type) in the tree of the sibling ``group`` field."""
 
 
 @dataclass(frozen=True)

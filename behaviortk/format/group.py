@@ -84,7 +84,12 @@ class Group(Model):
     radius: Positive = doc(
         "Body radius (drawing, collisions, avoidance), > 0", 6.0, unit="world units"
     )
-    colour: Colour = doc('Colour, "#rrggbb" or [r, g, b] with 0..255', "#4aa3ff")
+    colour: Colour | None = doc(
+        'Colour of the group\'s agents in the viewer, its legend, renders and GIFs: "#rrggbb" '
+        "or [r, g, b] with 0..255 (null: a colour of the viewer's palette, by the group's "
+        "position in the file, so groups without one still differ)",
+        None,
+    )
     view_distance: NonNeg = doc("How far neighbours are seen, >= 0", 60.0, unit="world units")
     fov: float = doc("Field of view, in (0, 360]", 270.0, unit="degrees", gt=0, le=360)
     max_neighbours: int = doc(

@@ -1,7 +1,7 @@
 """Node base class and the open slots: fields whose value is "one of the registered X".
 
-A slot (``Node``, ``Condition``, ``PrimitiveNode``, ``Predictor``, ``Target``)
-is validated by looking its ``type`` (or ``kind``) up in the registries in
+A slot (``Node``, ``Condition``, ``PrimitiveNode``, ``Predictor``, ``Target``,
+``Check``) is validated by looking its ``type`` (``kind``, ``metric``) up in the registries in
 force: those passed as ``context={"registries": ...}`` to pydantic, else
 ``registry.default()``. Nothing is rebuilt when a plugin registers: the next
 validation simply sees it. The JSON Schema refers to each slot as a named
@@ -19,6 +19,7 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import PydanticCustomError, core_schema
 
 from behaviortk import registry
+from behaviortk.format.checks import check_model
 from behaviortk.format.fields import Model, ParamValue, doc
 
 SLOT_KEY = "x-behaviortk-slot"
@@ -71,6 +72,7 @@ class SlotKind:
     key: str  # "type" | "kind"
     pick: Callable[[registry.Registries], tuple[registry.Registry, ...]]
     subtree: bool = False  # ``subtree`` references allowed (raw trees only)
+    wrap: Callable[[type[BaseModel]], type[BaseModel]] | None = None  # model -> slot model
 
 
 NODE = SlotKind("Node", "node type", "type", lambda r: r.node_kinds(), subtree=True)
@@ -78,7 +80,8 @@ CONDITION = SlotKind("Condition", "condition", "type", lambda r: (r.conditions,)
 PRIMITIVE = SlotKind("Primitive", "steering primitive", "type", lambda r: (r.primitives,))
 PREDICTOR = SlotKind("Predictor", "predictor", "type", lambda r: (r.predictors,))
 TARGET = SlotKind("Target", "target kind", "kind", lambda r: (r.targets,))
-SLOTS = (NODE, CONDITION, PRIMITIVE, PREDICTOR, TARGET)
+CHECK = SlotKind("Check", "metric", "metric", lambda r: (r.metrics,), wrap=check_model)
+SLOTS = (NODE, CONDITION, PRIMITIVE, PREDICTOR, TARGET, CHECK)
 
 
 def slot_tags(slot: SlotKind, regs: registry.Registries) -> list[str]:
@@ -87,7 +90,8 @@ def slot_tags(slot: SlotKind, regs: registry.Registries) -> list[str]:
 
 
 def slot_models(slot: SlotKind, regs: registry.Registries) -> dict[str, type[BaseModel]]:
-    models: dict[str, type[BaseModel]] = {e.tag: e.model for reg in slot.pick(regs) for e in reg}
+    wrap = slot.wrap or (lambda model: model)
+    models = {e.tag: wrap(e.model) for reg in slot.pick(regs) for e in reg}
     if slot.subtree:
         models["subtree"] = Subtree
     return models
@@ -181,3 +185,18 @@ Predictor = Annotated[Model, Slot(PREDICTOR)]
 
 Target = Annotated[Model, Slot(TARGET)]
 """Any registered target kind, chosen by `kind`."""
+
+Check = Annotated[Model, Slot(CHECK)]
+"""A check on any registered metric, chosen by `metric` (``format/checks.py``)."""
+
+
+def target_fields(model: BaseModel) -> list[Any]:
+    """The targets a node names in its ``Target`` fields (``target``, interpose's ``other``...),
+    in field order; a field left null is skipped."""
+    found = []
+    for name, info in type(model).model_fields.items():
+        if any(isinstance(m, Slot) and m.kind is TARGET for m in info.metadata):
+            value = getattr(model, name)
+            if value is not None:
+                found.append(value)
+    return found

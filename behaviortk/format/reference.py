@@ -9,7 +9,9 @@ the field descriptions written with ``doc(...)``. Registering a plugin adds its
 section like a built-in's.
 
 ``python -m behaviortk.format.reference > docs/nodes.md`` (``make reference``)
-regenerates the committed copy; a test fails when it is stale.
+regenerates the committed copy; a test fails when it is stale. ``tag_docs``
+gives the same content as data (``TagDoc``, ``FieldDoc``): ``behaviortk
+explain`` prints it for a terminal.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import json
 import re
 import sys
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
@@ -38,6 +41,7 @@ TITLES = {
     "actions": "Actions",
     "predictors": "Predictors",
     "targets": "Target kinds",
+    "metrics": "Metrics",
 }
 """Section title of each registry (by ``Registries.all()`` name)."""
 
@@ -47,6 +51,7 @@ SLOT_NOUNS = {
     "Primitive": ("a steering primitive", "steering primitives"),
     "Predictor": ("a predictor", "predictors"),
     "Target": ("a target", "targets"),
+    "Check": ("a check", "checks"),
 }
 """Plain words for each open slot (``format.nodes.SLOTS``): singular, plural."""
 
@@ -78,7 +83,71 @@ How to read the tables:
   written explicitly wherever the type says "or null".
 - The text under each heading is the model's docstring: what the node does,
   its formula and where the formula comes from.
+- A **metric** is used in a top-level check: one object with the metric's keys
+  and the check's own, `name`, `over` (`min`, `max`, `mean`, `final`; default
+  `final`), `from_tick` (default 0), `to_tick` (default: the last tick run),
+  `op` (`>=`, `>`, `<=`, `<`, `==`) and `value`. `behaviortk check` runs it.
 """
+
+
+@dataclass(frozen=True)
+class FieldDoc:
+    """One field of a model as the reference shows it (plain text; None = no value)."""
+
+    key: str
+    type: str
+    unit: str | None
+    default: str | None
+    """The default in JSON notation (``null``, ``true``, ``[]``); None when there is none."""
+    bounds: str | None
+    required: bool
+    description: str
+
+
+@dataclass(frozen=True)
+class TagDoc:
+    """One registered tag: where it is registered, its docstring and its fields."""
+
+    registry: str
+    """The ``Registries.all()`` name: ``primitives``, ``targets``..."""
+    title: str
+    """The category title: ``Steering primitives``, ``Target kinds``..."""
+    kind: str
+    """The registry's kind: ``steering primitive``, ``target kind``..."""
+    key: str
+    """``type`` or ``kind``."""
+    tag: str
+    text: str
+    """The model's docstring: what it does, its formula and its source."""
+    fields: tuple[FieldDoc, ...]
+
+    @property
+    def usage(self) -> str:
+        return f'{{"{self.key}": "{self.tag}", ...}}'
+
+
+def tag_docs(tag: str | None = None, registries: Registries | None = None) -> list[TagDoc]:
+    """Every registered tag's reference (or only ``tag``'s: one per registry that has it)."""
+    regs = default() if registries is None else registries
+    chosen = [
+        (name, reg, entry)
+        for name, reg in regs.all().items()
+        for entry in reg
+        if tag is None or entry.tag == tag
+    ]
+    schemas = _model_schemas(reg for _, reg, _ in chosen)
+    return [
+        TagDoc(
+            registry=name,
+            title=TITLES.get(name, _plural_title(reg)),
+            kind=reg.kind,
+            key=reg.key,
+            tag=entry.tag,
+            text=_docstring(entry.model, schemas[entry.model]),
+            fields=tuple(_fields(entry.model, reg.key, schemas[entry.model])),
+        )
+        for name, reg, entry in chosen
+    ]
 
 
 def reference_markdown(registries: Registries | None = None) -> str:
@@ -87,7 +156,7 @@ def reference_markdown(registries: Registries | None = None) -> str:
     sections = [
         (name, TITLES.get(name, _plural_title(reg)), reg) for name, reg in regs.all().items()
     ]
-    schemas = _model_schemas(reg for _, _, reg in sections)
+    docs = {(d.registry, d.tag): d for d in tag_docs(registries=regs)}
     anchors = _Anchors()
     anchors.take("Node reference")
     anchors.take("Contents")
@@ -104,12 +173,12 @@ def reference_markdown(registries: Registries | None = None) -> str:
         links = ", ".join(f"[{e.tag}](#{tag_anchor[(name, e.tag)]})" for e in reg)
         out.append(f"- [{title}](#{section_anchor[name]}): {links or 'none registered'}")
     out.append("")
-    for _, title, reg in sections:
+    for name, title, reg in sections:
         out.append(f"## {title}\n")
         if not len(reg):
             out.append(f"No {reg.kind} is registered.\n")
         for entry in reg:
-            out.append(_section(entry.tag, entry.model, reg, schemas[entry.model]))
+            out.append(section_markdown(docs[(name, entry.tag)]))
     return "\n".join(out).rstrip("\n") + "\n"
 
 
@@ -135,22 +204,33 @@ def _model_schemas(registries: Iterable[Registry]) -> dict[type[BaseModel], dict
     return out
 
 
-def _section(tag: str, model: type[BaseModel], reg: Registry, schema: dict[str, Any]) -> str:
-    lines = [f"### {tag}\n"]
-    lines.append(f'*{reg.kind[:1].upper() + reg.kind[1:]}*: `{{"{reg.key}": "{tag}", ...}}`\n')
-    text = _docstring(model, schema)
-    if text:
-        lines.append(text + "\n")
-    rows = _rows(model, reg.key, schema)
-    if not rows:
-        lines.append(f"No fields besides `{reg.key}`.\n")
+def section_markdown(doc: TagDoc) -> str:
+    """One tag's section of docs/nodes.md: heading, usage, docstring, table of fields."""
+    lines = [f"### {doc.tag}\n"]
+    lines.append(f"*{doc.kind[:1].upper() + doc.kind[1:]}*: `{doc.usage}`\n")
+    if doc.text:
+        lines.append(doc.text + "\n")
+    if not doc.fields:
+        lines.append(f"No fields besides `{doc.key}`.\n")
         return "\n".join(lines)
     lines.append("| Key | Type | Unit | Default | Bounds | Required | Description |")
     lines.append("|---|---|---|---|---|---|---|")
-    for row in rows:
+    for row in map(_markdown_row, doc.fields):
         lines.append("| " + " | ".join(_cell(c) for c in row) + " |")
     lines.append("")
     return "\n".join(lines)
+
+
+def _markdown_row(f: FieldDoc) -> list[str]:
+    return [
+        f"`{f.key}`",
+        f.type,
+        f.unit or NO_VALUE,
+        NO_VALUE if f.default is None else f"`{f.default}`",
+        f.bounds or NO_VALUE,
+        "yes" if f.required else "no",
+        f.description,
+    ]
 
 
 def _docstring(model: type[BaseModel], schema: dict[str, Any]) -> str:
@@ -162,26 +242,26 @@ def _docstring(model: type[BaseModel], schema: dict[str, Any]) -> str:
     return inspect.cleandoc(own) if isinstance(own, str) else ""
 
 
-def _rows(model: type[BaseModel], key: str, schema: dict[str, Any]) -> list[list[str]]:
+def _fields(model: type[BaseModel], key: str, schema: dict[str, Any]) -> list[FieldDoc]:
     defs: dict[str, Any] = schema.get("$defs", {})
     required = set(schema.get("required", []))
     fields = {(f.alias or name): f for name, f in model.model_fields.items()}
-    rows: list[list[str]] = []
+    rows: list[FieldDoc] = []
     for json_key, prop in schema.get("properties", {}).items():
         if json_key == key:
             continue
         description, unit = _split_description(prop.get("description", ""))
         is_required = json_key in required
         rows.append(
-            [
-                f"`{json_key}`",
-                _type_text(prop, defs),
-                unit or NO_VALUE,
-                NO_VALUE if is_required else _default_text(prop, fields.get(json_key)),
-                _bounds_text(prop, defs) or NO_VALUE,
-                "yes" if is_required else "no",
-                description,
-            ]
+            FieldDoc(
+                key=json_key,
+                type=_type_text(prop, defs),
+                unit=unit or None,
+                default=None if is_required else _default_text(prop, fields.get(json_key)),
+                bounds=_bounds_text(prop, defs) or None,
+                required=is_required,
+                description=description,
+            )
         )
     return rows
 
@@ -199,20 +279,21 @@ def _split_description(description: str) -> tuple[str, str]:
     return match["text"].strip(), (match["unit"] or "").strip()
 
 
-def _default_text(prop: dict[str, Any], field: Any) -> str:
+def _default_text(prop: dict[str, Any], field: Any) -> str | None:
+    """The default in JSON notation, or None when the field has no single default."""
     if "default" in prop:
         return _json(prop["default"])
     if field is None or field.is_required():
-        return NO_VALUE
+        return None
     try:
         value = field.get_default(call_default_factory=True)
     except TypeError:  # a factory that needs the validated data: no single default
-        return NO_VALUE
-    return NO_VALUE if value is PydanticUndefined else _json(to_jsonable_python(value))
+        return None
+    return None if value is PydanticUndefined else _json(to_jsonable_python(value))
 
 
 def _json(value: Any) -> str:
-    return f"`{json.dumps(value, ensure_ascii=False)}`"
+    return json.dumps(value, ensure_ascii=False)
 
 
 # --- Types in plain words -------------------------------------------------------------------

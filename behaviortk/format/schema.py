@@ -37,6 +37,8 @@ def json_schema(registries: Registries | None = None) -> dict[str, Any]:
     models: list[type[BaseModel]] = [Definition, Subtree]
     for reg in regs.all().values():
         models.extend(m for m in reg.models() if m not in models)
+    for slot in SLOTS:  # models a slot wraps (a metric's check model) appear only there
+        models.extend(m for m in slot_models(slot, regs).values() if m not in models)
     refs, top = models_json_schema(
         [(m, "validation") for m in models], by_alias=True, ref_template="#/$defs/{model}"
     )
@@ -64,7 +66,7 @@ def json_schema(registries: Registries | None = None) -> dict[str, Any]:
     defs = {name: link(d) for name, d in defs.items()}
     for d in defs.values():
         props = d.get("properties", {})
-        for key in ("type", "kind"):
+        for key in ("type", "kind", "metric"):
             if "const" in props.get(key, {}) and key not in d.get("required", []):
                 d["required"] = [key, *d.get("required", [])]
     return {"$schema": DRAFT, "$id": SCHEMA_ID, **body, "$defs": dict(sorted(defs.items()))}
@@ -185,7 +187,7 @@ def _describe(err: SchemaError) -> tuple[str, str, str]:
             "missing",
         )
     if err.validator in ("oneOf", "anyOf") and isinstance(inst, dict):
-        for key in ("type", "kind"):
+        for key in ("type", "kind", "metric"):
             if key in inst:
                 tags = _tags(err)
                 what = "node type" if key == "type" else "kind"

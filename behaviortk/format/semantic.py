@@ -64,8 +64,12 @@ def _walk_raw(node: Any, base: str) -> list[tuple[str, Any]]:
     return out
 
 
-RESERVED_GROUP_NAMES = frozenset({"same", "any"})
-"""Words `of` filters give a meaning of their own, so no group may be called so."""
+RESERVED_GROUP_NAMES = {
+    "same": "neighbour filters use it to mean 'my own group'",
+    "any": "neighbour filters use it to mean 'every group'",
+    "neighbours": "a centroid target uses it to mean 'my visible neighbours'",
+}
+"""Words the format gives a meaning of their own, so no group may be called so (and why)."""
 
 
 @dataclass
@@ -78,6 +82,7 @@ class Outline:
     zones: list[Any]  # names
     trees: dict[str, dict[str, bool]]  # tree -> parameter -> required
     roots: dict[str, Any]  # tree -> its root as written
+    checks: list[Any] = field(default_factory=list)  # names
 
     @classmethod
     def of(cls, raw: dict[str, Any]) -> Outline:
@@ -100,8 +105,8 @@ class Outline:
             params = params if isinstance(params, dict) else {}
             trees[name] = {k: get(v, "default") is None for k, v in params.items()}
             roots[name] = get(tdef, "root")
-        names = {key: [get(x, "name") for x in items(key)] for key in ("paths", "zones")}
-        return cls(groups, names["paths"], names["zones"], trees, roots)
+        names = {key: [get(x, "name") for x in items(key)] for key in ("paths", "zones", "checks")}
+        return cls(groups, names["paths"], names["zones"], trees, roots, names["checks"])
 
 
 def check_names(raw: dict[str, Any], *, max_agents: int = MAX_AGENTS) -> list[Finding]:
@@ -113,6 +118,7 @@ def check_names(raw: dict[str, Any], *, max_agents: int = MAX_AGENTS) -> list[Fi
         ("group", group_names, "groups"),
         ("path", o.paths, "paths"),
         ("zone", o.zones, "zones"),
+        ("check", o.checks, "checks"),
     )
     for label, names, key in named:
         seen: set[str] = set()
@@ -127,8 +133,8 @@ def check_names(raw: dict[str, Any], *, max_agents: int = MAX_AGENTS) -> list[Fi
                 out.append(
                     (
                         f"/{key}/{i}/name",
-                        f"group name {name!r} is reserved (neighbour filters use it to mean "
-                        "'my own group' / 'every group'); rename the group",
+                        f"group name {name!r} is reserved ({RESERVED_GROUP_NAMES[name]}); "
+                        "rename the group",
                         "reserved_name",
                     )
                 )
@@ -240,8 +246,8 @@ def check(
                     (_origin(expanded, pointer, origins), f"group {group.name!r}: {message}", kind)
                 )
             continue
-        for path, kind, value in _name_refs(node):
-            problem = known.problem(kind, value)
+        for path, kind, value, also in _name_refs(node):
+            problem = known.problem(kind, value, also)
             if problem:
                 out.append(
                     (
@@ -260,9 +266,58 @@ def check(
             )
         result.trees[group.name] = node
         result.blackboards[group.name] = declared
+    out.extend(_check_findings(definition, result.trees, known))
     # one line per distinct finding (groups sharing a tree repeat the same mistake)
     result.findings = list(dict.fromkeys(out))
     return result
+
+
+def _check_findings(
+    definition: Definition, trees: Mapping[str, BaseModel], known: _Names
+) -> list[Finding]:
+    """Names in checks: groups, zones and (``NameRef("node")``) node names of the group's tree."""
+    out: list[Finding] = []
+    for i, check in enumerate(definition.checks):
+        refs = [(path, kind, value) for path, kind, value, _ in _name_refs(check) if kind != "node"]
+        groups = getattr(check, "groups", None)
+        if isinstance(groups, list | tuple):
+            refs.extend((["groups", j], "group", g) for j, g in enumerate(groups))
+        for path, kind, value in refs:
+            problem = known.problem(kind, value)
+            if problem:
+                out.append((f"/checks/{i}{pointer_of(path)}", problem, f"unknown_{kind}"))
+        group = getattr(check, "group", None)
+        for path, kind, value, _also in _name_refs(check):
+            tree = trees.get(group) if kind == "node" and isinstance(group, str) else None
+            if tree is None:
+                continue
+            names = sorted({n for _p, n in _node_names(tree)})
+            if value not in names:
+                out.append(
+                    (
+                        f"/checks/{i}{pointer_of(path)}",
+                        f"group {group!r} has no node named {value!r}{choices(value, names)}",
+                        "unknown_node",
+                    )
+                )
+    return out
+
+
+def _node_names(root: BaseModel) -> list[tuple[Path, str]]:
+    """(path, trace name) of every node of an expanded tree."""
+    found: list[tuple[Path, str]] = []
+    stack: list[tuple[Path, Any]] = [([], root)]
+    while stack:
+        path, node = stack.pop()
+        if isinstance(node, NodeModel):
+            found.append((path, node.trace_name))
+            for key in ("children", "child"):
+                kids = getattr(node, key, None)
+                if isinstance(kids, list):
+                    stack.extend(([*path, key, j], k) for j, k in enumerate(kids))
+                elif kids is not None:
+                    stack.append(([*path, key], kids))
+    return found
 
 
 def _param_findings(
@@ -438,9 +493,10 @@ def _marked(root: BaseModel) -> list[tuple[Path, BaseModel, Any, Any]]:
     return found
 
 
-def _name_refs(root: BaseModel) -> list[tuple[Path, str, str]]:
-    """(path, kind, value) of every string field marked with ``NameRef`` in a model tree."""
-    return [(p, m.kind, v) for p, _owner, m, v in _marked(root) if isinstance(m, NameRef)]
+def _name_refs(root: BaseModel) -> list[tuple[Path, str, str, tuple[str, ...]]]:
+    """(path, kind, value, words also accepted) of every string field marked with ``NameRef``
+    in a model tree."""
+    return [(p, m.kind, v, m.also) for p, _owner, m, v in _marked(root) if isinstance(m, NameRef)]
 
 
 # ------------------------------------------------------------------ blackboards
@@ -562,9 +618,11 @@ class _Names:
         self.zones = [z.name for z in definition.zones]
         self.explicit = {n for g in definition.groups for n in (g.names or [])}
 
-    def problem(self, kind: str, value: str) -> str:
+    def problem(self, kind: str, value: str, also: tuple[str, ...] = ()) -> str:
+        if value in also:
+            return ""
         if kind == "group" and value not in self.groups:
-            return f"unknown group {value!r}{choices(value, list(self.groups))}"
+            return f"unknown group {value!r}{choices(value, [*also, *self.groups])}"
         if kind == "path" and value not in self.paths:
             return f"unknown path {value!r}{choices(value, self.paths)}"
         if kind == "zone" and value not in self.zones:

@@ -1,6 +1,8 @@
 """Act phase: turn this tick's steering requests into one force per agent.
 
-For each group and each steering leaf in request order, the leaf is computed
+The tick's requests of every group are gathered first (``requests.py``: a
+leaf may depend on what other agents asked for). Then for each group and each
+steering leaf in request order, the leaf is computed
 once, vectorised over the rows that emitted it, weighted, and added to those
 rows' running force with Buckland's AccumulateForce (running sum truncated at
 max_force). Angular accelerations add and are clamped at max_angular_accel.
@@ -24,6 +26,7 @@ from behaviortk.steering.context import (
     steer,
 )
 from behaviortk.steering.debug import DebugBuffer
+from behaviortk.steering.requests import Requests
 from behaviortk.tree.flat import Decision
 from behaviortk.vec import Array
 from behaviortk.world.state import Agents, World
@@ -41,8 +44,13 @@ def make_context(
     rand_slot: int,
     memory: dict[str, np.ndarray],
     debug: DebugBuffer,
+    requests: Requests | None = None,
 ) -> SteeringContext:
-    """The context of ``model`` for global ``rows`` of ``group`` (targets resolved through ``sense``)."""
+    """The context of ``model`` for global ``rows`` of ``group`` (targets resolved through ``sense``).
+
+    ``requests``: every group's requests this tick (``act`` passes them; without
+    them a leaf such as ``follow`` takes it that no agent asked for anything).
+    """
     rows = np.asarray(rows, dtype=np.int64)
     local = rows - agents.slices[group].start
 
@@ -67,6 +75,7 @@ def make_context(
         memory=memory,
         debug=debug,
         resolve=resolve,
+        requests=requests,
     )
 
 
@@ -76,7 +85,8 @@ def act(sim: Any, sense: Sense, decisions: dict[str, Decision]) -> tuple[Array, 
     Reads ``sim.trees``, ``sim.agents``, ``sim.world``, ``sim.memory``,
     ``sim.debug`` (cleared here), ``sim.dt`` and ``sim.engine.blackboard_points``
     (for blackboard targets, when ``sense`` has none); fills
-    ``sim.contributions[group][emit_index] = (rows, weighted force)``.
+    ``sim.contributions[group][emit_index] = (rows, weighted force)`` and each decision's
+    ``acted`` (the requests that gave a non-zero force or torque).
     """
     agents: Agents = sim.agents
     debug: DebugBuffer = sim.debug
@@ -86,10 +96,12 @@ def act(sim: Any, sense: Sense, decisions: dict[str, Decision]) -> tuple[Array, 
     linear = np.zeros((agents.n, 2))
     angular = np.zeros(agents.n)
     contributions: dict[str, dict[int, tuple[np.ndarray, Array]]] = {}
+    requests = Requests(sim.trees, decisions, agents.slices)
     for group, decision in decisions.items():
         tree = sim.trees[group]
         start = agents.slices[group].start
         mine: dict[int, tuple[np.ndarray, Array]] = {}
+        acted = np.zeros_like(decision.emitted, dtype=bool)
         for emit_index, node_index in enumerate(tree.steering):
             local = np.flatnonzero(decision.emitted[:, emit_index])
             if local.size == 0:
@@ -107,9 +119,14 @@ def act(sim: Any, sense: Sense, decisions: dict[str, Decision]) -> tuple[Array, 
                 rand_slot=node.rand_slot,
                 memory=sim.memory.setdefault((group, emit_index), LeafMemory()),
                 debug=debug,
+                requests=requests,
             )
             out = weighted(node.model, ctx)
             mine[emit_index] = (rows, out.linear)
+            nonzero = np.any(out.linear != 0.0, axis=1)
+            if out.angular is not None:
+                nonzero |= out.angular != 0.0
+            acted[local, emit_index] = nonzero
             # the whole group asked: a slice avoids three fancy-index copies
             at: slice | np.ndarray = rows
             if local.size == decision.emitted.shape[0]:
@@ -118,6 +135,7 @@ def act(sim: Any, sense: Sense, decisions: dict[str, Decision]) -> tuple[Array, 
             if out.angular is not None:
                 angular[at] += out.angular
         contributions[group] = mine
+        decision.acted = acted
     sim.contributions = contributions
     return linear, clamp_angular(angular, agents.max_angular_accel)
 

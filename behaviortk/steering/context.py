@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -17,6 +17,9 @@ from behaviortk.sense import Sense, TargetFacts
 from behaviortk.steering.debug import DebugBuffer
 from behaviortk.vec import Array
 from behaviortk.world.state import Agents, World
+
+if TYPE_CHECKING:
+    from behaviortk.steering.requests import Requests
 
 
 @dataclass
@@ -81,6 +84,7 @@ class SteeringContext:
     debug: DebugBuffer
     resolve: Resolver
     prefix: str = ""  # memory namespace (combiner children get "c0.", "c1.", ...)
+    requests: Requests | None = None  # every group's requests this tick (None: not known)
     _cache: dict[str, Array] = field(default_factory=dict, repr=False)
 
     @property

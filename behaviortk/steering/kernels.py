@@ -146,12 +146,15 @@ def arrive_millington(
 
 
 # --------------------------------------------------------------- pursuit
-def ahead_and_facing(to_evader: Array, heading: Array, evader_heading: Array) -> NDArray[np.bool_]:
+def ahead_and_facing(
+    to_evader: Array, heading: Array, evader_heading: Array, threshold: float = FACING_COS
+) -> NDArray[np.bool_]:
     """Buckland's Pursuit early out: evader ahead (``dot(to, heading) > 0``) and facing us.
 
-    Facing: the headings' dot product is below -0.95 (within about 18 degrees).
+    Facing: the headings' dot product is below ``threshold`` (Buckland's -0.95:
+    within about 18 degrees of head-on).
     """
-    return (dot(to_evader, heading) > 0.0) & (dot(heading, evader_heading) < FACING_COS)
+    return (dot(to_evader, heading) > 0.0) & (dot(heading, evader_heading) < threshold)
 
 
 def ahead_and_facing_by_velocity(
@@ -191,6 +194,36 @@ def wander_world_target(local_target: Array, distance: Array, pos: Array, headin
     local = local_target.copy()
     local[:, 0] += distance
     return to_world(local, heading, pos)
+
+
+def random_binomial(rand: Array) -> Array:
+    """Millington's ``randomBinomial()``: ``random() - random()``, in (-1, 1), most often near 0.
+
+    ``rand`` is ``(n, 2)`` uniform [0, 1); the result is ``(n,)``.
+    """
+    return np.asarray(rand[:, 0] - rand[:, 1])
+
+
+def wander_orientation_step(angle: Array, rand: Array, rate: ArrayLike, dt: float) -> Array:
+    """Millington's wander update ``wanderOrientation += randomBinomial() * wanderRate``.
+
+    ``rate`` is in radians per second and is multiplied by ``dt`` (Millington's
+    rate is per call, i.e. per tick); the angle is kept in (-pi, pi].
+    """
+    n = angle.shape[0]
+    return np.asarray(wrap_angle(angle + random_binomial(rand) * col(rate, n) * dt))
+
+
+def wander_orientation_target(
+    pos: Array, facing: Array, angle: Array, distance: Array, radius: Array
+) -> tuple[Array, Array]:
+    """Millington's wander target: ``(centre, target)`` in world coordinates.
+
+    Centre = ``pos + distance * asVector(facing)``; target = centre + ``radius *
+    asVector(facing + angle)``; ``facing`` and the wander ``angle`` in radians.
+    """
+    centre = pos + from_angle(facing) * distance[:, None]
+    return centre, centre + from_angle(facing + angle) * radius[:, None]
 
 
 # ------------------------------------------------------------- rotation
@@ -251,6 +284,13 @@ def _sum_by_owner(owner: IntArray, values: Array, n: int) -> Array:
     )
 
 
+def mean_by_owner(owner: IntArray, values: Array, n: int) -> tuple[Array, Array]:
+    """Per-owner means of ``(P, 2)`` values (zero where an owner has none) and the counts,
+    summed as :func:`cohesion_force` sums its neighbours' offsets."""
+    count = np.bincount(owner, minlength=n).astype(np.float64)
+    return _sum_by_owner(owner, values, n) / np.maximum(count, 1.0)[:, None], count
+
+
 def coincident_direction(i: IntArray, j: IntArray) -> Array:
     """A fixed unit direction for the pair (i, j), opposite for (j, i): coincident agents split apart."""
     lo, hi = np.minimum(i, j), np.maximum(i, j)
@@ -289,13 +329,45 @@ def alignment_force(owner: IntArray, neighbour_vel: Array, vel: Array) -> Array:
 
 
 def cohesion_force(
-    owner: IntArray, d: Array, pos: Array, vel: Array, max_speed: ArrayLike
+    owner: IntArray,
+    d: Array,
+    pos: Array,
+    vel: Array,
+    max_speed: ArrayLike,
+    unit: bool = False,
 ) -> Array:
-    """Buckland's Cohesion: seek the centre of mass of the neighbours (zero without neighbours)."""
+    """Buckland's Cohesion: seek the centre of mass of the neighbours (zero without neighbours).
+
+    ``unit``: return ``normalize(seek)``, as the code accompanying Buckland's
+    book does (a zero force stays zero).
+    """
     n = pos.shape[0]
     count = np.bincount(owner, minlength=n).astype(np.float64)
     centre = pos + _sum_by_owner(owner, d, n) / np.maximum(count, 1.0)[:, None]
-    return np.where((count > 0)[:, None], seek_force(pos, vel, centre, max_speed), 0.0)
+    force = np.where((count > 0)[:, None], seek_force(pos, vel, centre, max_speed), 0.0)
+    return normalize(force) if unit else force
+
+
+def follow_velocity(owner: IntArray, neighbour_vel: Array, vel: Array) -> Array:
+    """The mean velocity of each row's neighbours (``owner`` pairs); its own velocity without any.
+
+    The follow of Bourg & Seemann-style flocking sets the velocity to this mean.
+    """
+    n = vel.shape[0]
+    count = np.bincount(owner, minlength=n).astype(np.float64)
+    mean = _sum_by_owner(owner, neighbour_vel, n) / np.maximum(count, 1.0)[:, None]
+    return np.where((count > 0)[:, None], mean, vel)
+
+
+def velocity_change_force(new_vel: Array, vel: Array, mass: ArrayLike, dt: float) -> Array:
+    """The force that changes ``vel`` into ``new_vel`` in one step: ``m (v_new - v) / dt``.
+
+    How a primitive that sets the velocity (``follow``, ``lj_avoidance`` with
+    ``update: velocity``) joins the force pipeline: with ``a = F / m`` and
+    ``v += a dt`` it gives ``new_vel`` exactly when nothing truncates it.
+    """
+    n = vel.shape[0]
+    return (new_vel - vel) * (col(mass, n) / max(dt, EPS))[:, None]
 
 
 # ------------------------------------------------------------- obstacles
@@ -399,6 +471,47 @@ def lj_force(
     u = lj_potential(dist / radius, a, n_exp, b, m_exp)
     u = np.where(dist <= cutoff, u, 0.0)
     return np.asarray((unit * u[..., None]).sum(axis=1))
+
+
+def lj_velocity(
+    pos: Array,
+    vel: Array,
+    heading: Array,
+    obstacle_pos: Array,
+    obstacle_radius: Array,
+    speed: ArrayLike,
+    a: float = 0.0,
+    n_exp: float = 1.0,
+    b: float = 20.0,
+    m_exp: float = 2.5,
+    cutoff: float = 40.0,
+) -> Array:
+    """The potential function's velocity update, one obstacle after another.
+
+    For each obstacle in order whose centre is within ``cutoff``:
+    ``v = speed * normalize(v + U(|r| / R) * r / |r|)`` (``r = pos - obstacle``,
+    ``U`` as :func:`lj_potential`). Rows near no obstacle keep their velocity.
+    ``v + u = 0`` leaves at ``speed`` straight away from the obstacle; on an
+    obstacle's centre ``r / |r|`` is minus the heading, as in :func:`lj_force`.
+    The loop runs over obstacles near at least one row, never over agents.
+    """
+    rows = pos.shape[0]
+    out = np.array(vel, dtype=np.float64, copy=True)
+    if obstacle_pos.shape[0] == 0 or rows == 0:
+        return out
+    top = col(speed, rows)[:, None]
+    back = -normalize(heading)
+    r_all = pos[:, None, :] - obstacle_pos[None, :, :]
+    near_all = length(r_all) <= cutoff
+    for k in np.flatnonzero(near_all.any(axis=0)).tolist():
+        r = r_all[:, k, :]
+        dist = length(r)
+        unit = np.where((dist > EPS)[:, None], normalize(r), back)
+        u = lj_potential(dist / max(float(obstacle_radius[k]), EPS), a, n_exp, b, m_exp)
+        moved = out + unit * u[:, None]
+        direction = np.where((length(moved) > EPS)[:, None], normalize(moved), unit)
+        out = np.where(near_all[:, k, None], direction * top, out)
+    return out
 
 
 def feeler_ends(pos: Array, heading: Array, length_front: ArrayLike, side_angle: float) -> Array:

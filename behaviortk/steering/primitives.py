@@ -18,7 +18,9 @@ from typing import Annotated, Any, ClassVar, Literal
 import numpy as np
 from pydantic import Field, model_validator
 
+from behaviortk.derived_targets import hiding_spot
 from behaviortk.format.fields import (
+    Parameterisable,
     PDegrees,
     PNonNeg,
     Point,
@@ -28,11 +30,14 @@ from behaviortk.format.fields import (
 )
 from behaviortk.format.nodes import NodeModel, Predictor, Target
 from behaviortk.registry import Registries, tag_of
-from behaviortk.sense import Sense, TargetFacts
+from behaviortk.sense import Sense, TargetFacts, target_frame, target_heading
 from behaviortk.steering import kernels as k
 from behaviortk.steering.context import Steering, SteeringContext
 from behaviortk.steering.predictors import Linear, look_ahead
-from behaviortk.vec import EPS, Array, length, normalize
+from behaviortk.vec import Array, from_angle, heading_angle, length, normalize
+
+PCosine = Annotated[float, Field(ge=-1, le=1, allow_inf_nan=False), Parameterisable()]
+"""A dot product of unit vectors, -1 to 1 (or a ``$param`` reference in a tree as written)."""
 
 WEIGHT_DOC = "Multiplies this leaf's force before it is combined with the agent's other requests"
 
@@ -55,9 +60,7 @@ def _mass_scaled(ctx: SteeringContext, accel: Array) -> Array:
 
 def _target_heading(ctx: SteeringContext, facts: TargetFacts) -> Array:
     """The target agent's heading; a point target's heading is its velocity's direction."""
-    safe = np.where(facts.agent >= 0, facts.agent, 0)
-    own = ctx.agents.heading[safe] if ctx.agents.n else np.zeros((ctx.n, 2))
-    return np.where((facts.agent >= 0)[:, None], own, normalize(facts.vel))
+    return target_heading(ctx.agents, facts)
 
 
 def _predict(ctx: SteeringContext, predictor: Any, pos: Array, vel: Array) -> Array:
@@ -175,10 +178,15 @@ def arrive_done(p: Arrive, sense: Sense, group: str, memory: Any) -> np.ndarray:
 class Pursuit(TargetedModel):
     """Seek where the target will be (Reynolds 1999; Buckland ch. 3 "Pursuit").
 
-    If the target is ahead and facing us (headings' dot product below -0.95,
-    about 18 degrees: Buckland's early out) seek its current position;
-    otherwise seek the position the ``predictor`` foresees (by default
-    Buckland's look-ahead, distance / (max speed + target speed)).
+    If the target is ahead and facing us (``facing_test: heading``, Buckland's
+    early out: headings' dot product below ``facing_threshold``, -0.95 in the
+    book, about 18 degrees) seek its current position; otherwise seek the
+    position the ``predictor`` foresees (by default Buckland's look-ahead,
+    distance / (max speed + target speed)).
+    ``facing_test: none`` is Millington's Pursue (ch. 3 "Pursue"), which has no
+    early out and always seeks the predicted position; pair it with the
+    ``capped`` predictor for his look-ahead (distance / own speed, at most
+    ``max_prediction``).
     ``facing_test: velocity`` is the variant in the C++ port of Buckland's code
     in "Steering Behaviors – Pursuit e Evade" (vinigodoy, Sofia IA blog, 2008):
     it compares raw velocities (``dot(to_target, v) > 0`` and
@@ -188,11 +196,19 @@ class Pursuit(TargetedModel):
 
     type: Literal["pursuit"] = "pursuit"
     predictor: Predictor = doc("How far ahead to aim", default_factory=Linear)
-    facing_test: Literal["heading", "velocity"] = doc(
-        "Early-out test: 'heading' (Buckland ch. 3: unit headings, dot < -0.95) or "
-        "'velocity' (raw velocities, dot < 0.95, as in the C++ code of vinigodoy's "
-        '"Steering Behaviors – Pursuit e Evade", Sofia IA blog, 2008)',
+    facing_test: Literal["heading", "velocity", "none"] = doc(
+        "Early-out test: 'heading' (Buckland ch. 3: target ahead and the unit headings' dot "
+        "product below facing_threshold: seek its current position), 'velocity' (raw "
+        "velocities, dot < 0.95, as in the C++ code of vinigodoy's \"Steering Behaviors – "
+        'Pursuit e Evade", Sofia IA blog, 2008) or \'none\' (Millington ch. 3 "Pursue": no '
+        "early out, always aim at the predicted position)",
         "heading",
+    )
+    facing_threshold: PCosine = doc(
+        "facing_test 'heading': the target faces us when the dot product of the two unit "
+        "headings is below this (-1 = exactly head-on; Buckland's -0.95 is within about 18 "
+        "degrees of head-on)",
+        -0.95,
     )
 
 
@@ -201,8 +217,10 @@ def pursuit(p: Pursuit, ctx: SteeringContext) -> Steering:
     to = t.pos - ctx.pos
     if p.facing_test == "velocity":
         direct = k.ahead_and_facing_by_velocity(to, ctx.vel, t.vel)
+    elif p.facing_test == "heading":
+        direct = k.ahead_and_facing(to, ctx.heading, _target_heading(ctx, t), p.facing_threshold)
     else:
-        direct = k.ahead_and_facing(to, ctx.heading, _target_heading(ctx, t))
+        direct = np.zeros(ctx.n, dtype=bool)
     aim = np.where(direct[:, None], t.pos, _predict(ctx, p.predictor, t.pos, t.vel))
     _crosshair(ctx, aim)
     return Steering(k.seek_force(ctx.pos, ctx.vel, aim, ctx.per_agent("max_speed")))
@@ -240,54 +258,125 @@ def evade(p: Evade, ctx: SteeringContext) -> Steering:
 
 # ------------------------------------------------------------------ wander
 class Wander(SteeringModel):
-    """A target on a circle ahead of the agent, jittered every tick (Buckland ch. 3 "Wander").
+    """A target on a circle ahead of the agent that drifts at random every tick.
 
-    Defaults are Buckland's (WanderRad 1.2, WanderDist 2.0, WanderJitterPerSec
-    80), measured in agent radii by default, as Buckland's own overlay scales
-    the circle by the vehicle's bounding radius: the same numbers then look
-    alike at any world scale. ``steer: seek`` (default) seeks the wander target
-    at max speed, the form Millington (ch. 3 "Wander") offers besides facing
-    it, so the force is comparable to seek's; ``displacement`` returns
-    Buckland's ``target - position``.
+    ``method: jitter`` (default) is Reynolds' (1999) and Buckland's (ch. 3
+    "Wander"): the target moves by up to ``jitter`` per second on each axis and
+    is put back onto the circle. Defaults are Buckland's (WanderRad 1.2,
+    WanderDist 2.0, WanderJitterPerSec 80), measured in agent radii by
+    default, as Buckland's own overlay scales the circle by the vehicle's
+    bounding radius: the same numbers then look alike at any world scale.
+    ``method: orientation`` is Millington's (ch. 3 "Wander"): the target's
+    angle on the circle, relative to the way the agent faces, changes every
+    tick by randomBinomial() * rate (random() - random(), in (-1, 1) and most
+    often near 0). Millington adds his wanderRate per call, that is per tick;
+    here ``rate`` is per second and multiplied by the tick's dt, as Buckland's
+    jitter is, so the largest change per second does not depend on the tick
+    rate. Millington gives no numbers: the circle keeps the ``radius`` and
+    ``distance`` above, and ``rate`` 720 degrees per second (at most 12
+    degrees a tick at 60 ticks a second) is ours.
+    ``steer`` says how to reach the target: ``face`` is Millington's own (turn
+    the orientation toward the target, with his Align parameters below, and
+    accelerate fully along the orientation: force ``max_force`` along it);
+    ``seek`` seeks the target at max speed, the other form Millington offers
+    (seek, and look where you are going), so the force is comparable to
+    seek's; ``displacement`` returns Buckland's ``target - position``. The
+    circle is ahead along the agent's orientation with ``face`` and along its
+    heading (direction of travel) otherwise. Null: the method's source form,
+    ``face`` for ``orientation``, and ``seek`` for ``jitter`` (where Buckland
+    returns the displacement, whose size grows with the circle rather than
+    with the agent's speed).
     Uses two random numbers per tick (the scenario's seeded stream).
     """
 
     type: Literal["wander"] = "wander"
     random_numbers: ClassVar[int] = 2
+    method: Literal["jitter", "orientation"] = doc(
+        "How the target drifts: 'jitter' (Reynolds, Buckland ch. 3: a random step on each axis, "
+        "put back on the circle) or 'orientation' (Millington ch. 3: a random binomial change "
+        "of its angle on the circle)",
+        "jitter",
+    )
     radius: PNonNeg = doc("Radius of the wander circle", 1.2, unit="agent radii (see units)")
     distance: PNonNeg = doc(
         "How far ahead of the agent the circle's centre is", 2.0, unit="agent radii (see units)"
     )
     jitter: PNonNeg = doc(
-        "Largest random move of the target per second, per axis",
+        "method 'jitter': largest random move of the target per second, per axis",
         80.0,
         unit="agent radii per second (see units)",
+    )
+    rate: PNonNeg = doc(
+        "method 'orientation': largest change of the target's angle on the circle per second "
+        "(Millington's wanderRate, per second here rather than per tick)",
+        720.0,
+        unit="degrees per second",
     )
     units: Literal["agent_radius", "world"] = doc(
         "Unit of radius, distance and jitter: the agent's radius or world units", "agent_radius"
     )
-    steer: Literal["seek", "displacement"] = doc(
-        "'seek': seek the wander target at max speed; 'displacement': Buckland's target - position",
-        "seek",
+    steer: Literal["seek", "displacement", "face"] | None = doc(
+        "'seek': seek the wander target at max speed; 'displacement': Buckland's target - "
+        "position; 'face': Millington's, face the target and accelerate fully along the "
+        "orientation. Null: 'face' for method 'orientation', 'seek' for 'jitter'",
+        None,
     )
+    target_radius: PDegrees = doc(
+        "steer 'face': within this angle of the target's direction the rotation is brought to rest",
+        2.0,
+        unit="degrees",
+    )
+    slow_radius: PDegrees = doc(
+        "steer 'face': start slowing the rotation within this angle", 30.0, unit="degrees"
+    )
+    time_to_target: PPositive = doc(
+        "steer 'face': time over which to reach the goal rotation", 0.1, unit="s"
+    )
+
+    @property
+    def steering(self) -> str:
+        """The ``steer`` in effect: the field, or the method's source form when it is null."""
+        if self.steer is not None:
+            return self.steer
+        return "face" if self.method == "orientation" else "seek"
+
+
+def _wander_target(p: Wander, ctx: SteeringContext, ahead: Array, scale: Array) -> Array:
+    """This tick's wander target (world), its memory updated; ``ahead`` is the way the agent faces."""
+    radius = p.radius * scale
+    distance = p.distance * scale
+    if p.method == "orientation":
+        memory = ctx.state("wander_angle", (), fill=0.0)
+        rate = np.radians(p.rate)
+        angle = k.wander_orientation_step(memory[ctx.rows], ctx.rand[:, :2], rate, ctx.dt)
+        memory[ctx.rows] = angle
+        facing = heading_angle(ahead)
+        centre, target = k.wander_orientation_target(ctx.pos, facing, angle, distance, radius)
+    else:
+        memory = ctx.state("wander_target", (2,), fill=np.nan)
+        local = memory[ctx.rows]
+        fresh = ~np.isfinite(local).all(axis=1)
+        local[fresh] = np.stack([radius[fresh], np.zeros(int(fresh.sum()))], axis=1)
+        local = k.wander_jitter(local, ctx.rand[:, :2], p.jitter * scale, ctx.dt, radius)
+        memory[ctx.rows] = local
+        target = k.wander_world_target(local, distance, ctx.pos, ahead)
+        centre = ctx.pos + ahead * distance[:, None]
+    if ctx.debug.enabled:
+        ctx.debug.add("wander", ctx.rows, center=centre, radius=radius, target=target)
+    return target
 
 
 def wander(p: Wander, ctx: SteeringContext) -> Steering:
     scale = np.ones(ctx.n) if p.units == "world" else ctx.per_agent("radius")
-    radius = p.radius * scale
-    memory = ctx.state("wander_target", (2,), fill=np.nan)
-    local = memory[ctx.rows]
-    fresh = ~np.isfinite(local).all(axis=1)
-    local[fresh] = np.stack([radius[fresh], np.zeros(int(fresh.sum()))], axis=1)
-    local = k.wander_jitter(local, ctx.rand[:, :2], p.jitter * scale, ctx.dt, radius)
-    memory[ctx.rows] = local
-    distance = p.distance * scale
-    heading = normalize(ctx.heading)
-    target = k.wander_world_target(local, distance, ctx.pos, heading)
-    if ctx.debug.enabled:
-        centre = ctx.pos + heading * distance[:, None]
-        ctx.debug.add("wander", ctx.rows, center=centre, radius=radius, target=target)
-    if p.steer == "displacement":
+    steer = p.steering
+    if steer == "face":
+        orientation = ctx.per_agent("orientation")
+        ahead = from_angle(orientation)
+        target = _wander_target(p, ctx, ahead, scale)
+        turn = align_to(p, ctx, k.face_orientation(ctx.pos, target, orientation))
+        return Steering(ahead * ctx.per_agent("max_force")[:, None], turn.angular)
+    target = _wander_target(p, ctx, normalize(ctx.heading), scale)
+    if steer == "displacement":
         return Steering(target - ctx.pos)
     return Steering(k.seek_force(ctx.pos, ctx.vel, target, ctx.per_agent("max_speed")))
 
@@ -305,7 +394,7 @@ class AlignParams(SteeringModel):
     time_to_target: PPositive = doc("Time over which to reach the goal rotation", 0.1, unit="s")
 
 
-def align_to(p: AlignParams, ctx: SteeringContext, goal: Array) -> Steering:
+def align_to(p: AlignParams | Wander, ctx: SteeringContext, goal: Array) -> Steering:
     """Angular acceleration turning the rows' orientation to ``goal`` (radians)."""
     angular = k.align_angular(
         ctx.per_agent("orientation"),
@@ -437,14 +526,80 @@ def alignment(p: Alignment, ctx: SteeringContext) -> Steering:
 
 
 class Cohesion(FlockModel):
-    """Seek the centre of mass of the neighbours in view (Buckland ch. 3 "Cohesion")."""
+    """Seek the centre of mass of the neighbours in view (Buckland ch. 3 "Cohesion").
+
+    ``normalize`` (default, Buckland): the seek force is made a unit vector, as
+    the code accompanying the book does, noting that "the magnitude of cohesion
+    is usually much larger than separation or alignment so it usually helps to
+    normalize it". Its size is then 1 whatever the speeds, like separation's
+    1/distance scale, so weights are of Buckland's size (his are multiplied by
+    200). ``normalize: false`` returns the seek force itself, up to twice the
+    max speed, comparable with seek's. Zero without neighbours.
+    """
 
     type: Literal["cohesion"] = "cohesion"
+    normalize: bool = doc(
+        "Make the force a unit vector, as Buckland's code does; false: the seek force itself "
+        "(up to twice the max speed)",
+        True,
+    )
 
 
 def cohesion(p: Cohesion, ctx: SteeringContext) -> Steering:
     owner, d, _, _ = _pairs(ctx, p.of)
-    return Steering(k.cohesion_force(owner, d, ctx.pos, ctx.vel, ctx.per_agent("max_speed")))
+    top = ctx.per_agent("max_speed")
+    return Steering(k.cohesion_force(owner, d, ctx.pos, ctx.vel, top, p.normalize))
+
+
+class Follow(FlockModel):
+    """Take the mean velocity of the neighbours in view that are not following themselves.
+
+    The follow of "[AI]高级人工智能(2)——结合队伍" ("Advanced AI (2): joining a
+    group", 2007), which builds on Bourg & Seemann's flocking (ch. 4: neighbours
+    within a view distance and field of view): the velocity is set to the
+    average velocity of the agents in view, leaving out those that are
+    following, so followers line up behind agents that lead.
+    Who is following: an agent whose tree asked for a ``follow`` this tick
+    (as a leaf or inside a combiner) and who has a neighbour in that
+    ``follow``'s view. The source keeps a flag set by each agent's last follow
+    (it found someone to follow), which others read before or after its update
+    depending on the order agents are updated in; here every agent decides at
+    once, so the flag is known from this tick's decisions and neighbours, the
+    same on both engines, before any force is computed.
+    The velocity is set through the force that makes that change in one tick,
+    ``m (v_new - v) / dt``; like every request it is weighted, combined and
+    truncated at the agent's max force, so the velocity is reached in one tick
+    only when the max force allows it. With nobody to follow the force is
+    zero (the source leaves the velocity as it is).
+    """
+
+    type: Literal["follow"] = "follow"
+
+
+def following(ctx: SteeringContext) -> np.ndarray:
+    """Which agents follow this tick (bool over all agents); see ``Follow``."""
+    requests = ctx.requests
+    n_all = ctx.agents.n
+    if requests is None:
+        return np.zeros(n_all, dtype=bool)
+
+    def compute() -> np.ndarray:
+        out = np.zeros(n_all, dtype=bool)
+        for group, model, rows in requests.leaves("follow"):
+            count = ctx.sense.neighbours(group, model.of).count
+            sees = count[rows - ctx.agents.slices[group].start] > 0
+            out[rows[sees]] = True
+        return out
+
+    found: np.ndarray = requests.once("following", compute)
+    return found
+
+
+def follow(p: Follow, ctx: SteeringContext) -> Steering:
+    owner, _, _, j = _pairs(ctx, p.of)
+    leads = ~following(ctx)[j]
+    vel = k.follow_velocity(owner[leads], np.take(ctx.agents.vel, j[leads], axis=0), ctx.vel)
+    return Steering(k.velocity_change_force(vel, ctx.vel, ctx.per_agent("mass"), ctx.dt))
 
 
 # ------------------------------------------------------------- avoidance
@@ -481,15 +636,27 @@ class LJAvoidance(SteeringModel):
     """Lennard-Jones obstacle repulsion: ``U = -A / d^n + B / d^m``, ``d = |r| / R``.
 
     The Lennard-Jones potential function of Bourg & Seemann ch. 5 "Potential
-    Function-Based Movement", which they also apply to obstacle avoidance. The
-    force on the agent is the sum over obstacles whose centre is within
-    ``cutoff`` of ``U * r / |r|`` (``r`` from obstacle to agent). The defaults
-    (A = 0: no attraction; n = 1, B = 20, m = 2.5, cutoff 40, ``d`` in obstacle
-    radii) are those of the ActionScript example in the blog post
-    "[AI]高级人工智能(1)——回避障碍物" ("Advanced AI (1): obstacle avoidance",
-    2007), which builds on Bourg & Seemann. The post adds ``U * r / |r|`` to
-    the velocity directly; here it is a steering force, combined with the
-    agent's other requests like any other.
+    Function-Based Movement", which they also apply to obstacle avoidance;
+    ``r`` runs from an obstacle's centre to the agent and ``R`` is the
+    obstacle's radius. The defaults (A = 0: no attraction; n = 1, B = 20,
+    m = 2.5, cutoff 40, ``d`` in obstacle radii, speed 5) are those of the
+    ActionScript example in the blog post "[AI]高级人工智能(1)——回避障碍物"
+    ("Advanced AI (1): obstacle avoidance", 2007), which builds on Bourg &
+    Seemann.
+    ``update: force`` (default): the force is the sum over obstacles whose
+    centre is within ``cutoff`` of ``U * r / |r|``, combined with the agent's
+    other requests like any other force, as Bourg & Seemann apply the
+    potential's result as a force on their units.
+    ``update: velocity`` is the blog's velocity update as written: for each
+    obstacle within ``cutoff``, in the definition's order, ``v = speed *
+    normalize(v + U * r / |r|)``. To fit the force pipeline it becomes the
+    force that makes that change in one tick, ``m (v_new - v) / dt``; like
+    every request it is weighted, combined and truncated at max force (and the
+    speed at max speed), so the velocity is reached only when those allow it.
+    The blog's speed 5 is in pixels per frame of its Flash movie; here it is
+    in world units per second (null: the agent's max speed).
+    The default stays the force: a velocity that is set overrides the agent's
+    other requests instead of combining with them.
     """
 
     type: Literal["lj_avoidance"] = "lj_avoidance"
@@ -500,21 +667,31 @@ class LJAvoidance(SteeringModel):
     cutoff: PNonNeg = doc(
         "Ignore obstacles whose centre is farther than this", 40.0, unit="world units"
     )
+    update: Literal["force", "velocity"] = doc(
+        "'force': the sum of U * r / |r| is the steering force (Bourg & Seemann); 'velocity': "
+        "the 2007 blog's velocity update, v = speed * normalize(v + U * r / |r|) for each "
+        "obstacle in turn, applied as the force m (v_new - v) / dt",
+        "force",
+    )
+    speed: PPositive | None = doc(
+        "update 'velocity': the speed it sets (the blog's 5, there in pixels per frame); null = "
+        "the agent's max speed",
+        5.0,
+        unit="world units per second",
+    )
 
 
 def lj_avoidance(p: LJAvoidance, ctx: SteeringContext) -> Steering:
-    force = k.lj_force(
-        ctx.pos,
-        ctx.heading,
-        ctx.world.obstacle_pos,
-        ctx.world.obstacle_radius,
-        p.a,
-        p.n,
-        p.b,
-        p.m,
-        p.cutoff,
-    )
+    w = ctx.world
+    constants = (p.a, p.n, p.b, p.m, p.cutoff)
     ctx.debug.add("potential", ctx.rows)
+    if p.update == "velocity":
+        speed = ctx.per_agent("max_speed") if p.speed is None else p.speed
+        vel = k.lj_velocity(
+            ctx.pos, ctx.vel, ctx.heading, w.obstacle_pos, w.obstacle_radius, speed, *constants
+        )
+        return Steering(k.velocity_change_force(vel, ctx.vel, ctx.per_agent("mass"), ctx.dt))
+    force = k.lj_force(ctx.pos, ctx.heading, w.obstacle_pos, w.obstacle_radius, *constants)
     return Steering(force)
 
 
@@ -563,9 +740,7 @@ def hide(p: Hide, ctx: SteeringContext) -> Steering:
     if w.obstacle_pos.shape[0] == 0:
         threat = np.inf if p.threat_range is None else p.threat_range
         return Steering(evade_force(ctx, t, Linear(), threat))
-    spot = k.hiding_spots(
-        ctx.pos, t.pos, w.obstacle_pos, w.obstacle_radius, p.distance_from_boundary
-    )
+    spot = hiding_spot(ctx.pos, t.pos, w, p.distance_from_boundary)
     ctx.debug.add("hiding_spot", ctx.rows, point=spot)
     return Steering(_buckland_arrive(ctx, spot, "fast"))
 
@@ -614,8 +789,7 @@ class OffsetPursuit(TargetedModel):
 def offset_pursuit(p: OffsetPursuit, ctx: SteeringContext) -> Steering:
     t = ctx.target_facts()
     offset = np.asarray(p.offset, dtype=np.float64)
-    heading = normalize(_target_heading(ctx, t))
-    heading[length(heading) <= EPS] = (1.0, 0.0)
+    heading = target_frame(ctx.agents, t)
     world_offset = k.to_world(np.broadcast_to(offset, (ctx.n, 2)), heading, t.pos)
     aim = _predict(ctx, p.predictor, world_offset, t.vel)
     _crosshair(ctx, aim)
@@ -745,6 +919,7 @@ BUILTIN = (
     (Separation, separation),
     (Alignment, alignment),
     (Cohesion, cohesion),
+    (Follow, follow),
     (ObstacleAvoidance, obstacle_avoidance),
     (LJAvoidance, lj_avoidance),
     (WallAvoidance, wall_avoidance),

@@ -114,3 +114,7 @@ class Decision:
 
     emitted: np.ndarray  # bool (n_agents_in_group, n_steering_leaves)
     status: np.ndarray  # int8 (n_agents_in_group, n_nodes)
+    acted: np.ndarray | None = None
+    """bool like ``emitted``, filled by the act phase: the requests whose weighted force or
+    torque was not zero (a separation with no neighbour asks and gives nothing). Traces'
+    ``active`` lists and colour-by-action read it; None until the act phase ran."""

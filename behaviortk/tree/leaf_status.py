@@ -4,9 +4,11 @@ A ticked steering leaf emits one request for its agent, except where its
 status is FAILURE. The status of every steering leaf for every agent of the
 group is computed here once per tick, before the trees are ticked:
 
-* FAILURE where the leaf has a ``target`` and ``sense.target(...).valid`` is
-  False (no nearest agent in radius, unknown agent, missing blackboard point):
-  the leaf does not emit.
+* FAILURE where one of the leaf's targets (its ``target``, and every other
+  ``Target`` field, such as interpose's ``other``) is missing: ``sense.target(...).valid``
+  is False (no nearest agent in radius, nothing visible, an empty group, no
+  visible neighbour, unknown agent, missing blackboard point): the leaf does
+  not emit.
 * SUCCESS where the primitive says it is done; it still emits that tick.
   A primitive registers that test as ``done`` beside its implementation
   (``arrive``: within ``tolerance`` of its target; ``path_following``: at
@@ -22,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from behaviortk.format.nodes import target_fields
 from behaviortk.sense import Sense
 from behaviortk.tree.status import FAILURE, RUNNING, SUCCESS
 
@@ -37,8 +40,10 @@ def steering_status(model: Any, sense: Sense, group: str, memory: Any = None) ->
     check = sense.registries.node(model.type).done
     if check is not None:
         status[np.asarray(check(model, sense, group, memory), dtype=bool)] = SUCCESS
-    target = getattr(model, "target", None)
-    if target is not None:
-        valid = sense.target(target, group).valid
-        status[~valid] = FAILURE
+    targets = target_fields(model)
+    plain = getattr(model, "target", None)  # a plugin's target field of another annotation
+    if plain is not None and not any(t is plain for t in targets):
+        targets.append(plain)
+    for target in targets:
+        status[~sense.target(target, group).valid] = FAILURE
     return status

@@ -1,6 +1,11 @@
-"""The interactive window: arcade events -> Session methods; the simulation steps in on_fixed_update.
+"""The interactive window: arcade events -> Session and panel methods; the simulation steps in
+on_fixed_update.
 
-``run_viewer(path)`` is what ``behaviortk run`` and ``behaviortk demo`` call.
+The mouse goes to what is under it: the tabs, the side panel's content (the tree
+panel pans, zooms and folds; the tuning panel's sliders and buttons), else the
+world (select an agent, drag an obstacle, set the pointer; right-drag pans and
+the wheel zooms the world). ``run_viewer(path)`` is what ``behaviortk run`` and
+``behaviortk demo`` call.
 """
 
 from __future__ import annotations
@@ -14,12 +19,14 @@ import numpy as np
 
 from behaviortk.viewer.hud import HudInfo
 from behaviortk.viewer.overlays import BY_KEY, OVERLAYS
-from behaviortk.viewer.painter import Overlay2D, Painter
+from behaviortk.viewer.painter import Overlay2D, Painter, PanelState
 from behaviortk.viewer.reload import FileWatcher
 from behaviortk.viewer.session import Session
+from behaviortk.viewer.viewport import view_region
 
-WINDOW_SIZE = (1280, 760)
+WINDOW_SIZE = (1360, 800)
 CLICK_SLACK_PX = 6.0
+WHEEL_ZOOM = 1.2
 
 
 class ViewerView(arcade.View):
@@ -27,10 +34,12 @@ class ViewerView(arcade.View):
         super().__init__(window)
         self.session = session
         self.painter = Painter(window)
+        self.panel = PanelState(session=session)
         self.show_help = False
         self.watcher = FileWatcher(session.path) if watch else None
         self._fps = 0.0
         self._last_draw = time.perf_counter()
+        self._grab: str | None = None  # what a press started dragging: world, tree, tune, pan
 
     # ----------------------------------------------------------- updates
     def on_fixed_update(self, delta_time: float) -> None:
@@ -48,7 +57,10 @@ class ViewerView(arcade.View):
             self._fps = 0.9 * self._fps + 0.1 / frame if self._fps else 1.0 / frame
         s = self.session
         info = HudInfo(fps=self._fps, paused=s.paused, speed=s.speed)
-        self.painter.draw(s.sim, s.opts, info, Overlay2D(errors=s.errors, show_help=self.show_help))
+        extra = Overlay2D(
+            errors=s.errors, show_help=self.show_help, trails=s.trails, panel=self.panel
+        )
+        self.painter.draw(s.sim, s.opts, info, extra)
 
     def on_hide_view(self) -> None:
         if self.watcher is not None:
@@ -77,27 +89,104 @@ class ViewerView(arcade.View):
         elif symbol == k.A:
             every = {o.name for o in OVERLAYS}
             s.opts.overlays = set() if s.opts.overlays >= every else every
+        elif symbol == k.BRACKETRIGHT:
+            self.panel.cycle(1)
+        elif symbol == k.BRACKETLEFT:
+            self.panel.cycle(-1)
+        elif symbol in (k.KEY_0, k.NUM_0):
+            s.opts.region, s.opts.zoom = None, 1.0
+            self.panel.tree.fit()
         elif symbol == k.ESCAPE:
             self.window.close()
         elif 0 < symbol < 128 and chr(symbol) in BY_KEY:
             s.toggle_overlay(BY_KEY[chr(symbol)].name)
 
     def _world_point(self, x: float, y: float) -> np.ndarray:
-        return self.painter.viewport(self.session.sim.world).to_world(np.array([x, y], float))
+        vp = self.painter.viewport(self.session.sim.world, self.session.opts)
+        return vp.to_world(np.array([x, y], float))
+
+    def _where(self, x: float, y: float) -> str:
+        lay = self.painter.layout
+        if lay is None:
+            return "world"
+        if lay.tabs.contains(x, y):
+            return "tabs"
+        if lay.content.contains(x, y):
+            return self.panel.tab
+        if lay.panel.contains(x, y) or lay.hud.contains(x, y):
+            return "chrome"
+        return "world"
 
     def on_mouse_press(self, x: int, y: int, button: int, modifiers: int) -> None:
-        if button == arcade.MOUSE_BUTTON_LEFT:
-            vp = self.painter.viewport(self.session.sim.world)
-            self.session.press(self._world_point(x, y), CLICK_SLACK_PX / vp.scale)
+        where = self._where(x, y)
+        self._grab = None
+        if where == "tabs" and self.painter.layout is not None:
+            tab = self.painter.layout.tab_at(x, y)
+            if tab is not None and (tab != "tune" or self.panel.session is not None):
+                self.panel.tab = tab
+        elif where == "tree":
+            left = button == arcade.MOUSE_BUTTON_LEFT
+            if not left or not self.panel.tree.click(x, y):  # a click folds, a drag pans
+                self._grab = "tree"
+        elif where == "tune":
+            if button == arcade.MOUSE_BUTTON_LEFT and self.panel.tuning.press(self.session, x, y):
+                self._grab = "tune"
+        elif where == "world":
+            if button == arcade.MOUSE_BUTTON_LEFT:
+                vp = self.painter.viewport(self.session.sim.world, self.session.opts)
+                self.session.press(self._world_point(x, y), CLICK_SLACK_PX / vp.scale)
+                self._grab = "world"
+            else:
+                self._grab = "pan"
 
     def on_mouse_drag(self, x: int, y: int, dx: int, dy: int, buttons: int, modifiers: int) -> None:
-        self.session.drag(self._world_point(x, y))
+        if self._grab == "tree":
+            self.panel.tree.drag(dx, dy)
+        elif self._grab == "tune":
+            self.panel.tuning.drag(x, y)
+        elif self._grab == "pan":
+            self._pan_world(dx, dy)
+        elif self._grab == "world":
+            self.session.drag(self._world_point(x, y))
 
     def on_mouse_motion(self, x: int, y: int, dx: int, dy: int) -> None:
-        self.session.set_pointer(self._world_point(x, y))
+        if self._where(x, y) == "world":
+            self.session.set_pointer(self._world_point(x, y))
 
     def on_mouse_release(self, x: int, y: int, button: int, modifiers: int) -> None:
+        if self._grab == "tune":
+            self.panel.tuning.release(self.session, x, y)
+        self._grab = None
         self.session.release()
+
+    def on_mouse_scroll(self, x: int, y: int, scroll_x: float, scroll_y: float) -> None:
+        where = self._where(x, y)
+        if where == "tree":
+            self.panel.tree.wheel(x, y, scroll_y)
+        elif where == "tune":
+            self.panel.tuning.wheel(scroll_y)
+        elif where == "world" and scroll_y:
+            self._zoom_world(x, y, WHEEL_ZOOM**scroll_y)
+
+    # ------------------------------------------------------------ world view
+    def _shown(self) -> tuple[float, float, float, float]:
+        s = self.session
+        w = s.sim.world
+        return view_region(w.width, w.height, s.opts.region, s.opts.zoom)
+
+    def _zoom_world(self, x: float, y: float, factor: float) -> None:
+        """Zoom by ``factor`` keeping the world point under the mouse where it is."""
+        px, py = self._world_point(x, y)
+        x0, y0, x1, y1 = self._shown()
+        f = 1.0 / factor
+        region = (px + (x0 - px) * f, py + (y0 - py) * f, px + (x1 - px) * f, py + (y1 - py) * f)
+        self.session.opts.region, self.session.opts.zoom = region, 1.0
+
+    def _pan_world(self, dx: float, dy: float) -> None:
+        vp = self.painter.viewport(self.session.sim.world, self.session.opts)
+        x0, y0, x1, y1 = self._shown()
+        ux, uy = dx / vp.scale, dy / vp.scale
+        self.session.opts.region, self.session.opts.zoom = (x0 - ux, y0 - uy, x1 - ux, y1 - uy), 1.0
 
 
 def run_viewer(

@@ -16,20 +16,13 @@ from behaviortk.vec import Array, from_angle, normalize, perp
 EMPTY = np.zeros((0, 2), dtype=np.float64)
 
 
-def agent_triangles(pos: Array, heading: Array, radius: Array) -> Array:
-    """Oriented triangles, nose at ``pos + heading * r``, sized by radius.
-
-    The back corners sit at ``pos - 0.7 r heading +- 0.6 r side`` so the
-    triangle fits inside the agent's bounding circle.
-    """
+def heading_marks(pos: Array, heading: Array, radius: Array) -> Array:
+    """A wedge from the centre to the rim along the heading: nose at ``pos + r h``, base
+    corners at ``pos +- 0.4 r side`` (inside the disc of radius ``r``)."""
     h = normalize(heading)
     s = perp(h)
     r = np.asarray(radius, dtype=np.float64)[:, None]
-    nose = pos + h * r
-    back = pos - 0.7 * r * h
-    left = back + 0.6 * r * s
-    right = back - 0.6 * r * s
-    return np.stack([nose, left, right], axis=1).reshape(-1, 2)
+    return np.stack([pos + h * r, pos + 0.4 * r * s, pos - 0.4 * r * s], axis=1).reshape(-1, 2)
 
 
 def segments(a: Array, b: Array, width: float) -> Array:

@@ -143,12 +143,19 @@ class HeatmapLayer:
         self._texture.write(np.ascontiguousarray(img).tobytes())
         self._key = key
 
-    def draw(self, rect: tuple[float, float, float, float]) -> None:
+    def draw(
+        self,
+        rect: tuple[float, float, float, float],
+        uv: tuple[float, float, float, float] = (0.0, 0.0, 1.0, 1.0),
+    ) -> None:
+        """The texture's ``uv`` part (fractions of the world) over the screen ``rect``."""
         if self._texture is None:
             return
         x0, y0, x1, y1 = rect
+        u0, v0, u1, v1 = uv
         quad = np.array(
-            [[x0, y0, 0, 0], [x1, y0, 1, 0], [x0, y1, 0, 1], [x1, y1, 1, 1]], dtype=np.float32
+            [[x0, y0, u0, v0], [x1, y0, u1, v0], [x0, y1, u0, v1], [x1, y1, u1, v1]],
+            dtype=np.float32,
         )
         self._vbo.write(quad.tobytes())
         self._texture.use(0)

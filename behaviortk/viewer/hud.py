@@ -1,4 +1,4 @@
-"""Texts drawn over the world: HUD line, legend, help overlay, error banner."""
+"""Texts about the frame: the live HUD line or a render's caption, the legend, the help overlay."""
 
 from __future__ import annotations
 
@@ -16,6 +16,10 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("r", "restart with the same seed"),
     ("tab", "select next agent"),
     ("click", "select agent / drag obstacle / set pointer"),
+    ("wheel", "zoom the world (or the tree panel under the mouse)"),
+    ("r-drag", "pan the world (drag in the tree panel pans it)"),
+    ("0", "whole world / tree panel fitted again"),
+    ("[ / ]", "side panel tab: tree, tune, info"),
     ("g", "colour by group / by action"),
     ("a", "all overlays on / off"),
     ("h", "this help"),
@@ -25,14 +29,21 @@ KEYS: tuple[tuple[str, str], ...] = (
 
 @dataclass
 class HudInfo:
-    """Runtime facts of the viewer that are not simulation state."""
+    """Runtime facts of the viewer that are not simulation state.
+
+    ``caption``: a render's frame, which shows the scenario, tick and time
+    instead of the live HUD (frames per second and pause mean nothing there).
+    """
 
     fps: float = 0.0
     paused: bool = False
     speed: float = 1.0
+    caption: bool = False
 
 
 def hud_text(sim: Any, info: HudInfo) -> str:
+    if info.caption:
+        return caption_text(sim)
     engine = getattr(getattr(sim, "engine", None), "name", "?")
     state = "PAUSED" if info.paused else f"x{info.speed:g}"
     return (
@@ -41,12 +52,23 @@ def hud_text(sim: Any, info: HudInfo) -> str:
     )
 
 
+def caption_text(sim: Any) -> str:
+    """A render's caption: scenario, tick and simulated time."""
+    name = getattr(sim, "name", None) or "scenario"
+    return f"{name}   tick {sim.tick}   t = {sim.time:.2f} s   {sim.agents.n} agents"
+
+
 def legend(sim: Any, opts: ViewOptions) -> list[tuple[str, palette.Color]]:
-    """Colour swatches: groups, or actions when colouring by action."""
+    """Colour swatches: groups (their `colour`), or actions when colouring by action."""
     if opts.color_by == "action":
         entries = [(name, action_color(i)) for i, name in enumerate(action_names(sim))]
-        return [*entries, ("(no request)", palette.IDLE)]
-    return [(name, palette.group_color(i)) for i, name in enumerate(sim.agents.group_names)]
+        return [*entries, ("(no force)", palette.IDLE)]
+    names = list(sim.agents.group_names)
+    return list(zip(names, palette.group_colours(sim), strict=True))
+
+
+def legend_title(opts: ViewOptions) -> str:
+    return "Actions (first request with a force)" if opts.color_by == "action" else "Groups"
 
 
 def help_text(opts: ViewOptions) -> str:

@@ -18,6 +18,7 @@ from behaviortk.vec import Array, from_angle, normalize
 from behaviortk.viewer import geometry as geo
 from behaviortk.viewer import palette
 from behaviortk.viewer.batch import TriangleSoup
+from behaviortk.viewer.sight import sight_shapes
 from behaviortk.viewer.viewport import Viewport
 
 LINE = 2.0  # stroke width in pixels
@@ -31,6 +32,7 @@ class OverlayInput:
     sim: Any  # needs .world and .agents; .debug used when present
     vp: Viewport
     rows: np.ndarray  # (N,) bool
+    trails: Any = None  # viewer/trails.Trails kept by the window or the renderer
 
 
 def debug_records(debug: Any, kind: str) -> Iterator[tuple[np.ndarray, dict[str, Array]]]:
@@ -181,6 +183,17 @@ def waypoints(inp: OverlayInput, soup: TriangleSoup) -> None:
         soup.add(geo.rings(pts, np.full(pts.shape[0], 8.0), LINE, 16), palette.WAYPOINT)
 
 
+def sight(inp: OverlayInput, soup: TriangleSoup) -> None:
+    """can_see agents' cones and line-of-sight rays (``viewer/sight.py``)."""
+    sight_shapes(inp.sim, inp.vp, inp.rows, soup)
+
+
+def trails(inp: OverlayInput, soup: TriangleSoup) -> None:
+    """Where the agents have been (``viewer/trails.py``), fading with age."""
+    if inp.trails is not None:
+        inp.trails.shapes(inp.sim, inp.vp, inp.rows, soup)
+
+
 @dataclass(frozen=True)
 class Overlay:
     name: str
@@ -190,11 +203,13 @@ class Overlay:
 
 
 OVERLAYS: tuple[Overlay, ...] = (
+    Overlay("trails", "t", "trails (where agents have been)", trails),
     Overlay("velocity", "v", "velocity vectors", velocity),
     Overlay("force", "f", "steering force vectors", force),
     Overlay("crosshair", "c", "predicted point (pursuit/evade crosshair)", crosshair),
     Overlay("wander", "w", "wander circle and target", wander),
     Overlay("view", "o", "view radius and field-of-view cone", view),
+    Overlay("sight", "s", "can_see cone and line of sight (green clear, red blocked)", sight),
     Overlay("neighbours", "n", "neighbour links", neighbours),
     Overlay("feelers", "b", "detection box and wall feelers", feelers),
     Overlay("hiding", "i", "hiding spots", hiding),

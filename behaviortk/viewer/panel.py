@@ -67,7 +67,11 @@ def request_lines(sim: Any, agent: int, group: str) -> list[str]:
             hit = np.flatnonzero(np.asarray(rows) == agent)
             if hit.size:
                 f = np.asarray(forces)[hit[0]]
-                text += f"  F=({f[0]:.1f}, {f[1]:.1f}) |F|={float(np.hypot(f[0], f[1])):.1f}"
+                size = float(np.hypot(f[0], f[1]))
+                if size == 0.0:
+                    text += "  (zero force: not counted as active)"
+                else:
+                    text += f"  F=({f[0]:.1f}, {f[1]:.1f}) |F|={size:.1f}"
         lines.append(text)
     return lines or ["  (none)"]
 

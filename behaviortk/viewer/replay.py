@@ -147,6 +147,16 @@ class ReplaySession:
         """A click in the world: select the agent there, else clear the selection."""
         self.select_row(pick_agent(self.sim.agents, point, slack))
 
+    # A recording cannot be changed: no obstacle to drag, no pointer target to move.
+    def drag(self, point: Array) -> None:
+        pass
+
+    def release(self) -> None:
+        pass
+
+    def set_pointer(self, point: Array) -> None:
+        pass
+
     def toggle_overlay(self, name: str) -> None:
         self.opts.overlays ^= {name}
 

@@ -4,7 +4,13 @@
 ``render_replay(recording, tick, out)`` writes one recorded tick as a PNG
 (``--tick N --out frame.png``). Both draw a ``ReplaySession``'s ``RecordedView``
 with the same ``Painter`` as a live run, in a world area raised by the timeline
-band (``ReplayPainter``), then the timeline under it.
+band (``ReplayPainter``), then the timeline under it. The side panel is the live
+viewer's: its Tree tab draws the selected agent's recorded statuses with the
+graphical tree panel (``tree_frame.frame_from_sim`` reads the recorded
+decisions), its Info tab the text panel; there is no Tune tab (a recording
+cannot be tuned). The window reuses the live viewer's mouse routing
+(``app.ViewerView``): tabs, the tree panel's pan, zoom and folding, world zoom and
+pan.
 
 Keys: space play / pause, left / right (or , / .) one recorded tick back /
 forward, home / end, + / - speed, tab / click select an agent, g colour by
@@ -24,11 +30,15 @@ import numpy as np
 from behaviortk.recording import Recording
 from behaviortk.viewer import geometry as geo
 from behaviortk.viewer import palette
+from behaviortk.viewer.app import ViewerView
 from behaviortk.viewer.batch import GpuBatch, TriangleSoup
 from behaviortk.viewer.hud import HudInfo
+from behaviortk.viewer.labels import MONO
+from behaviortk.viewer.layout import MARGIN, PANEL_WIDTH, make_layout
 from behaviortk.viewer.overlays import BY_KEY, OVERLAYS
-from behaviortk.viewer.painter import MARGIN, MONO, PANEL_WIDTH, Overlay2D, Painter, layout
+from behaviortk.viewer.painter import Overlay2D, Painter, PanelState
 from behaviortk.viewer.replay import ReplaySession
+from behaviortk.viewer.scene import ViewOptions
 from behaviortk.viewer.timeline import BAND, Timeline, label
 from behaviortk.viewer.viewport import Viewport
 
@@ -41,6 +51,10 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("+ / -", "replay speed x2 / /2"),
     ("drag", "the timeline: go to any tick"),
     ("tab", "select next agent (or click it)"),
+    ("[ / ]", "side panel tab: tree (recorded statuses), info"),
+    ("wheel", "zoom the world (or the tree panel under the mouse)"),
+    ("r-drag", "pan the world (drag in the tree panel pans it)"),
+    ("0", "whole world / tree panel fitted again"),
     ("g", "colour by group / by action"),
     ("a", "all overlays on / off"),
     ("h", "this help"),
@@ -64,16 +78,19 @@ def raised(vp: Viewport) -> Viewport:
     return dataclasses.replace(vp, bottom=vp.bottom + BAND, height=vp.height - BAND)
 
 
-def replay_viewport(width: int, height: int, world: Any) -> Viewport:
-    """Where a replay window of this size draws the world (for hit tests without GL)."""
-    return raised(layout(width, height, world))
+def replay_viewport(
+    width: int, height: int, world: Any, panel_width: float = PANEL_WIDTH
+) -> Viewport:
+    """Where a replay window of this size draws the whole world (hit tests without GL)."""
+    r = make_layout(width, height, 0, panel_width).world
+    return raised(Viewport(world.width, world.height, r.x0, r.y0, r.width, r.height))
 
 
 class ReplayPainter(Painter):
     """The live painter with the world raised by the timeline band, plus the timeline."""
 
-    def __init__(self, window: Any) -> None:
-        super().__init__(window)
+    def __init__(self, window: Any, size: tuple[int, int] | None = None) -> None:
+        super().__init__(window, size)
         self.timeline_batch = GpuBatch(window.ctx)
         self.timeline_text = arcade.Text(
             "", MARGIN, BAND / 2, palette.TEXT, 10, font_name=MONO, anchor_y="center"
@@ -83,24 +100,29 @@ class ReplayPainter(Painter):
             "", 0, 0, palette.TEXT, 11, font_name=MONO, multiline=True, width=640, anchor_y="top"
         )
 
-    def viewport(self, world: Any) -> Viewport:
-        return raised(super().viewport(world))
+    def viewport(self, world: Any, opts: ViewOptions | None = None) -> Viewport:
+        return raised(super().viewport(world, opts))
 
     def timeline(self, ticks: np.ndarray) -> Timeline:
-        return Timeline.of_window(self.window.width, PANEL_WIDTH, MARGIN, ticks)
+        """The timeline under the world, left of the side panel as the last frame laid it out."""
+        panel = self.width - (self.layout.panel.x0 if self.layout is not None else 0.0)
+        if self.layout is None:
+            panel = PANEL_WIDTH
+        return Timeline.of_window(self.width, int(panel), MARGIN, ticks)
 
     def draw_replay(self, session: ReplaySession, info: HudInfo, extra: Overlay2D) -> None:
         """The recorded tick as the live viewer draws a tick, then the timeline (and help)."""
         self.draw(session.sim, session.opts, info, dataclasses.replace(extra, show_help=False))
-        line = self.timeline(session.rec.ticks)
-        v, c = line.shapes(session.index).build()
-        self.timeline_batch.draw(v, c)
-        facts = session.describe()
-        self.timeline_text.text = label(**facts)
-        self.timeline_text.position = (MARGIN, BAND / 2)
-        self.timeline_text.draw()
-        if extra.show_help:
-            self._help(session)
+        with self.canvas.drawing():
+            line = self.timeline(session.rec.ticks)
+            v, c = line.shapes(session.index).build()
+            self.timeline_batch.draw(v, c)
+            facts = session.describe()
+            self.timeline_text.text = label(**facts)
+            self.timeline_text.position = (MARGIN, BAND / 2)
+            self.timeline_text.draw()
+            if extra.show_help:
+                self._help(session)
 
     def _help(self, session: ReplaySession) -> None:
         x0, _, _, y1 = self.viewport(session.sim.world).world_rect()
@@ -115,18 +137,36 @@ class ReplayPainter(Painter):
         self.help_text.draw()
 
 
-class ReplayView(arcade.View):
+class ReplayView(ViewerView):
+    """The live viewer's window with a recording in place of a simulation.
+
+    The mouse routing, tabs, tree panel and world zoom are the live viewer's
+    (``ViewerView``); the clock, the keys and the timeline are the replay's.
+    """
+
+    painter: ReplayPainter
+
     def __init__(self, session: ReplaySession, window: arcade.Window) -> None:
-        super().__init__(window)
-        self.session = session
+        arcade.View.__init__(self, window)
+        self.session = session  # type: ignore[assignment]  # the Session API the mouse uses
         self.painter = ReplayPainter(window)
+        self.panel = PanelState(tab="tree")  # no session: tree and info tabs, no tuning
         self.show_help = False
+        self.watcher = None
         self.scrubbing = False
         self._fps = 0.0
         self._last_draw = time.perf_counter()
+        self._grab = None
+
+    @property
+    def replay(self) -> ReplaySession:
+        return self.session  # type: ignore[return-value]
+
+    def on_fixed_update(self, delta_time: float) -> None:
+        pass  # nothing simulates: the clock is on_update's
 
     def on_update(self, delta_time: float) -> None:
-        self.session.advance(delta_time)
+        self.replay.advance(delta_time)
 
     def on_draw(self) -> None:
         now = time.perf_counter()
@@ -134,14 +174,14 @@ class ReplayView(arcade.View):
         self._last_draw = now
         if frame > 0.0:
             self._fps = 0.9 * self._fps + 0.1 / frame if self._fps else 1.0 / frame
-        s = self.session
+        s = self.replay
         info = HudInfo(fps=self._fps, paused=not s.playing, speed=s.speed)
-        extra = Overlay2D(errors=s.errors, show_help=self.show_help)
+        extra = Overlay2D(errors=s.errors, show_help=self.show_help, panel=self.panel)
         self.painter.draw_replay(s, info, extra)
 
     def on_key_press(self, symbol: int, modifiers: int) -> None:
         k = arcade.key
-        s = self.session
+        s = self.replay
         if symbol == k.SPACE:
             s.toggle_pause()
         elif symbol in (k.RIGHT, k.PERIOD):
@@ -165,30 +205,38 @@ class ReplayView(arcade.View):
         elif symbol == k.A:
             every = {o.name for o in OVERLAYS}
             s.opts.overlays = set() if s.opts.overlays >= every else every
+        elif symbol == k.BRACKETRIGHT:
+            self.panel.cycle(1)
+        elif symbol == k.BRACKETLEFT:
+            self.panel.cycle(-1)
+        elif symbol in (k.KEY_0, k.NUM_0):
+            s.opts.region, s.opts.zoom = None, 1.0
+            self.panel.tree.fit()
         elif symbol == k.ESCAPE:
             self.window.close()
         elif 0 < symbol < 128 and chr(symbol) in BY_KEY:
             s.toggle_overlay(BY_KEY[chr(symbol)].name)
 
     def on_mouse_press(self, x: int, y: int, button: int, modifiers: int) -> None:
-        if button != arcade.MOUSE_BUTTON_LEFT:
-            return
-        line = self.painter.timeline(self.session.rec.ticks)
-        if line.hit(x, y):
+        line = self.painter.timeline(self.replay.rec.ticks)
+        if button == arcade.MOUSE_BUTTON_LEFT and line.hit(x, y):
             self.scrubbing = True
-            self.session.playing = False
-            self.session.seek_index(line.index_at(x))
+            self.replay.playing = False
+            self.replay.seek_index(line.index_at(x))
             return
-        vp = self.painter.viewport(self.session.sim.world)
-        point = vp.to_world(np.array([x, y], dtype=float))
-        self.session.press(point, CLICK_SLACK_PX / vp.scale)
+        super().on_mouse_press(x, y, button, modifiers)
 
     def on_mouse_drag(self, x: int, y: int, dx: int, dy: int, buttons: int, modifiers: int) -> None:
         if self.scrubbing:
-            self.session.seek_index(self.painter.timeline(self.session.rec.ticks).index_at(x))
+            self.replay.seek_index(self.painter.timeline(self.replay.rec.ticks).index_at(x))
+            return
+        super().on_mouse_drag(x, y, dx, dy, buttons, modifiers)
 
     def on_mouse_release(self, x: int, y: int, button: int, modifiers: int) -> None:
-        self.scrubbing = False
+        if self.scrubbing:
+            self.scrubbing = False
+            return
+        super().on_mouse_release(x, y, button, modifiers)
 
 
 def run_replay(
@@ -215,9 +263,11 @@ def run_replay(
 def replay_frame(
     session: ReplaySession, painter: ReplayPainter, show_help: bool = False
 ) -> np.ndarray:
-    """The shown tick drawn headless, as ``(H, W, 3) uint8`` pixels (row 0 at the top)."""
-    info = HudInfo(fps=0.0, paused=True, speed=session.speed)
-    painter.draw_replay(session, info, Overlay2D(errors=session.errors, show_help=show_help))
+    """The shown tick drawn headless, as ``(H, W, 3) uint8`` pixels (row 0 at the top):
+    a render's caption for the HUD, the selected agent's recorded tree in the panel."""
+    info = HudInfo(fps=0.0, paused=True, speed=session.speed, caption=True)
+    extra = Overlay2D(errors=session.errors, show_help=show_help, panel=PanelState(tab="tree"))
+    painter.draw_replay(session, info, extra)
     return painter.snapshot()
 
 
@@ -234,11 +284,12 @@ def render_replay(
     """Write recorded ``tick`` as a PNG to the binary file ``out`` (``select``: an agent id)."""
     from PIL import Image
 
-    from behaviortk.viewer.render import headless_window
+    from behaviortk.viewer.render import RENDER_SIZE, headless_window
 
     session = ReplaySession(recording, tick)
     session.opts.overlays = set(overlays)
     session.opts.color_by = color_by
     session.select_id(select)
-    painter = ReplayPainter(window if window is not None else headless_window())
+    win = window if window is not None else headless_window()
+    painter = ReplayPainter(win, size=RENDER_SIZE)
     Image.fromarray(replay_frame(session, painter)).save(out, format="PNG")

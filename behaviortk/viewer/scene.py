@@ -1,9 +1,9 @@
 """One frame's shapes, built on the CPU from the simulation's arrays (drawing only reads).
 
-``build_scene`` returns the triangle soup for the whole world picture:
-geometry (paths, obstacles, walls), all agents in one chunk (one draw call for every agent), the selection ring, then the
-enabled overlays on top. Text
-(HUD, panel, help) is drawn by the window on top.
+``build_scene`` returns the world picture in drawing order (``Scene``): zones, paths,
+obstacles, walls and trails as triangles; every agent as one point (one draw call for
+all agents, ``bodies.py``); then the selection ring and the enabled overlays on top.
+Text (HUD, panel, help) is drawn by the painter on top.
 """
 
 from __future__ import annotations
@@ -17,10 +17,12 @@ from behaviortk.vec import Array
 from behaviortk.viewer import geometry as geo
 from behaviortk.viewer import palette
 from behaviortk.viewer.batch import TriangleSoup
+from behaviortk.viewer.bodies import Bodies
 from behaviortk.viewer.overlays import PER_AGENT, OverlayInput, facing_of
-from behaviortk.viewer.viewport import Viewport
+from behaviortk.viewer.viewport import Region, Viewport
+from behaviortk.viewer.zones import zone_shapes
 
-MIN_AGENT_PIXELS = 7.0  # tiny agents stay visible and clickable
+MIN_AGENT_PIXELS = 3.0  # radius: tiny agents stay visible and clickable
 
 ACTION_COLORS: tuple[palette.Color, ...] = (
     (255, 99, 71, 255),  # tomato
@@ -43,6 +45,8 @@ class ViewOptions:
     overlays: set[str] = field(default_factory=set)
     color_by: str = "group"  # "group" | "action"
     selected: int | None = None
+    region: Region | None = None  # world rectangle shown (None: the whole world)
+    zoom: float = 1.0  # the region shrunk around its centre by this factor
 
 
 def action_names(sim: Any) -> list[str]:
@@ -57,17 +61,19 @@ def action_names(sim: Any) -> list[str]:
 
 
 def action_index(sim: Any, names: list[str]) -> np.ndarray:
-    """Per agent, the index in ``names`` of the first request its tree emitted (-1: none).
+    """Per agent, the index in ``names`` of the first request that gave a force (-1: none).
 
     The first request is the highest-priority one in AccumulateForce order, so
-    it names the action that mostly drove the agent this tick.
+    it names the action that mostly drove the agent this tick; requests of zero
+    force (``Decision.acted``) are skipped, they drove nothing.
     """
     ag = sim.agents
     out = np.full(ag.n, -1, dtype=np.int64)
     trees = getattr(sim, "trees", {})
     for group, dec in (getattr(sim, "decisions", None) or {}).items():
         tree = trees.get(group)
-        emitted = np.asarray(dec.emitted, dtype=bool)
+        acted = getattr(dec, "acted", None)  # requests of zero force do not count
+        emitted = np.asarray(dec.emitted if acted is None else acted, dtype=bool)
         if tree is None or emitted.size == 0:
             continue
         lut = np.array([names.index(tree.nodes[i].name) for i in tree.steering], dtype=np.int64)
@@ -89,11 +95,12 @@ def agent_colors(sim: Any, opts: ViewOptions) -> np.ndarray:
         idx = action_index(sim, names)
         table = np.array([*ACTION_COLORS, palette.IDLE], dtype=np.uint8)
         return table[np.where(idx >= 0, idx % len(ACTION_COLORS), len(ACTION_COLORS))]
-    return palette.group_table()[np.asarray(ag.group) % len(palette.GROUP_COLORS)]
+    return palette.group_table(sim)[np.asarray(ag.group)]
 
 
 def world_shapes(world: Any, vp: Viewport, soup: TriangleSoup) -> None:
-    """Paths, obstacles and walls."""
+    """Zones (underneath), paths, obstacles and walls."""
+    zone_shapes(world, vp, soup)
     for path in world.paths.values():
         soup.add(geo.polylines(vp.to_screen(path.points), path.looped, 2.0), palette.PATH)
     if world.obstacle_pos.shape[0]:
@@ -108,27 +115,43 @@ def world_shapes(world: Any, vp: Viewport, soup: TriangleSoup) -> None:
         )
 
 
-def overlay_shapes(sim: Any, vp: Viewport, opts: ViewOptions, soup: TriangleSoup) -> None:
-    """Each per-agent overlay for all agents when on, else for the selected agent only."""
+UNDER_AGENTS = frozenset({"trails"})  # drawn before the agents, the rest after
+
+
+def overlay_shapes(
+    sim: Any,
+    vp: Viewport,
+    opts: ViewOptions,
+    soup: TriangleSoup,
+    trails: Any = None,
+    under: bool = False,
+) -> None:
+    """Each per-agent overlay for all agents when on, else for the selected agent only
+    (``under``: the overlays drawn beneath the agents, else those above them)."""
     n = sim.agents.n
     selected = np.zeros(n, dtype=bool)
     if opts.selected is not None and 0 <= opts.selected < n:
         selected[opts.selected] = True
     every = np.ones(n, dtype=bool)
     for overlay in PER_AGENT:
+        if (overlay.name in UNDER_AGENTS) != under:
+            continue
         rows = every if overlay.name in opts.overlays else selected
         if rows.any() and overlay.build is not None:
-            overlay.build(OverlayInput(sim, vp, rows), soup)
+            overlay.build(OverlayInput(sim, vp, rows, trails), soup)
 
 
-def agent_shapes(sim: Any, vp: Viewport, opts: ViewOptions, soup: TriangleSoup) -> None:
-    """All agents as one chunk of oriented triangles, plus the selection ring."""
+def agent_bodies(sim: Any, vp: Viewport, opts: ViewOptions) -> Bodies:
+    """Every agent as a body of its radius (at least MIN_AGENT_PIXELS) facing its heading."""
     ag = sim.agents
     if ag.n == 0:
-        return
+        return Bodies.empty()
     size = np.maximum(ag.radius * vp.scale, MIN_AGENT_PIXELS)
-    verts = geo.agent_triangles(vp.to_screen(ag.pos), facing_of(ag), size)
-    soup.add(verts, np.repeat(agent_colors(sim, opts), 3, axis=0))
+    return Bodies(vp.to_screen(ag.pos), size, facing_of(ag), agent_colors(sim, opts))
+
+
+def selection_ring(sim: Any, vp: Viewport, opts: ViewOptions, soup: TriangleSoup) -> None:
+    ag = sim.agents
     sel = opts.selected
     if sel is not None and 0 <= sel < ag.n:
         center = vp.to_screen(ag.pos[sel : sel + 1])
@@ -136,12 +159,28 @@ def agent_shapes(sim: Any, vp: Viewport, opts: ViewOptions, soup: TriangleSoup) 
         soup.add(geo.rings(center, r, 2.0), palette.SELECTED)
 
 
-def build_scene(sim: Any, vp: Viewport, opts: ViewOptions) -> TriangleSoup:
-    soup = TriangleSoup()
-    world_shapes(sim.world, vp, soup)
-    agent_shapes(sim, vp, opts, soup)
-    overlay_shapes(sim, vp, opts, soup)  # on top: vectors start inside the triangles
-    return soup
+@dataclass
+class Scene:
+    """A frame's world picture in drawing order: ``under`` (zones, paths, obstacles, walls,
+    trails), the agents' ``bodies`` (one point each, ``bodies.py``), ``over`` (the selection
+    ring and the overlays)."""
+
+    under: TriangleSoup
+    bodies: Bodies
+    over: TriangleSoup
+
+    def build(self) -> tuple[Any, Any, Any]:
+        """All the CPU arrays of the frame (what the benchmark times)."""
+        return self.under.build(), self.bodies.packed(), self.over.build()
+
+
+def build_scene(sim: Any, vp: Viewport, opts: ViewOptions, trails: Any = None) -> Scene:
+    under, over = TriangleSoup(), TriangleSoup()
+    world_shapes(sim.world, vp, under)
+    overlay_shapes(sim, vp, opts, under, trails, under=True)
+    selection_ring(sim, vp, opts, over)
+    overlay_shapes(sim, vp, opts, over, trails)  # on top: vectors start inside the bodies
+    return Scene(under, agent_bodies(sim, vp, opts), over)
 
 
 def pick_agent(agents: Any, world_point: Array, slack: float) -> int | None:

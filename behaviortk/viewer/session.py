@@ -14,18 +14,32 @@ from typing import Any
 import numpy as np
 
 from behaviortk.vec import Array
+from behaviortk.viewer.retune import apply_change
 from behaviortk.viewer.scene import ViewOptions, pick_agent, pick_obstacle
+from behaviortk.viewer.trails import Trails
+from behaviortk.viewer.tuning import Knob, Tuner
 
 MIN_SPEED, MAX_SPEED = 1.0 / 16.0, 16.0
 MAX_STEPS_PER_UPDATE = 8  # a slow machine drops simulated time instead of spiralling
 
 
-def load_simulation(path: str | Path, engine: str, seed: int | None) -> Any:
-    """Load and validate ``path`` and build a debug-enabled Simulation (raises DefinitionError)."""
-    from behaviortk import load
+def load_source(
+    path: str | Path, engine: str, seed: int | None, registries: Any = None
+) -> tuple[Any, str]:
+    """``(Simulation, the text it was built from)``: debug-enabled; raises DefinitionError.
+
+    ``registries``: the node types to validate against (default: the default bundle)."""
+    from behaviortk.format.loader import load_text, read_text
     from behaviortk.sim import Simulation
 
-    return Simulation(load(path), engine=engine, seed=seed, debug=True)
+    text = read_text(path)
+    scenario = load_text(text, str(path), path=Path(path), registries=registries)
+    return Simulation(scenario, engine=engine, seed=seed, debug=True), text
+
+
+def load_simulation(path: str | Path, engine: str, seed: int | None, registries: Any = None) -> Any:
+    """Load and validate ``path`` and build a debug-enabled Simulation (raises DefinitionError)."""
+    return load_source(path, engine, seed, registries)[0]
 
 
 class Session:
@@ -37,7 +51,9 @@ class Session:
     ``seed`` is the ``--seed`` of the command line: when given, it wins over the
     file's ``world.seed`` on the first load and on every reload; when None each
     load uses the seed its file names. ``restart`` replays the running simulation's
-    own seed.
+    own seed. Every reload validates against the registries of the first load
+    (``registries``, else the default bundle), so the plugins loaded for the
+    command line (``--plugin``, entry points) stay in force.
     """
 
     def __init__(
@@ -46,11 +62,20 @@ class Session:
         engine: str = "py_trees",
         seed: int | None = None,
         sim: Any = None,
+        registries: Any = None,
     ) -> None:
         self.path = Path(path)
         self.engine = engine
         self.seed = seed  # --seed, or None: the file's world.seed
-        self.sim = sim if sim is not None else load_simulation(path, engine, seed)
+        if sim is None:
+            sim, self.source = load_source(path, engine, seed, registries)
+        else:
+            self.source = self._read()
+        self.sim = sim
+        self.trails = Trails()
+        self.trails.record(self.sim)
+        self._tuner: Tuner | None = None
+        self.registries = self.sim.scenario.registries  # plugins included; reloads reuse them
         self.opts = ViewOptions()
         self.paused = False
         self.speed = 1.0
@@ -72,7 +97,14 @@ class Session:
         finally:
             self.select_id(selected)
         self.step_error = None
+        self.trails.record(self.sim)
         return True
+
+    def _read(self) -> str:
+        try:
+            return self.path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return ""
 
     @property
     def selected_id(self) -> int | None:
@@ -146,6 +178,8 @@ class Session:
         self.step_error = None
         self.dragging = None
         self._acc = 0.0
+        self.trails.clear()
+        self.trails.record(sim)
         if self.opts.selected is not None and self.opts.selected >= sim.agents.n:
             self.opts.selected = None
 
@@ -157,8 +191,10 @@ class Session:
         """
         from behaviortk.format.errors import DefinitionError
 
+        if self._read() == self.running_text:
+            return True  # the file holds what runs (the tuning panel's own save): keep going
         try:
-            sim = load_simulation(self.path, self.engine, self.seed)
+            sim, text = load_source(self.path, self.engine, self.seed, self.registries)
         except DefinitionError as exc:
             self.reload_errors = [
                 f"{self.path.name} is invalid; still running the last good version:",
@@ -171,8 +207,36 @@ class Session:
             ]
             return False
         self.reload_errors = []
+        self.source = text
+        self._tuner = None
         self._replace(sim)
         return True
+
+    # ------------------------------------------------------------ tuning
+    @property
+    def running_text(self) -> str:
+        """The definition text the simulation runs: the file as loaded, with tuned values."""
+        return self._tuner.text if self._tuner is not None else self.source
+
+    @property
+    def tuner(self) -> Tuner:
+        if self._tuner is None:
+            registries = getattr(self.sim.scenario, "registries", None)
+            self._tuner = Tuner(self.path, self.source, registries)
+        return self._tuner
+
+    def tune(self, knob: Knob, value: Any) -> tuple[bool, str]:
+        """Validate ``value`` for ``knob`` in the whole definition, then apply it to the running
+        simulation; ``(False, why)`` and nothing changed when it is refused."""
+        proposal = self.tuner.propose(knob, value)
+        if proposal.refused is not None:
+            return False, f"refused: {proposal.refused}"
+        group = self.tuner.groups()[int(knob.pointer.split("/")[2])]
+        self.tuner.accept(proposal)
+        return True, apply_change(self.sim, proposal.scenario, group, knob.source)
+
+    def save_tuning(self) -> str:
+        return self.tuner.save()
 
     @property
     def errors(self) -> list[str]:

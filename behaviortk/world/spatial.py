@@ -167,6 +167,17 @@ class SpatialIndex:
         """Pairs closer than ``radius`` between any observers and the rows ``b`` (a full-stencil grid)."""
         return CloseQuery(self, b, radius)
 
+    def k_nearest(self, rows: IntArray, b: slice, k: int, bound: float) -> tuple[Array, IntArray]:
+        """The tree's ``k`` nearest rows of ``b`` to each of ``rows`` within ``bound``, by
+        its own distances: ``(distance, local index into b)``, both ``(len(rows), k)``;
+        missing entries have distance inf and index ``b.stop - b.start``."""
+        n = rows.shape[0]
+        dist, idx = self.tree(b).query(self._points[rows], k=k, distance_upper_bound=bound)
+        return (
+            np.asarray(dist, dtype=np.float64).reshape(n, k),
+            np.asarray(idx, dtype=np.int64).reshape(n, k),
+        )
+
     def nearest(self, a: slice, b: slice, radius: float) -> tuple[IntArray, Array]:
         """For each row of ``a``: the closest row of ``b`` other than itself within ``radius``.
 

@@ -5,10 +5,20 @@ many seconds ahead of a constant-velocity target to aim: here a constant, so
 pursuit seeks ``target + velocity * seconds`` (Reynolds 1999, "Pursuit": the
 prediction interval T is a parameter; Buckland ch. 3 derives it from
 distance and speeds instead, our `linear` predictor).
+
+From the command line (run from the project root, so ``examples`` imports)::
+
+    behaviortk validate examples/plugins/fixed_lead.json --plugin examples.plugins.fixed_lead
+    behaviortk run examples/plugins/fixed_lead.json --plugin examples.plugins.fixed_lead \
+        --headless --ticks 200
+    behaviortk render examples/plugins/fixed_lead.json --plugin examples.plugins.fixed_lead \
+        --ticks 100 --out fixed_lead.png --overlay crosshair
 """
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
@@ -34,39 +44,8 @@ def fixed(
 
 register = plugin.register
 
-DEFINITION = {
-    "name": "fixed_lead_demo",
-    "world": {"width": 600, "height": 400, "edges": "wrap", "dt": 0.05, "seed": 2},
-    "groups": [
-        {
-            "name": "hare",
-            "count": 1,
-            "spawn": {"kind": "positions", "points": [[300, 200]]},
-            "heading": 0,
-            "speed": 80,
-            "max_speed": 80,
-            "tree": "run",
-        },
-        {
-            "name": "hound",
-            "count": 1,
-            "spawn": {"kind": "positions", "points": [[100, 100]]},
-            "max_speed": 120,
-            "tree": "chase",
-        },
-    ],
-    "trees": {
-        "run": {"root": {"type": "wander"}},
-        "chase": {
-            "root": {
-                "type": "pursuit",
-                "target": {"kind": "nearest", "group": "hare"},
-                "predictor": {"type": "fixed", "seconds": 0.8},
-            }
-        },
-    },
-}
-
+DEFINITION = json.loads(Path(__file__).with_suffix(".json").read_text(encoding="utf-8"))
+"""examples/plugins/fixed_lead.json: the definition the command line runs with this plugin."""
 
 if __name__ == "__main__":
     from examples.plugins import demo

@@ -1,0 +1,126 @@
+"""``behaviortk new NAME [--template T]``: start a definition from a valid, explained template.
+
+The templates (``behaviortk/templates/*.json``) run as they are and show
+something moving: ``chase`` (pursuit and evade), ``flock`` (boids round
+obstacles), ``guard`` (a patrol path, line of sight, a zone) and ``crowd``
+(2,000 walkers, where ``auto`` picks the batch engine). JSON has no comments,
+so each explains itself with the fields the format has for words: the
+top-level ``description`` says what it shows, what to try and where its
+formulas come from, every tunable number is a tree parameter with a
+``description``, and every node has a ``name`` (shown in traces and the
+viewer's tree panel). ``behaviortk explain NODE`` teaches the rest.
+
+The file gets ``"$schema": "behaviortk.schema.json"`` so editors complete and
+check it; when that file is not next to it, ``new`` writes it there (the
+schema of the loaded registries, plugins included). Nothing existing is ever
+overwritten (``output.write_new``): an existing NAME.json stops with exit 2.
+The written file is validated before ``new`` says it is done.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+TEMPLATES = {
+    "chase": "hunters pursue the nearest prey; prey evade a near hunter, else wander",
+    "flock": "boids: separation, alignment, cohesion and obstacle avoidance",
+    "guard": "guards patrol a path and chase an intruder they can see; the intruder seeks a zone",
+    "crowd": "2,000 walkers cross a plaza in two lanes (auto picks the batch engine)",
+}
+"""Template name -> what it shows (``behaviortk/templates/NAME.json``)."""
+DEFAULT_TEMPLATE = "chase"
+SCHEMA_FILE = "behaviortk.schema.json"
+
+FIRST_NODE = {"chase": "pursuit", "flock": "separation", "guard": "can_see", "crowd": "arrive"}
+"""A node of each template worth explaining first (printed as a next step)."""
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "new",
+        help="start a new definition from a template",
+        description="Write NAME.json, a valid starter definition that runs as it is, from a "
+        "template; its description and parameter descriptions say what each part does. "
+        f"Also writes {SCHEMA_FILE} next to it (for editors) when it is missing. "
+        "Never overwrites a file.",
+    )
+    parser.add_argument("name", metavar="NAME", help="the file to write (.json added if missing)")
+    parser.add_argument(
+        "--template",
+        choices=tuple(TEMPLATES),
+        default=DEFAULT_TEMPLATE,
+        help="; ".join(f"{k}: {v}" for k, v in TEMPLATES.items())
+        + f" (default {DEFAULT_TEMPLATE})",
+    )
+    return parser
+
+
+def template_text(template: str) -> str:
+    """The template file as written (its layout kept)."""
+    from importlib.resources import files
+
+    return (files("behaviortk") / "templates" / f"{template}.json").read_text(encoding="utf-8")
+
+
+def starter(template: str, name: str) -> str:
+    """The template's text with its top-level ``"name"`` set to ``name``.
+
+    Only that one value changes (the template's hand layout stays); the result is
+    parsed back to prove it."""
+    text = template_text(template)
+    old = f'"name": {json.dumps(template)}'
+    if text.count(old) < 1:
+        raise ValueError(f"template {template!r} has no top-level name")
+    new_text = text.replace(old, f'"name": {json.dumps(name, ensure_ascii=False)}', 1)
+    if json.loads(new_text)["name"] != name:
+        raise ValueError(f"template {template!r}: its first name is not the top-level one")
+    return new_text
+
+
+def target_path(name: str) -> str:
+    return name if name.lower().endswith(".json") else name + ".json"
+
+
+def run(args: argparse.Namespace) -> int:
+    from behaviortk.commands.output import write_new
+
+    path = target_path(args.name)
+    stem = os.path.splitext(os.path.basename(path))[0]
+    if not stem:
+        print(f"behaviortk new: error: {args.name!r} names no file", file=sys.stderr)
+        return 2
+    write_new(path, starter(args.template, stem), what="definition")
+    notes = [f"wrote {path} (template {args.template}: {TEMPLATES[args.template]})"]
+    schema = os.path.join(os.path.dirname(path), SCHEMA_FILE)
+    if not os.path.lexists(schema):
+        from behaviortk.format.schema import schema_text
+
+        write_new(schema, schema_text(), what="schema")
+        notes.append(f'wrote {schema} (the JSON Schema its "$schema" names, for editors)')
+    from behaviortk.commands.diagnostics import print_issues
+    from behaviortk.format.errors import DefinitionError
+    from behaviortk.format.loader import load
+
+    try:
+        load(path)
+    except DefinitionError as exc:  # a template the loaded plugins or limits refuse
+        print("\n".join(notes))
+        print_issues(exc.issues)
+        return 1
+    node = FIRST_NODE[args.template]
+    print("\n".join(notes))
+    steps = [
+        (f"behaviortk run {path}", "open it in the viewer (saving the file reloads it)"),
+        (f"behaviortk run {path} --headless", "run it without a window, with a summary"),
+        (f"behaviortk explain {node}", "what a node does: fields, units, formula, source"),
+        ("behaviortk explain", "every node type, by category"),
+    ]
+    width = max(len(command) for command, _ in steps)
+    print("next:")
+    for command, what in steps:
+        print(f"  {command:<{width}}  {what}")
+    return 0

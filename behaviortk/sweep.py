@@ -1,0 +1,257 @@
+"""Parameter sweeps: a grid of definition edits times seeds, each point a headless run.
+
+A parameter is a path into the definition and a list of values:
+``world.F``, ``groups.NAME.F`` or ``trees.NAME.params.P`` (the tree's parameter:
+its default and every group running that tree that sets it), with values
+``a,b,c`` (JSON numbers, true/false or strings) or ``start:stop:step`` (stop
+included when the steps land on it). ``points`` validates every edited
+definition before anything runs, so a bad value is one clear error, not a
+failed task on a worker. ``run_point`` is the task: one definition text, one
+seed, returning one result row (the parameters, the seed, every check's
+aggregate, every extra metric's). ``sweep.dask`` runs the tasks.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from behaviortk.registry import choices
+
+PATH_FORMS = "world.FIELD, groups.NAME.FIELD or trees.NAME.params.PARAM"
+
+
+class SweepError(ValueError):
+    """A bad --param or --metric, or a grid point whose definition does not validate."""
+
+
+@dataclass(frozen=True)
+class Param:
+    path: tuple[str, ...]
+    values: tuple[Any, ...]
+
+    @property
+    def name(self) -> str:
+        return ".".join(self.path)
+
+
+def _number(text: str) -> float | int:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        raise SweepError(f"expected a number, got {text!r}") from None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise SweepError(f"expected a number, got {text!r}")
+    return value
+
+
+def _value(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text  # a bare word: a string value
+
+
+def span(text: str) -> tuple[Any, ...]:
+    """``a:b:s`` -> a, a+s, ... up to b (included when the steps land on it); else a,b,c."""
+    if ":" in text:
+        parts = text.split(":")
+        if len(parts) != 3:
+            raise SweepError(f"a range is start:stop:step, got {text!r}")
+        start, stop, step = (_number(p) for p in parts)
+        if step <= 0 or stop < start:
+            raise SweepError(f"{text!r}: the step must be > 0 and stop >= start")
+        count = math.floor((stop - start) / step + 1e-9) + 1
+        if count > 100_000:
+            raise SweepError(f"{text!r} has {count:,} values; use a coarser step")
+        whole = all(isinstance(v, int) for v in (start, stop, step))
+        return tuple(
+            start + i * step if whole else round(start + i * step, 12) for i in range(count)
+        )
+    values = tuple(_value(v.strip()) for v in text.split(",") if v.strip())
+    if not values:
+        raise SweepError(f"no values in {text!r}")
+    return values
+
+
+def parse_param(text: str) -> Param:
+    """``groups.prey.max_speed=80:140:10`` -> Param(("groups", "prey", "max_speed"), (80, ..., 140))."""
+    name, sep, values = text.partition("=")
+    if not sep or not name.strip():
+        raise SweepError(f"--param is PATH=VALUES ({PATH_FORMS}), got {text!r}")
+    path = tuple(name.strip().split("."))
+    shapes = {"world": 2, "groups": 3, "trees": 4}
+    if (
+        path[0] not in shapes
+        or len(path) != shapes[path[0]]
+        or (path[0] == "trees" and path[2] != "params")
+    ):
+        raise SweepError(f"--param path {name!r} must be {PATH_FORMS}")
+    return Param(path, span(values))
+
+
+def apply(raw: dict[str, Any], path: Sequence[str], value: Any) -> None:
+    """Set one parameter in a parsed definition (in place); unknown names are SweepErrors."""
+    head = path[0]
+    if head == "world":
+        if not isinstance(raw.get("world"), dict):
+            raise SweepError("the definition has no world object")
+        raw["world"][path[1]] = value
+        return
+    if head == "groups":
+        groups = [g for g in raw.get("groups") or [] if isinstance(g, dict)]
+        names = [str(g.get("name")) for g in groups]
+        if path[1] not in names:
+            raise SweepError(f"unknown group {path[1]!r}{choices(path[1], names)}")
+        groups[names.index(path[1])][path[2]] = value
+        return
+    found = raw.get("trees")
+    trees: dict[str, Any] = found if isinstance(found, dict) else {}
+    tree = trees.get(path[1])
+    if not isinstance(tree, dict):
+        raise SweepError(f"unknown tree {path[1]!r}{choices(path[1], list(trees))}")
+    declared = tree.get("params")
+    params: dict[str, Any] = declared if isinstance(declared, dict) else {}
+    if path[3] not in params:
+        raise SweepError(
+            f"tree {path[1]!r} has no parameter {path[3]!r}{choices(path[3], list(params))}"
+        )
+    spec = params[path[3]]
+    params[path[3]] = {**spec, "default": value} if isinstance(spec, dict) else {"default": value}
+    for group in raw.get("groups") or []:
+        given = group.get("params") if isinstance(group, dict) else None
+        if group.get("tree") == path[1] and isinstance(given, dict) and path[3] in given:
+            given[path[3]] = value
+
+
+@dataclass(frozen=True)
+class Point:
+    """One grid point: parameter values by name, and the edited definition's JSON text."""
+
+    values: dict[str, Any]
+    text: str
+
+
+def grid(params: Sequence[Param]) -> Iterator[dict[str, Any]]:
+    for combo in itertools.product(*(p.values for p in params)):
+        yield {p.name: v for p, v in zip(params, combo, strict=True)}
+
+
+def points(raw: dict[str, Any], params: Sequence[Param], name: str) -> list[Point]:
+    """Every grid point's definition, each validated (a DefinitionError names the point)."""
+    from behaviortk.format.errors import DefinitionError
+    from behaviortk.format.loader import load_text
+
+    out = []
+    for values in grid(params):
+        edited = copy.deepcopy(raw)
+        for param in params:
+            apply(edited, param.path, values[param.name])
+        text = json.dumps(edited)
+        try:
+            load_text(text, name)
+        except DefinitionError as exc:
+            where = ", ".join(f"{k}={v!r}" for k, v in values.items())
+            first = exc.issues[0]
+            raise SweepError(
+                f"at {where}: the definition does not validate: {first.message}"
+            ) from None
+        out.append(Point(values, text))
+    return out
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """A ``--metric``: a metric model (its arguments) and how to aggregate its ticks."""
+
+    label: str
+    model: Any
+    over: str = "mean"
+
+
+def parse_metric(text: str, registries: Any) -> MetricSpec:
+    """``polarisation:group=prey``, ``min_distance:groups=prey+predator,over=min``, or JSON.
+
+    ``over`` (min, max, mean, final; default mean) aggregates the run's ticks.
+    """
+    if text.lstrip().startswith("{"):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise SweepError(f"--metric {text!r}: not valid JSON ({exc.msg})") from None
+    else:
+        tag, _, rest = text.partition(":")
+        data = {"metric": tag.strip()}
+        for item in filter(None, (p.strip() for p in rest.split(","))):
+            key, sep, value = item.partition("=")
+            if not sep:
+                raise SweepError(f"--metric {text!r}: expected key=value, got {item!r}")
+            data[key.strip()] = (
+                value.split("+") if key.strip() == "groups" else _value(value.strip())
+            )
+    if not isinstance(data, dict):
+        raise SweepError(f"--metric {text!r}: expected an object")
+    over = str(data.pop("over", "mean"))
+    if over not in ("min", "max", "mean", "final"):
+        raise SweepError(f"--metric {text!r}: over must be min, max, mean or final")
+    tag = str(data.get("metric"))
+    reg = registries.metrics
+    if tag not in reg:
+        raise SweepError(f"unknown metric {tag!r}{choices(tag, reg.tags())}")
+    from pydantic import ValidationError
+
+    try:
+        model = reg[tag].model.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(map(str, e['loc'])) or tag}: {e['msg']}" for e in exc.errors()
+        )
+        raise SweepError(f"--metric {text!r}: {problems}") from None
+    return MetricSpec(f"{model.label}:{over}" if over != "mean" else model.label, model, over)
+
+
+@dataclass
+class Task:
+    """What one worker needs: self-contained, so it pickles to any cluster."""
+
+    values: dict[str, Any]
+    text: str
+    seed: int
+    ticks: int
+    engine: str
+    metrics: list[MetricSpec] = field(default_factory=list)
+    plugins: list[str] = field(default_factory=list)
+    name: str = "sweep"
+
+    @property
+    def key(self) -> str:
+        return json.dumps([self.values, self.seed], sort_keys=True)
+
+
+def run_point(task: Task) -> dict[str, Any]:
+    """Run one grid point for one seed; a row of parameters, seed, check and metric values."""
+    from behaviortk.checks import aggregate, run_checks
+    from behaviortk.format.loader import load_text
+    from behaviortk.registry import default, load_entry_points, load_plugin
+
+    load_entry_points(default())  # a worker is a fresh process: the same plugins as the CLI
+    for module in task.plugins:
+        load_plugin(module, default())
+    scenario = load_text(task.text, task.name)
+    extra = {f"metric {m.label}": m.model for m in task.metrics}
+    verdicts, table = run_checks(
+        scenario, seed=task.seed, ticks=task.ticks, engine=task.engine, extra=extra
+    )
+    row: dict[str, Any] = {**task.values, "seed": task.seed, "engine": table["engine"][0]}
+    for v in verdicts:
+        row[v.check] = v.value
+        row[f"{v.check} passed"] = v.passed
+    ticks = table["tick"].to_numpy()
+    for m in task.metrics:
+        row[m.label] = aggregate(table[f"metric {m.label}"].to_numpy(), ticks, m.over)
+    return row

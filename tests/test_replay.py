@@ -23,13 +23,13 @@ from behaviortk.recording import TraceError, open_recording
 from behaviortk.sim import Simulation
 from behaviortk.trace import TraceWriter
 from behaviortk.trace_parquet import ParquetTraceWriter
-from behaviortk.viewer.hud import HudInfo
+from behaviortk.viewer.hud import HudInfo, legend
 from behaviortk.viewer.painter import Overlay2D
 from behaviortk.viewer.recorded import tick_state
 from behaviortk.viewer.replay import ReplaySession
 from behaviortk.viewer.replay_app import ReplayPainter, ReplayView, replay_frame
 from behaviortk.viewer.timeline import HANDLE, PLAYED, Timeline
-from tests.viewer_support import pixel_at, window
+from tests.viewer_support import count_color, pixel_at, window
 
 REFERENCE = Path(__file__).resolve().parents[1] / "definitions" / "evade_or_flock.json"
 
@@ -167,6 +167,13 @@ def world_rect(painter: ReplayPainter, world) -> tuple[int, int, int, int]:
     return int(np.ceil(x0)) + 1, int(np.ceil(y0)) + 1, int(x1) - 1, int(y1) - 1
 
 
+def crop_around(img: np.ndarray, xy: np.ndarray, half: int) -> np.ndarray:
+    """The square of ``2 * half`` pixels around screen point ``xy`` (y up)."""
+    h = img.shape[0]
+    x, y = round(float(xy[0])), round(float(xy[1]))
+    return img[max(h - 1 - y - half, 0) : h - y + half, max(x - half, 0) : x + half]
+
+
 def crop(img: np.ndarray, rect: tuple[int, int, int, int]) -> np.ndarray:
     x0, y0, x1, y1 = rect
     h = img.shape[0]
@@ -206,14 +213,18 @@ def test_headless_frame_shows_agents_where_recorded_and_the_timeline(walk_trace:
     painter = ReplayPainter(window())
     img = replay_frame(s, painter)
     vp = painter.viewport(s.sim.world)
-    floor = pixel_at(img, vp.to_screen(np.array([50.0, 250.0])))
-    for row in range(3):  # each agent's pixel is its colour, not the floor
-        colour = pixel_at(img, vp.to_screen(s.sim.agents.pos[row]))
-        assert not np.array_equal(colour, floor), row
-    assert np.array_equal(
-        pixel_at(img, vp.to_screen(s.sim.agents.pos[0])),
-        pixel_at(img, vp.to_screen(s.sim.agents.pos[1])),
-    )  # both walkers: one group colour
+    colours = dict(legend(s.sim, s.opts))  # each group's swatch
+    for row in range(3):  # each agent's colour is drawn where the trace puts it, nowhere else
+        group = s.sim.agents.group_names[int(s.sim.agents.group[row])]
+        x, y = vp.to_screen(s.sim.agents.pos[row])
+        r = max(float(s.sim.agents.radius[row]) * vp.scale, 4.0)
+        h = img.shape[0]
+        near = img[round(h - 1 - y - r) : round(h - y + r), round(x - r) : round(x + r + 1)]
+        assert count_color(near, colours[group], tol=2) > 0, row
+    around = [crop_around(img, vp.to_screen(s.sim.agents.pos[row]), 12) for row in range(3)]
+    assert count_color(around[2], colours["walkers"], tol=2) == 0  # each colour at its agents
+    assert count_color(around[0], colours["posts"], tol=2) == 0
+    assert count_color(around[1], colours["posts"], tol=2) == 0
     line = painter.timeline(s.rec.ticks)
     handle = line.x_of(3)  # 3 of 0..5: 60% along the track
     assert handle == pytest.approx(line.x0 + 0.6 * (line.x1 - line.x0))

@@ -177,7 +177,7 @@ def test_repeated_leaf_names_are_matched_in_request_order(tmp_path: Path) -> Non
         "policy": "success_on_all",
         "children": [
             {"type": "seek", "target": {"kind": "point", "at": [300, 100]}},
-            {"type": "flee", "target": {"kind": "point", "at": [0, 0]}},
+            {"type": "flee", "target": {"kind": "point", "at": [150, 150]}},  # in panic range
             {"type": "seek", "target": {"kind": "point", "at": [0, 300]}},
         ],
     }

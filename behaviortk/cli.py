@@ -30,6 +30,7 @@ COMMANDS = (
     "validate",
     "schema",
     "run",
+    "replay",
     "tree",
     "render",
     "demo",

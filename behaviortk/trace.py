@@ -2,20 +2,33 @@
 
 Line 1, the header::
 
-    {"scenario": str, "seed": int, "dt": float, "engine": str,
-     "world": {"width": w, "height": h, "edges": "wrap"|"bounce"|"contain"}}
+    {"format": "behaviortk-trace", "version": 2, "scenario": str, "seed": int,
+     "dt": float, "engine": str, "every": K,
+     "world": {"width": w, "height": h, "edges": "wrap"|"bounce"|"contain"},
+     "statuses": ["INVALID", "RUNNING", "SUCCESS", "FAILURE"],
+     "trees": {group: [node path, ...]}, "definition": {...}}
+
+``statuses`` names the status codes (index = code, ``tree/status.py``);
+``trees`` lists each tree-driven group's nodes in flat-tree order (DFS
+pre-order of the expanded tree, ``tree/flat.py``), as paths such as
+``"selector/sequence[1]/evade"``; ``definition`` is the definition file as
+parsed (key order kept), so a trace is self-contained: loading it again gives
+the same flat trees (``behaviortk.recording`` checks it before a replay).
 
 Then one line per recorded tick::
 
     {"tick": t, "time": s, "agents": [{"id", "name", "group", "pos": [x, y],
-     "vel": [vx, vy], "active": [names of the steering leaves whose request gave a force]}]}
+     "vel": [vx, vy], "active": [names of the steering leaves whose request gave a force],
+     "status": "2130..."}]}
 
-``tick`` is the 0-based index of the step just taken, ``pos``/``vel`` the state
-after that step's integration and ``time`` the simulated time of that state,
-``(tick + 1) * dt``. With ``every = K`` the ticks recorded are 0, K, 2K, ...
-Agents appear in row order (groups in file order). Floats are written with
-Python's ``repr`` (shortest round-trip), keys in a fixed order and no spaces,
-so the same run gives the same bytes.
+``status`` holds one digit per node of the agent's tree, in the order of
+``trees[group]``: the node's status code after that tick (``""`` for an agent
+of an external group, which has no tree). ``tick`` is the 0-based index of the
+step just taken, ``pos``/``vel`` the state after that step's integration and
+``time`` the simulated time of that state, ``(tick + 1) * dt``. With ``every =
+K`` the ticks recorded are 0, K, 2K, ... Agents appear in row order (groups in
+file order). Floats are written with Python's ``repr`` (shortest round-trip),
+keys in a fixed order and no spaces, so the same run gives the same bytes.
 
 The last line says how the run ended (``finish`` / ``interrupt`` write it)::
 
@@ -32,6 +45,8 @@ largest and the mean. A trace without an end
 line was cut short without a chance to say so (a killed process, or a writer
 never finished). ``read`` keeps the end line out of the records and exposes it
 as ``records.end``.
+
+``trace_parquet.py`` writes the same run as Parquet columns (``--trace x.parquet``).
 """
 
 from __future__ import annotations
@@ -41,36 +56,59 @@ from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
 from behaviortk.sim import Simulation
+from behaviortk.tick_state import TickState
+from behaviortk.tree.status import STATUS_NAMES
 from behaviortk.world.overlap import OverlapLog
+
+FORMAT = "behaviortk-trace"
+VERSION = 2
+"""Trace format version: 2 added node statuses, ``trees`` and the definition (JSONL and
+Parquet share it). Version 1 (no ``format``/``version`` keys) cannot be replayed."""
 
 _dumps = json.JSONEncoder(separators=(",", ":"), allow_nan=False, ensure_ascii=False).encode
 
 
-def header(sim: Simulation) -> dict[str, Any]:
+def tree_paths(sim: Simulation) -> dict[str, list[str]]:
+    """Each tree-driven group's node paths in flat-tree order (the order of status codes)."""
+    return {group: [node.path for node in tree.nodes] for group, tree in sim.trees.items()}
+
+
+def header(sim: Simulation, every: int = 1) -> dict[str, Any]:
+    """The header both trace formats record (JSONL line 1; Parquet metadata)."""
     w = sim.world
     return {
+        "format": FORMAT,
+        "version": VERSION,
         "scenario": sim.name,
         "seed": int(sim.seed),
         "dt": float(sim.dt),
         "engine": str(sim.engine.name),
+        "every": int(every),
         "world": {"width": float(w.width), "height": float(w.height), "edges": str(w.edges)},
+        "statuses": list(STATUS_NAMES),
+        "trees": tree_paths(sim),
+        "definition": sim.scenario.raw,
     }
 
 
 def record(sim: Simulation) -> dict[str, Any]:
     """The line for the step just taken (``sim.tick - 1``)."""
-    ag = sim.agents
-    pos = ag.pos.tolist()
-    vel = ag.vel.tolist()
-    active = sim.active_table()
-    group_of = [ag.group_names[g] for g in ag.group.tolist()]
+    state = TickState.of(sim)
+    group_of = [state.group_names[g] for g in state.group.tolist()]
     return {
-        "tick": sim.tick - 1,
-        "time": float(sim.time),
+        "tick": state.tick,
+        "time": state.time,
         "agents": [
-            {"id": i, "name": n, "group": g, "pos": p, "vel": v, "active": a}
-            for i, n, g, p, v, a in zip(
-                ag.ids.tolist(), ag.names, group_of, pos, vel, active, strict=True
+            {"id": i, "name": n, "group": g, "pos": p, "vel": v, "active": a, "status": c}
+            for i, n, g, p, v, a, c in zip(
+                state.ids.tolist(),
+                sim.agents.names,
+                group_of,
+                state.pos.tolist(),
+                state.vel.tolist(),
+                state.active_lists(),
+                state.status_strings(),
+                strict=True,
             )
         ],
     }
@@ -95,7 +133,7 @@ class TraceWriter:
         self._writing = False
         self.overlap = OverlapLog()
         """The overlap figure of every tick seen so far (for the end line)."""
-        self._write(header(sim))
+        self._write(header(sim, self.every))
 
     def _write(self, obj: dict[str, Any]) -> None:
         if self.end is not None:
@@ -114,6 +152,11 @@ class TraceWriter:
             self.overlap.measure(sim.world, sim.agents)
         if (sim.tick - 1) % self.every == 0:
             self._write(record(sim))
+
+    @property
+    def written(self) -> str:
+        """What was written so far, for the run's summary: ``"5 lines"``."""
+        return f"{self.lines} lines"
 
     def finish(self, sim: Simulation) -> None:
         """End a complete run: ``{"end": "complete", "ticks": sim.tick}``."""

@@ -217,12 +217,12 @@ def shared_window() -> None:
     window()
 
 
-WRITERS = ("run", "tree", "render-png", "render-gif", "demo")
+WRITERS = ("run", "run-parquet", "tree", "render-png", "render-gif", "demo")
 
 
 def argv_writing(command: str, source: str, out: str) -> list[str]:
     """A command line of ``command`` reading ``source`` and writing ``out``."""
-    if command == "run":
+    if command in ("run", "run-parquet"):
         return ["run", source, "--headless", "--ticks", "3", "--trace", out]
     if command == "tree":
         return ["tree", source, "--group", "prey", "--dot", out]
@@ -234,6 +234,7 @@ def argv_writing(command: str, source: str, out: str) -> list[str]:
 
 
 OUT_SUFFIX = {"run": ".jsonl", "tree": ".dot", "render-png": ".png", "render-gif": ".gif"}
+OUT_SUFFIX["run-parquet"] = ".parquet"
 OUT_SUFFIX["demo"] = ".gif"
 
 
@@ -260,7 +261,7 @@ def test_no_command_writes_over_its_input(
 
 
 def what_of(command: str) -> str:
-    return {"run": "trace", "tree": "dot file"}.get(command, "image")
+    return {"run": "trace", "run-parquet": "trace", "tree": "dot file"}.get(command, "image")
 
 
 @pytest.mark.parametrize("command", WRITERS)
@@ -270,6 +271,7 @@ def test_a_full_disk_keeps_the_previous_output_and_says_so_in_one_line(
     out = tmp_path / f"out{OUT_SUFFIX[command]}"
     out.write_bytes(b"the previous good output")
     fill_disk_after(monkeypatch, 20_000 if command == "run" else 64)  # the trace: a few ticks in
+    # (a Parquet trace writes its magic bytes at once, its rows when the run ends: 64 is enough)
     assert main(argv_writing(command, str(REFERENCE), str(out))) == 1
     err = capsys.readouterr().err
     line = f"behaviortk: error: cannot write {what_of(command)} {out}: {ENOSPC}"

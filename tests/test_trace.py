@@ -53,23 +53,57 @@ def test_header_and_record_layout(reference) -> None:
     lines = trace_text(reference, 3).splitlines()
     assert len(lines) == 4
     head = json.loads(lines[0])
-    assert list(head) == ["scenario", "seed", "dt", "engine", "world"]
+    assert list(head) == [
+        "format",
+        "version",
+        "scenario",
+        "seed",
+        "dt",
+        "engine",
+        "every",
+        "world",
+        "statuses",
+        "trees",
+        "definition",
+    ]
+    definition = head.pop("definition")
+    assert definition == json.loads(REFERENCE.read_text(encoding="utf-8"))  # self-contained
+    assert list(definition) == list(json.loads(REFERENCE.read_text(encoding="utf-8")))
     assert head == {
+        "format": "behaviortk-trace",
+        "version": 2,
         "scenario": "evade_or_flock",
         "seed": 7,
         "dt": 1 / 60,
         "engine": "py_trees",
+        "every": 1,
         "world": {"width": 800.0, "height": 600.0, "edges": "wrap"},
+        "statuses": ["INVALID", "RUNNING", "SUCCESS", "FAILURE"],
+        # DFS pre-order of the expanded trees: the order of each agent's status digits
+        "trees": {
+            "prey": [
+                "prey",
+                "prey/threatened[0]",
+                "prey/threatened[0]/evade",
+                "prey/social[1]",
+                "prey/social[1]/flock",
+                "prey/wander[2]",
+            ],
+            "predator": ["pursue prey"],
+        },
     }
     first = json.loads(lines[1])
     assert list(first) == ["tick", "time", "agents"]
     assert first["tick"] == 0 and first["time"] == 1 / 60
     assert json.loads(lines[3])["time"] == 3 * (1 / 60)
     agent = first["agents"][0]
-    assert list(agent) == ["id", "name", "group", "pos", "vel", "active"]
+    assert list(agent) == ["id", "name", "group", "pos", "vel", "active", "status"]
     assert agent["id"] == 0 and agent["name"] == "prey-0" and agent["group"] == "prey"
     assert len(first["agents"]) == 63
     assert first["agents"][-1]["active"] == ["pursue prey"]
+    assert first["agents"][-1]["status"] == "1"  # pursuit with a prey in range: RUNNING
+    for a in first["agents"][:60]:  # one digit per prey node; the selector runs one child
+        assert len(a["status"]) == 6 and a["status"][0] == "1"
     assert ", " not in lines[1] and ": " not in lines[1]  # compact separators
 
 

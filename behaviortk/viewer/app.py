@@ -18,7 +18,7 @@ import arcade
 import numpy as np
 
 from behaviortk.viewer.hud import HudInfo
-from behaviortk.viewer.overlays import BY_KEY, OVERLAYS
+from behaviortk.viewer.keys import shared_key
 from behaviortk.viewer.painter import Overlay2D, Painter, PanelState
 from behaviortk.viewer.reload import FileWatcher
 from behaviortk.viewer.session import Session
@@ -50,17 +50,21 @@ class ViewerView(arcade.View):
             self.session.reload()
 
     def on_draw(self) -> None:
-        now = time.perf_counter()
-        frame = now - self._last_draw
-        self._last_draw = now
-        if frame > 0.0:
-            self._fps = 0.9 * self._fps + 0.1 / frame if self._fps else 1.0 / frame
+        self._count_frame()
         s = self.session
         info = HudInfo(fps=self._fps, paused=s.paused, speed=s.speed)
         extra = Overlay2D(
             errors=s.errors, show_help=self.show_help, trails=s.trails, panel=self.panel
         )
         self.painter.draw(s.sim, s.opts, info, extra)
+
+    def _count_frame(self) -> None:
+        """Smooth the frame rate the HUD shows over the last frames."""
+        now = time.perf_counter()
+        frame = now - self._last_draw
+        self._last_draw = now
+        if frame > 0.0:
+            self._fps = 0.9 * self._fps + 0.1 / frame if self._fps else 1.0 / frame
 
     def on_hide_view(self) -> None:
         if self.watcher is not None:
@@ -74,32 +78,10 @@ class ViewerView(arcade.View):
             s.toggle_pause()
         elif symbol in (k.PERIOD, k.NUM_DECIMAL):
             s.step_once()
-        elif symbol in (k.PLUS, k.EQUAL, k.NUM_ADD):
-            s.faster()
-        elif symbol in (k.MINUS, k.NUM_SUBTRACT):
-            s.slower()
         elif symbol == k.R:
             s.restart()
-        elif symbol == k.TAB:
-            s.cycle_selection()
-        elif symbol == k.H:
-            self.show_help = not self.show_help
-        elif symbol == k.G:
-            s.opts.color_by = "action" if s.opts.color_by == "group" else "group"
-        elif symbol == k.A:
-            every = {o.name for o in OVERLAYS}
-            s.opts.overlays = set() if s.opts.overlays >= every else every
-        elif symbol == k.BRACKETRIGHT:
-            self.panel.cycle(1)
-        elif symbol == k.BRACKETLEFT:
-            self.panel.cycle(-1)
-        elif symbol in (k.KEY_0, k.NUM_0):
-            s.opts.region, s.opts.zoom = None, 1.0
-            self.panel.tree.fit()
-        elif symbol == k.ESCAPE:
-            self.window.close()
-        elif 0 < symbol < 128 and chr(symbol) in BY_KEY:
-            s.toggle_overlay(BY_KEY[chr(symbol)].name)
+        else:
+            shared_key(self, s, symbol)
 
     def _world_point(self, x: float, y: float) -> np.ndarray:
         vp = self.painter.viewport(self.session.sim.world, self.session.opts)

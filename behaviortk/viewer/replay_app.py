@@ -33,9 +33,10 @@ from behaviortk.viewer import palette
 from behaviortk.viewer.app import ViewerView
 from behaviortk.viewer.batch import GpuBatch, TriangleSoup
 from behaviortk.viewer.hud import HudInfo
+from behaviortk.viewer.keys import shared_key
 from behaviortk.viewer.labels import MONO
 from behaviortk.viewer.layout import MARGIN, PANEL_WIDTH, make_layout
-from behaviortk.viewer.overlays import BY_KEY, OVERLAYS
+from behaviortk.viewer.overlays import OVERLAYS
 from behaviortk.viewer.painter import Overlay2D, Painter, PanelState
 from behaviortk.viewer.replay import ReplaySession
 from behaviortk.viewer.scene import ViewOptions
@@ -169,11 +170,7 @@ class ReplayView(ViewerView):
         self.replay.advance(delta_time)
 
     def on_draw(self) -> None:
-        now = time.perf_counter()
-        frame = now - self._last_draw
-        self._last_draw = now
-        if frame > 0.0:
-            self._fps = 0.9 * self._fps + 0.1 / frame if self._fps else 1.0 / frame
+        self._count_frame()
         s = self.replay
         info = HudInfo(fps=self._fps, paused=not s.playing, speed=s.speed)
         extra = Overlay2D(errors=s.errors, show_help=self.show_help, panel=self.panel)
@@ -192,30 +189,8 @@ class ReplayView(ViewerView):
             s.first()
         elif symbol == k.END:
             s.last()
-        elif symbol in (k.PLUS, k.EQUAL, k.NUM_ADD):
-            s.faster()
-        elif symbol in (k.MINUS, k.NUM_SUBTRACT):
-            s.slower()
-        elif symbol == k.TAB:
-            s.cycle_selection()
-        elif symbol == k.H:
-            self.show_help = not self.show_help
-        elif symbol == k.G:
-            s.opts.color_by = "action" if s.opts.color_by == "group" else "group"
-        elif symbol == k.A:
-            every = {o.name for o in OVERLAYS}
-            s.opts.overlays = set() if s.opts.overlays >= every else every
-        elif symbol == k.BRACKETRIGHT:
-            self.panel.cycle(1)
-        elif symbol == k.BRACKETLEFT:
-            self.panel.cycle(-1)
-        elif symbol in (k.KEY_0, k.NUM_0):
-            s.opts.region, s.opts.zoom = None, 1.0
-            self.panel.tree.fit()
-        elif symbol == k.ESCAPE:
-            self.window.close()
-        elif 0 < symbol < 128 and chr(symbol) in BY_KEY:
-            s.toggle_overlay(BY_KEY[chr(symbol)].name)
+        else:
+            shared_key(self, s, symbol)
 
     def on_mouse_press(self, x: int, y: int, button: int, modifiers: int) -> None:
         line = self.painter.timeline(self.replay.rec.ticks)

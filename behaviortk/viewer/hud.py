@@ -71,11 +71,18 @@ def legend_title(opts: ViewOptions) -> str:
     return "Actions (first request with a force)" if opts.color_by == "action" else "Groups"
 
 
-def help_text(opts: ViewOptions) -> str:
-    lines = ["Keys"]
-    lines += [f"  {k:<6} {what}" for k, what in KEYS]
-    lines += ["", "Overlays (on = all agents; the selected agent always)"]
+def key_help(
+    title: str, keys: tuple[tuple[str, str], ...], overlays_title: str, opts: Any, width: int
+) -> str:
+    """A help box: ``keys`` under ``title``, then every overlay's key and whether it is on."""
+    lines = [title]
+    lines += [f"  {k:<{width}} {what}" for k, what in keys]
+    lines += ["", overlays_title]
     for o in OVERLAYS:
         mark = "on " if o.name in opts.overlays else "off"
-        lines.append(f"  {o.key:<6} [{mark}] {o.label}")
+        lines.append(f"  {o.key:<{width}} [{mark}] {o.label}")
     return "\n".join(lines)
+
+
+def help_text(opts: ViewOptions) -> str:
+    return key_help("Keys", KEYS, "Overlays (on = all agents; the selected agent always)", opts, 6)

@@ -32,11 +32,10 @@ from behaviortk.viewer import geometry as geo
 from behaviortk.viewer import palette
 from behaviortk.viewer.app import ViewerView
 from behaviortk.viewer.batch import GpuBatch, TriangleSoup
-from behaviortk.viewer.hud import HudInfo
+from behaviortk.viewer.hud import HudInfo, key_help
 from behaviortk.viewer.keys import shared_key
 from behaviortk.viewer.labels import MONO
 from behaviortk.viewer.layout import MARGIN, PANEL_WIDTH, make_layout
-from behaviortk.viewer.overlays import OVERLAYS
 from behaviortk.viewer.painter import Overlay2D, Painter, PanelState
 from behaviortk.viewer.replay import ReplaySession
 from behaviortk.viewer.scene import ViewOptions
@@ -65,13 +64,8 @@ KEYS: tuple[tuple[str, str], ...] = (
 
 def help_text(opts: Any) -> str:
     """The replay's keys, then the overlays (those a trace cannot feed draw nothing)."""
-    lines = ["Replay keys"]
-    lines += [f"  {k:<8} {what}" for k, what in KEYS]
-    lines += ["", "Overlays (recorded: velocity, force, view, neighbours, waypoints, potential)"]
-    for o in OVERLAYS:
-        mark = "on " if o.name in opts.overlays else "off"
-        lines.append(f"  {o.key:<8} [{mark}] {o.label}")
-    return "\n".join(lines)
+    recorded = "Overlays (recorded: velocity, force, view, neighbours, waypoints, potential)"
+    return key_help("Replay keys", KEYS, recorded, opts, 8)
 
 
 def raised(vp: Viewport) -> Viewport:

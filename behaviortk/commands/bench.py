@@ -25,8 +25,8 @@ from typing import Any
 
 from behaviortk.commands.options import (
     add_engine_option,
+    add_file_argument,
     add_seed_option,
-    definition_files,
     engine_note,
     non_negative_int,
     positive_int,
@@ -43,8 +43,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         description="Scale the largest group of FILE to N agents (world grown to keep the "
         "density), warm up, then time T ticks: median ms per tick, ticks/s, time per phase.",
     )
-    file = parser.add_argument("file", metavar="FILE", help="definition file (JSON)")
-    file.completer = definition_files  # type: ignore[attr-defined]
+    add_file_argument(parser)
     add_engine_option(parser)
     parser.add_argument(
         "--scale",

@@ -76,6 +76,12 @@ def definition_files(prefix: str, **_: Any) -> list[str]:
     return out
 
 
+def add_file_argument(parser: argparse.ArgumentParser) -> None:
+    """The ``FILE`` positional of the commands that read one definition, completed by the shell."""
+    file = parser.add_argument("file", metavar="FILE", help="definition file (JSON)")
+    file.completer = definition_files  # type: ignore[attr-defined]
+
+
 def add_seed_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--seed",

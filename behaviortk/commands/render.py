@@ -10,8 +10,8 @@ from typing import Any
 
 from behaviortk.commands.options import (
     add_engine_option,
+    add_file_argument,
     add_seed_option,
-    definition_files,
     engine_note,
     non_negative_int,
     positive_int,
@@ -62,10 +62,8 @@ def pixels(text: str) -> int:
     return value
 
 
-def add_render_options(parser: argparse.ArgumentParser) -> None:
-    """Options shared by ``render`` and ``demo``."""
-    add_engine_option(parser)
-    add_seed_option(parser)
+def add_look_options(parser: argparse.ArgumentParser) -> None:
+    """``--overlay`` and ``--color-by``: how agents are drawn (``render``, ``demo``, ``replay``)."""
     parser.add_argument(
         "--overlay",
         action="append",
@@ -77,6 +75,13 @@ def add_render_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--color-by", choices=("group", "action"), default="group", help="agent colours"
     )
+
+
+def add_render_options(parser: argparse.ArgumentParser) -> None:
+    """Options shared by ``render`` and ``demo``."""
+    add_engine_option(parser)
+    add_seed_option(parser)
+    add_look_options(parser)
     parser.add_argument(
         "--select", default=None, metavar="AGENT_ID", help="inspect this agent (panel, overlays)"
     )
@@ -113,8 +118,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "(--out x.png) or an animated GIF of every K-th tick (--out x.gif --every K). "
         "A progress bar shows on a terminal.",
     )
-    file = parser.add_argument("file", metavar="FILE", help="definition file (JSON)")
-    file.completer = definition_files  # type: ignore[attr-defined]
+    add_file_argument(parser)
     parser.add_argument("--ticks", type=non_negative_int, default=120, metavar="N")
     parser.add_argument("--out", required=True, metavar="PATH", help=".png or .gif")
     parser.add_argument(

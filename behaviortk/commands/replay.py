@@ -14,7 +14,7 @@ import sys
 from typing import Any
 
 from behaviortk.commands.options import non_negative_int
-from behaviortk.commands.render import OVERLAY_NAMES
+from behaviortk.commands.render import add_look_options
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -34,17 +34,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         help="start at (or, with --out, render) recorded tick N (default: first; --out: last)",
     )
     parser.add_argument("--out", metavar="PATH", help="write tick N as a PNG instead of a window")
-    parser.add_argument(
-        "--overlay",
-        action="append",
-        choices=(*OVERLAY_NAMES, "all"),
-        default=[],
-        metavar="NAME",
-        help="draw an overlay (repeatable): " + ", ".join(OVERLAY_NAMES) + ", or all",
-    )
-    parser.add_argument(
-        "--color-by", choices=("group", "action"), default="group", help="agent colours"
-    )
+    add_look_options(parser)
     parser.add_argument(
         "--select", default=None, metavar="AGENT", help="inspect this agent (name or id)"
     )

@@ -19,8 +19,8 @@ from typing import IO, Any
 
 from behaviortk.commands.options import (
     add_engine_option,
+    add_file_argument,
     add_seed_option,
-    definition_files,
     engine_note,
     positive_int,
 )
@@ -37,8 +37,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "it steps N ticks (a progress bar on a terminal), optionally writes a JSON Lines "
         "trace, and ends with a summary table.",
     )
-    file = parser.add_argument("file", metavar="FILE", help="definition file (JSON)")
-    file.completer = definition_files  # type: ignore[attr-defined]
+    add_file_argument(parser)
     parser.add_argument("--headless", action="store_true", help="no window: run and summarise")
     parser.add_argument(
         "--ticks",

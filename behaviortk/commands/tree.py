@@ -7,7 +7,7 @@ import re
 import sys
 from typing import Any
 
-from behaviortk.commands.options import definition_files
+from behaviortk.commands.options import add_file_argument
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -19,8 +19,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         description="Print each group's expanded behaviour tree as py_trees displays it, "
         "or write it as graphviz dot (no graphviz binary needed).",
     )
-    file = parser.add_argument("file", metavar="FILE", help="definition file (JSON)")
-    file.completer = definition_files  # type: ignore[attr-defined]
+    add_file_argument(parser)
     parser.add_argument("--group", metavar="G", help="only this group (default: every group)")
     parser.add_argument("--dot", metavar="OUT.dot", help="write graphviz dot instead of printing")
     return parser

@@ -13,9 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from behaviortk.steering.debug import DebugBuffer
+from behaviortk.steering.kernels import LJConstants
 from behaviortk.viewer import geometry as geo
 from behaviortk.viewer import palette
-from behaviortk.viewer.heatmap import LJParams, lj_potential, params_from_trees, potential_grid
+from behaviortk.viewer.heatmap import lj_potential, params_from_trees, potential_grid
 from behaviortk.viewer.overlays import OVERLAYS
 from behaviortk.viewer.scene import ViewOptions, build_scene, pick_agent
 from behaviortk.world.factory import make_agents
@@ -84,11 +85,11 @@ def test_heading_marks_finite_even_for_zero_heading(rows, r):
 def test_lj_potential_matches_seed_003_by_hand():
     """Seed 003: U = -A/d^n + B/d^m, d = |r| / R. R = 10, |r| = 20 -> d = 2."""
     c, r = np.array([[0.0, 0.0]]), np.array([10.0])
-    p = LJParams(a=0.0, b=20.0, n=1.0, m=2.5, cutoff=40.0)
+    p = LJConstants(a=0.0, b=20.0, n=1.0, m=2.5, cutoff=40.0)
     u = lj_potential(np.array([[20.0, 0.0], [0.0, 100.0]]), c, r, p)
     assert u[0] == pytest.approx(20.0 / 2.0**2.5)  # 3.5355...
     assert u[1] == 0.0  # beyond the cutoff (40 + R)
-    attract = LJParams(a=1.0, b=20.0, n=1.0, m=2.5, cutoff=40.0)
+    attract = LJConstants(a=1.0, b=20.0, n=1.0, m=2.5, cutoff=40.0)
     assert lj_potential(np.array([[20.0, 0.0]]), c, r, attract)[0] == pytest.approx(
         -0.5 + 3.5355339
     )
@@ -96,7 +97,7 @@ def test_lj_potential_matches_seed_003_by_hand():
 
 def test_potential_grid_is_finite_and_peaks_at_the_obstacle():
     grid = potential_grid(
-        100.0, 50.0, 20, 10, np.array([[50.0, 25.0]]), np.array([5.0]), LJParams()
+        100.0, 50.0, 20, 10, np.array([[50.0, 25.0]]), np.array([5.0]), LJConstants()
     )
     assert grid.shape == (10, 20)
     assert np.isfinite(grid).all()
@@ -104,7 +105,7 @@ def test_potential_grid_is_finite_and_peaks_at_the_obstacle():
 
 
 def test_lj_params_default_to_the_seed_without_a_potential_leaf():
-    assert params_from_trees({}) == LJParams(0.0, 20.0, 1.0, 2.5, 40.0)
+    assert params_from_trees({}) == LJConstants(0.0, 20.0, 1.0, 2.5, 40.0)
 
 
 # --------------------------------------------------------------- rendering

@@ -15,6 +15,8 @@ adapters multiply by the mass so that ``a = F / m`` is Millington's number.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -527,6 +529,21 @@ def detection_box_corners(pos: Array, heading: Array, box: Array, radius: Array)
     return np.stack([near_l, near_l + ahead, near_r + ahead, near_r], axis=1)
 
 
+@dataclass(frozen=True)
+class LJConstants:
+    """``lj_avoidance``'s constants, defaults as the node's: ``U = -a / d^n + b / d^m``,
+    obstacles whose centre is farther than ``cutoff`` ignored (the kernels and the heat map)."""
+
+    a: float = 0.0
+    b: float = 20.0
+    n: float = 1.0
+    m: float = 2.5
+    cutoff: float = 40.0
+
+
+LJ_DEFAULTS = LJConstants()
+
+
 def lj_potential(d: ArrayLike, a: float, n: float, b: float, m: float) -> Array:
     """Lennard-Jones potential ``U = -A / d^n + B / d^m`` (Bourg & Seemann ch. 5).
 
@@ -541,15 +558,11 @@ def lj_force(
     heading: Array,
     obstacle_pos: Array,
     obstacle_radius: Array,
-    a: float = 0.0,
-    n_exp: float = 1.0,
-    b: float = 20.0,
-    m_exp: float = 2.5,
-    cutoff: float = 40.0,
+    lj: LJConstants = LJ_DEFAULTS,
 ) -> Array:
     """Lennard-Jones repulsion: sum over obstacles within ``cutoff`` of ``U(|r| / R) * r / |r|``.
 
-    ``cutoff`` is a centre distance; the defaults are those of ``LJAvoidance``.
+    ``lj.cutoff`` is a centre distance; the defaults are those of ``LJAvoidance``.
 
     ``r = pos - obstacle``; positive ``U`` repels. An agent on an obstacle's
     centre is pushed backwards along its heading.
@@ -563,8 +576,8 @@ def lj_force(
     back = -normalize(heading)
     unit = np.where((dist > EPS)[..., None], unit, back[:, None, :])
     radius = np.maximum(obstacle_radius, EPS)[None, :]
-    u = lj_potential(dist / radius, a, n_exp, b, m_exp)
-    u = np.where(dist <= cutoff, u, 0.0)
+    u = lj_potential(dist / radius, lj.a, lj.n, lj.b, lj.m)
+    u = np.where(dist <= lj.cutoff, u, 0.0)
     return np.asarray((unit * u[..., None]).sum(axis=1))
 
 
@@ -575,11 +588,7 @@ def lj_velocity(
     obstacle_pos: Array,
     obstacle_radius: Array,
     speed: ArrayLike,
-    a: float = 0.0,
-    n_exp: float = 1.0,
-    b: float = 20.0,
-    m_exp: float = 2.5,
-    cutoff: float = 40.0,
+    lj: LJConstants = LJ_DEFAULTS,
 ) -> Array:
     """The potential function's velocity update, one obstacle after another.
 
@@ -597,12 +606,12 @@ def lj_velocity(
     top = col(speed, rows)[:, None]
     back = -normalize(heading)
     r_all = pos[:, None, :] - obstacle_pos[None, :, :]
-    near_all = length(r_all) <= cutoff
+    near_all = length(r_all) <= lj.cutoff
     for k in np.flatnonzero(near_all.any(axis=0)).tolist():
         r = r_all[:, k, :]
         dist = length(r)
         unit = np.where((dist > EPS)[:, None], normalize(r), back)
-        u = lj_potential(dist / max(float(obstacle_radius[k]), EPS), a, n_exp, b, m_exp)
+        u = lj_potential(dist / max(float(obstacle_radius[k]), EPS), lj.a, lj.n, lj.b, lj.m)
         moved = out + unit * u[:, None]
         direction = np.where((length(moved) > EPS)[:, None], normalize(moved), unit)
         out = np.where(near_all[:, k, None], direction * top, out)

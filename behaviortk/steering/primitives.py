@@ -735,15 +735,15 @@ class LJAvoidance(SteeringModel):
 
 def lj_avoidance(p: LJAvoidance, ctx: SteeringContext) -> Steering:
     w = ctx.world
-    constants = (p.a, p.n, p.b, p.m, p.cutoff)
+    lj = k.LJConstants(a=p.a, b=p.b, n=p.n, m=p.m, cutoff=p.cutoff)
     ctx.debug.add("potential", ctx.rows)
     if p.update == "velocity":
         speed = ctx.per_agent("max_speed") if p.speed is None else p.speed
         vel = k.lj_velocity(
-            ctx.pos, ctx.vel, ctx.heading, w.obstacle_pos, w.obstacle_radius, speed, *constants
+            ctx.pos, ctx.vel, ctx.heading, w.obstacle_pos, w.obstacle_radius, speed, lj
         )
         return Steering(k.velocity_change_force(vel, ctx.vel, ctx.per_agent("mass"), ctx.dt))
-    force = k.lj_force(ctx.pos, ctx.heading, w.obstacle_pos, w.obstacle_radius, *constants)
+    force = k.lj_force(ctx.pos, ctx.heading, w.obstacle_pos, w.obstacle_radius, lj)
     return Steering(force)
 
 

@@ -9,28 +9,17 @@ and only rebuilt when the obstacles or parameters change.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from behaviortk.steering import kernels
+from behaviortk.steering.kernels import LJConstants
 from behaviortk.steering.primitives import LJAvoidance
 from behaviortk.vec import EPS, Array
 
 
-@dataclass(frozen=True)
-class LJParams:
-    """Lennard-Jones constants; defaults as ``lj_avoidance`` (A=0, n=1, B=20, m=2.5, 40 units)."""
-
-    a: float = 0.0
-    b: float = 20.0
-    n: float = 1.0
-    m: float = 2.5
-    cutoff: float = 40.0
-
-
-def lj_potential(points: Array, centers: Array, radii: Array, p: LJParams) -> Array:
+def lj_potential(points: Array, centers: Array, radii: Array, p: LJConstants) -> Array:
     """Summed potential at each point ``(P, 2)`` from obstacles ``(M, 2)``, ``(M,)``.
 
     Uses the steering kernel's potential and the same cut-off (centre distance),
@@ -46,7 +35,7 @@ def lj_potential(points: Array, centers: Array, radii: Array, p: LJParams) -> Ar
 
 
 def potential_grid(
-    width: float, height: float, cols: int, rows: int, centers: Array, radii: Array, p: LJParams
+    width: float, height: float, cols: int, rows: int, centers: Array, radii: Array, p: LJConstants
 ) -> Array:
     """``(rows, cols)`` potential at cell centres; row 0 is the bottom of the world."""
     xs = (np.arange(cols) + 0.5) * (width / cols)
@@ -56,7 +45,7 @@ def potential_grid(
     return lj_potential(pts, centers, radii, p).reshape(rows, cols)
 
 
-def colorize(u: Array, p: LJParams) -> np.ndarray:
+def colorize(u: Array, p: LJConstants) -> np.ndarray:
     """Repulsion red, attraction blue, alpha by strength relative to the surface value.
 
     The scale is ``|U(d=1)| = |B - A|`` (the potential on an obstacle's rim),
@@ -73,14 +62,14 @@ def colorize(u: Array, p: LJParams) -> np.ndarray:
     return img
 
 
-def params_from_trees(trees: dict[str, Any]) -> LJParams:
+def params_from_trees(trees: dict[str, Any]) -> LJConstants:
     """The first ``lj_avoidance`` leaf's constants in any group's tree, else the defaults."""
     for tree in trees.values():
         for node in getattr(tree, "nodes", ()):
             if isinstance(node.model, LJAvoidance):
                 m = node.model
-                return LJParams(float(m.a), float(m.b), float(m.n), float(m.m), float(m.cutoff))
-    return LJParams()
+                return LJConstants(float(m.a), float(m.b), float(m.n), float(m.m), float(m.cutoff))
+    return LJConstants()
 
 
 TEX_VERTEX = """
@@ -122,7 +111,7 @@ class HeatmapLayer:
             mode=ctx.TRIANGLE_STRIP,
         )
 
-    def update(self, world: Any, params: LJParams) -> None:
+    def update(self, world: Any, params: LJConstants) -> None:
         key = (
             world.width,
             world.height,

@@ -27,23 +27,9 @@ from behaviortk.recording import Recording
 from behaviortk.steering.debug import DebugBuffer
 from behaviortk.tick_state import TickState
 from behaviortk.tree.flat import Decision
-from behaviortk.world.build import build, build_world, group_agents
+from behaviortk.world.build import GROUP_CONSTANTS, build, build_world, group_agents
 from behaviortk.world.factory import make_agents
 from behaviortk.world.state import Agents
-
-CONSTANTS = (
-    "mass",
-    "max_speed",
-    "max_force",
-    "max_turn_rate",
-    "max_angular_accel",
-    "max_rotation",
-    "radius",
-    "view_distance",
-    "fov",
-    "max_neighbours",
-)
-"""Per-agent constants, the same for every agent of a group (``world/build.group_agents``)."""
 
 
 def tick_state(sim: Any) -> TickState:
@@ -83,7 +69,7 @@ class RecordedWorld:
         groups = [group_agents(g, one, ["_"], seed) for g in definition.groups]
         self.constants = {
             name: np.concatenate([getattr(a, name) for a in groups]) if groups else np.zeros(0)
-            for name in CONSTANTS
+            for name in GROUP_CONSTANTS
         }
         self.initial_names = build(definition, seed)[1].names if definition.groups else []
         self._names: tuple[np.ndarray, list[str]] | None = None

@@ -20,19 +20,6 @@ from typing import Any
 
 import numpy as np
 
-CONSTANTS = (
-    "mass",
-    "max_speed",
-    "max_force",
-    "max_turn_rate",
-    "max_angular_accel",
-    "max_rotation",
-    "radius",
-    "view_distance",
-    "fov",
-    "max_neighbours",
-)
-
 
 def _group_spec(scenario: Any, name: str) -> Any:
     return next(g for g in scenario.definition.groups if g.name == name)
@@ -40,7 +27,7 @@ def _group_spec(scenario: Any, name: str) -> Any:
 
 def apply_physics(sim: Any, scenario: Any, group: str) -> None:
     """Write the group's constants from the edited definition into the running agents."""
-    from behaviortk.world.build import group_agents
+    from behaviortk.world.build import GROUP_CONSTANTS, group_agents
 
     rows = sim.agents.slices[group]
     if rows.stop <= rows.start:
@@ -48,7 +35,7 @@ def apply_physics(sim: Any, scenario: Any, group: str) -> None:
     ids = sim.agents.ids[rows]
     names = sim.agents.names[rows.start : rows.stop]
     fresh = group_agents(_group_spec(scenario, group), ids, names, sim.seed)
-    for field in CONSTANTS:
+    for field in GROUP_CONSTANTS:
         getattr(sim.agents, field)[rows] = getattr(fresh, field)
 
 

@@ -103,6 +103,22 @@ def spawn_state(group: Group, ids: np.ndarray, seed: int, first: int) -> tuple[A
     return pos, heading
 
 
+GROUP_CONSTANTS = (
+    "mass",
+    "max_speed",
+    "max_force",
+    "max_turn_rate",
+    "max_angular_accel",
+    "max_rotation",
+    "radius",
+    "view_distance",
+    "fov",
+    "max_neighbours",
+)
+"""The per-agent constants ``group_agents`` sets from a group's fields, the same for every agent
+of a group (a replay and a tuning change rebuild them from the definition)."""
+
+
 def group_agents(
     group: Group,
     ids: np.ndarray,

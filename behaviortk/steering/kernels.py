@@ -164,10 +164,9 @@ def ahead_and_facing(
 def ahead_and_facing_by_velocity(
     to_evader: Array, vel: Array, evader_vel: Array
 ) -> NDArray[np.bool_]:
-    """The facing test of vinigodoy's C++ port of Buckland's Pursuit, literally.
+    """Buckland's Pursuit facing test on raw velocities, not unit headings.
 
-    ``dot(to, v) > 0`` and ``dot(v, v_evader) < 0.95`` on raw velocities, not
-    unit headings ("Steering Behaviors – Pursuit e Evade", Sofia IA blog, 2008).
+    ``dot(to, v) > 0`` and ``dot(v, v_evader) < 0.95`` (``facing_test: velocity``).
     """
     return (dot(to_evader, vel) > 0.0) & (dot(vel, evader_vel) < 0.95)
 

@@ -1,8 +1,7 @@
 """Pluggable look-ahead for pursuit, evade, interpose and offset pursuit.
 
-Making the prediction a parameter follows the suggestion at the end of
-"Steering Behaviors – Pursuit e Evade" (vinigodoy, Sofia IA blog, 2008): keep
-Buckland's estimate as the default and let a better one be plugged in.
+Making the prediction a parameter keeps Buckland's estimate as the default
+and lets a better one (Millington's capped look-ahead, ...) be plugged in.
 
 A predictor answers "how many seconds ahead should I aim?" for a pursuer at
 ``pos`` chasing a target that moves at constant velocity. Each is a model in

@@ -187,9 +187,8 @@ class Pursuit(TargetedModel):
     early out and always seeks the predicted position; pair it with the
     ``capped`` predictor for his look-ahead (distance / own speed, at most
     ``max_prediction``).
-    ``facing_test: velocity`` is the variant in the C++ port of Buckland's code
-    in "Steering Behaviors – Pursuit e Evade" (vinigodoy, Sofia IA blog, 2008):
-    it compares raw velocities (``dot(to_target, v) > 0`` and
+    ``facing_test: velocity`` is a variant of Buckland's test on raw
+    velocities instead of unit headings (``dot(to_target, v) > 0`` and
     ``dot(v, v_target) < 0.95``), so it also seeks directly whenever the target
     is ahead and not moving fast in our direction.
     """
@@ -198,10 +197,9 @@ class Pursuit(TargetedModel):
     predictor: Predictor = doc("How far ahead to aim", default_factory=Linear)
     facing_test: Literal["heading", "velocity", "none"] = doc(
         "Early-out test: 'heading' (Buckland ch. 3: target ahead and the unit headings' dot "
-        "product below facing_threshold: seek its current position), 'velocity' (raw "
-        "velocities, dot < 0.95, as in the C++ code of vinigodoy's \"Steering Behaviors – "
-        'Pursuit e Evade", Sofia IA blog, 2008) or \'none\' (Millington ch. 3 "Pursue": no '
-        "early out, always aim at the predicted position)",
+        "product below facing_threshold: seek its current position), 'velocity' (a variant "
+        "of Buckland's test on raw velocities instead of unit headings, dot < 0.95) or 'none' "
+        '(Millington ch. 3 "Pursue": no early out, always aim at the predicted position)',
         "heading",
     )
     facing_threshold: PCosine = doc(
@@ -554,23 +552,22 @@ def cohesion(p: Cohesion, ctx: SteeringContext) -> Steering:
 class Follow(FlockModel):
     """Take the mean velocity of the neighbours in view that are not following themselves.
 
-    The follow of "[AI]高级人工智能(2)——结合队伍" ("Advanced AI (2): joining a
-    group", 2007), which builds on Bourg & Seemann's flocking (ch. 4: neighbours
-    within a view distance and field of view): the velocity is set to the
-    average velocity of the agents in view, leaving out those that are
+    A leader-following rule built on Bourg & Seemann's flocking (ch. 4:
+    neighbours within a view distance and field of view): the velocity is set
+    to the average velocity of the agents in view, leaving out those that are
     following, so followers line up behind agents that lead.
     Who is following: an agent whose tree asked for a ``follow`` this tick
     (as a leaf or inside a combiner) and who has a neighbour in that
-    ``follow``'s view. The source keeps a flag set by each agent's last follow
-    (it found someone to follow), which others read before or after its update
-    depending on the order agents are updated in; here every agent decides at
-    once, so the flag is known from this tick's decisions and neighbours, the
+    ``follow``'s view. A sequential update would keep a flag set by each
+    agent's last follow (it found someone to follow), which others read before
+    or after its update depending on the order agents are updated in; here
+    every agent decides at once, so the flag is known from this tick's decisions and neighbours, the
     same on both engines, before any force is computed.
     The velocity is set through the force that makes that change in one tick,
     ``m (v_new - v) / dt``; like every request it is weighted, combined and
     truncated at the agent's max force, so the velocity is reached in one tick
     only when the max force allows it. With nobody to follow the force is
-    zero (the source leaves the velocity as it is).
+    zero (the velocity stays as it is).
     """
 
     type: Literal["follow"] = "follow"
@@ -691,22 +688,19 @@ class LJAvoidance(SteeringModel):
     Function-Based Movement", which they also apply to obstacle avoidance;
     ``r`` runs from an obstacle's centre to the agent and ``R`` is the
     obstacle's radius. The defaults (A = 0: no attraction; n = 1, B = 20,
-    m = 2.5, cutoff 40, ``d`` in obstacle radii, speed 5) are those of the
-    ActionScript example in the blog post "[AI]高级人工智能(1)——回避障碍物"
-    ("Advanced AI (1): obstacle avoidance", 2007), which builds on Bourg &
-    Seemann.
+    m = 2.5, cutoff 40, ``d`` in obstacle radii, speed 5) give a repulsion of
+    20 on an obstacle's rim that falls to about 3.5 one radius further out.
     ``update: force`` (default): the force is the sum over obstacles whose
     centre is within ``cutoff`` of ``U * r / |r|``, combined with the agent's
     other requests like any other force, as Bourg & Seemann apply the
     potential's result as a force on their units.
-    ``update: velocity`` is the blog's velocity update as written: for each
+    ``update: velocity`` is a velocity update instead of a force: for each
     obstacle within ``cutoff``, in the definition's order, ``v = speed *
     normalize(v + U * r / |r|)``. To fit the force pipeline it becomes the
     force that makes that change in one tick, ``m (v_new - v) / dt``; like
     every request it is weighted, combined and truncated at max force (and the
     speed at max speed), so the velocity is reached only when those allow it.
-    The blog's speed 5 is in pixels per frame of its Flash movie; here it is
-    in world units per second (null: the agent's max speed).
+    Its ``speed`` is in world units per second (null: the agent's max speed).
     The default stays the force: a velocity that is set overrides the agent's
     other requests instead of combining with them.
     """
@@ -721,13 +715,12 @@ class LJAvoidance(SteeringModel):
     )
     update: Literal["force", "velocity"] = doc(
         "'force': the sum of U * r / |r| is the steering force (Bourg & Seemann); 'velocity': "
-        "the 2007 blog's velocity update, v = speed * normalize(v + U * r / |r|) for each "
-        "obstacle in turn, applied as the force m (v_new - v) / dt",
+        "a velocity update, v = speed * normalize(v + U * r / |r|) for each obstacle in turn, "
+        "applied as the force m (v_new - v) / dt",
         "force",
     )
     speed: PPositive | None = doc(
-        "update 'velocity': the speed it sets (the blog's 5, there in pixels per frame); null = "
-        "the agent's max speed",
+        "update 'velocity': the speed it sets; null = the agent's max speed",
         5.0,
         unit="world units per second",
     )

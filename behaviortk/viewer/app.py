@@ -30,11 +30,19 @@ WHEEL_ZOOM = 1.2
 
 
 class ViewerView(arcade.View):
-    def __init__(self, session: Session, window: arcade.Window, watch: bool = True) -> None:
+    def __init__(
+        self,
+        session: Session,
+        window: arcade.Window,
+        watch: bool = True,
+        painter: Painter | None = None,
+        panel: PanelState | None = None,
+    ) -> None:
+        """``painter`` and ``panel``: a window's own (the replay's); the live ones by default."""
         super().__init__(window)
         self.session = session
-        self.painter = Painter(window)
-        self.panel = PanelState(session=session)
+        self.painter = painter if painter is not None else Painter(window)
+        self.panel = panel if panel is not None else PanelState(session=session)
         self.show_help = False
         self.watcher = FileWatcher(session.path) if watch else None
         self._fps = 0.0

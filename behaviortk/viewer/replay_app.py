@@ -21,7 +21,6 @@ drag on the timeline to go to any tick.
 from __future__ import annotations
 
 import dataclasses
-import time
 from typing import IO, Any
 
 import arcade
@@ -142,16 +141,14 @@ class ReplayView(ViewerView):
     painter: ReplayPainter
 
     def __init__(self, session: ReplaySession, window: arcade.Window) -> None:
-        arcade.View.__init__(self, window)
-        self.session = session  # type: ignore[assignment]  # the Session API the mouse uses
-        self.painter = ReplayPainter(window)
-        self.panel = PanelState(tab="tree")  # no session: tree and info tabs, no tuning
-        self.show_help = False
-        self.watcher = None
+        super().__init__(
+            session,  # type: ignore[arg-type]  # the Session API the mouse uses
+            window,
+            watch=False,
+            painter=ReplayPainter(window),
+            panel=PanelState(tab="tree"),  # no session: tree and info tabs, no tuning
+        )
         self.scrubbing = False
-        self._fps = 0.0
-        self._last_draw = time.perf_counter()
-        self._grab = None
 
     @property
     def replay(self) -> ReplaySession:

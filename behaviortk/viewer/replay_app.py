@@ -205,6 +205,17 @@ class ReplayView(ViewerView):
         super().on_mouse_release(x, y, button, modifiers)
 
 
+def replay_session(
+    recording: Recording, tick: int | None, overlays: Any, color_by: str, select: int | None
+) -> ReplaySession:
+    """The session a replay window or frame shows: at ``tick``, these overlays and colours."""
+    session = ReplaySession(recording, tick)
+    session.opts.overlays = set(overlays)
+    session.opts.color_by = color_by
+    session.select_id(select)
+    return session
+
+
 def run_replay(
     recording: Recording,
     tick: int | None = None,
@@ -214,10 +225,7 @@ def run_replay(
     select: int | None = None,
 ) -> int:
     """Open the replay window on ``recording`` (at ``tick``) and run until it is closed."""
-    session = ReplaySession(recording, tick)
-    session.opts.overlays = set(overlays)
-    session.opts.color_by = color_by
-    session.select_id(select)
+    session = replay_session(recording, tick, overlays, color_by, select)
     window = arcade.Window(
         *WINDOW_SIZE, f"behaviortk replay: {recording.path.name}", resizable=True
     )
@@ -252,10 +260,7 @@ def render_replay(
 
     from behaviortk.viewer.render import RENDER_SIZE, headless_window
 
-    session = ReplaySession(recording, tick)
-    session.opts.overlays = set(overlays)
-    session.opts.color_by = color_by
-    session.select_id(select)
+    session = replay_session(recording, tick, overlays, color_by, select)
     win = window if window is not None else headless_window()
     painter = ReplayPainter(win, size=RENDER_SIZE)
     Image.fromarray(replay_frame(session, painter)).save(out, format="PNG")

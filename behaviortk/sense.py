@@ -373,7 +373,7 @@ class Sense:
         fraction of their view (:meth:`_levels`); see :meth:`_chunk`.
         """
         if self.kernels is not None:
-            return self.kernels.neighbours(self.world, self.agents, a, b)  # type: ignore[no-any-return]
+            return self.kernels.neighbours(self.world, self.agents, a, b)
         ag = self.agents
         n_a = max(0, a.stop - a.start)
         view = ag.view_distance[a]
@@ -563,7 +563,7 @@ class Sense:
         if self.agents.n == 0:
             return self.point_facts(own, None)
         if self.kernels is not None:
-            return self.kernels.agent_facts(self.world, self.agents, own, agent)  # type: ignore[no-any-return]
+            return self.kernels.agent_facts(self.world, self.agents, own, agent)
         pos = own + displacement(own, self.agents.pos[safe], self.world)
         vel = self.agents.vel[safe].copy()
         pos[~valid] = 0.0

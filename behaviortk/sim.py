@@ -133,7 +133,7 @@ class Simulation:
         self.events: list[Event] = []
         self._fixed_step = FixedStep()
         self.engine = make_engine(self, engine)
-        from behaviortk.compiled.choice import load, resolve
+        from behaviortk.compiled import choice
         from behaviortk.steering.act import act
 
         self._act: Callable[..., tuple[np.ndarray, np.ndarray]] = act
@@ -142,8 +142,8 @@ class Simulation:
         """The compiled kernels this run uses (``compiled.backend.Kernels``), or None (NumPy)."""
         self.compile_s = 0.0
         """Seconds this Simulation spent compiling kernels or loading them from the disk cache."""
-        if resolve(kernels, self.engine.name) == "numba":
-            self.kernels, self.compile_s = load()
+        if choice.resolve(kernels, self.engine.name) == "numba":
+            self.kernels, self.compile_s = choice.load()
         if self.kernels is not None:
             self._act = self.kernels.act
             self._integrate = self.kernels.integrate
@@ -194,9 +194,7 @@ class Simulation:
         linear, angular = self._act(self, sense, self.decisions)
         t3 = clock()
         held = self._hold_external()
-        self._integrate(
-            self.world, self.agents, linear, angular, self.dt, self.heading_smoothing
-        )
+        self._integrate(self.world, self.agents, linear, angular, self.dt, self.heading_smoothing)
         self._release_external(held)
         t4 = clock()
         timings = self.timings

@@ -17,7 +17,17 @@ import pytest
 ROOT = Path(__file__).parent.parent
 DEFINITION = "definitions/evade_or_flock.json"
 
-HEAVY = ("pydantic", "numpy", "scipy", "py_trees", "arcade", "jsonschema", "behaviortk.sim")
+HEAVY = (
+    "pydantic",
+    "numpy",
+    "scipy",
+    "py_trees",
+    "arcade",
+    "jsonschema",
+    "numba",
+    "behaviortk.sim",
+    "behaviortk.compiled",
+)
 
 
 def imported(*args: str) -> set[str]:
@@ -95,7 +105,9 @@ def validate_modules() -> set[str]:
     return command("validate", DEFINITION)
 
 
-@pytest.mark.parametrize("name", ["scipy", "py_trees", "arcade", "jsonschema", "behaviortk.sim"])
+@pytest.mark.parametrize(
+    "name", ["scipy", "py_trees", "arcade", "jsonschema", "numba", "behaviortk.sim"]
+)
 def test_validate_imports_no_simulation_viewer_or_jsonschema(
     validate_modules: set[str], name: str
 ) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from behaviortk.engines.names import ENGINES
+from behaviortk.engines.names import ENGINES, KERNELS
 
 
 def whole_number(minimum: int) -> Callable[[str], int]:
@@ -38,6 +38,26 @@ def add_engine_option(parser: argparse.ArgumentParser, default: str) -> None:
         default=default,
         help=f"decide engine: py_trees (reference), batch (vectorised) or auto (default {default})",
     )
+
+
+def add_kernels_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--kernels",
+        choices=KERNELS,
+        default="auto",
+        help="numba (compiled) or numpy (the reference) for sense, act and integrate; auto "
+        "(default): $BEHAVIORTK_KERNELS if set, else numba with the batch engine",
+    )
+
+
+def apply_kernels_option(args: argparse.Namespace) -> None:
+    """Make ``--kernels`` what ``kernels="auto"`` means in this process (every Simulation the
+    command makes, the viewer's included, reads it through ``BEHAVIORTK_KERNELS``)."""
+    import os
+
+    choice = getattr(args, "kernels", "auto")
+    if choice != "auto":
+        os.environ["BEHAVIORTK_KERNELS"] = choice
 
 
 def add_seed_option(parser: argparse.ArgumentParser) -> None:

@@ -8,7 +8,9 @@ from typing import Any
 
 from behaviortk.commands.options import (
     add_engine_option,
+    add_kernels_option,
     add_seed_option,
+    apply_kernels_option,
     non_negative_int,
     positive_int,
 )
@@ -30,6 +32,7 @@ OVERLAY_NAMES = (
 def add_render_options(parser: argparse.ArgumentParser) -> None:
     """Options shared by ``render`` and ``demo``."""
     add_engine_option(parser, "py_trees")
+    add_kernels_option(parser)
     add_seed_option(parser)
     parser.add_argument(
         "--overlay",
@@ -71,6 +74,7 @@ def overlays_of(args: argparse.Namespace) -> list[str]:
 
 def render_file(args: argparse.Namespace, path: str, out: str, ticks: int, every: int) -> int:
     """Load, render and write ``out`` atomically, never over ``path``; errors are one line each."""
+    apply_kernels_option(args)
     from behaviortk.format.errors import DefinitionError
     from behaviortk.format.loader import load
     from behaviortk.sim import Simulation

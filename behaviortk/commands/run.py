@@ -11,7 +11,9 @@ from typing import IO, Any
 
 from behaviortk.commands.options import (
     add_engine_option,
+    add_kernels_option,
     add_seed_option,
+    apply_kernels_option,
     positive_int,
 )
 
@@ -46,6 +48,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         help="record every K-th tick in the trace (default 1)",
     )
     add_engine_option(parser, "py_trees")
+    add_kernels_option(parser)
     return parser
 
 
@@ -193,6 +196,7 @@ def run_window(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     from behaviortk.format.errors import DefinitionError
 
+    apply_kernels_option(args)
     try:
         return run_headless(args) if args.headless else run_window(args)
     except DefinitionError as exc:

@@ -32,30 +32,31 @@ class QueriedNeighbours(Neighbours):
     a NumPy leaf, a plugin or a condition with a radius asks for the pairs.
     """
 
+    sums: Array
+
     def __init__(self, offsets: np.ndarray, sums: Array, make: Callable[[], Any]) -> None:
-        object.__setattr__(self, "offsets", offsets)
-        object.__setattr__(self, "sums", sums)
-        object.__setattr__(self, "_make", make)
-        object.__setattr__(self, "_pairs", None)
+        # a frozen dataclass: set through __dict__
+        self.__dict__.update(offsets=offsets, sums=sums, _make=make, _pairs=None)
 
     def _get(self) -> tuple[np.ndarray, np.ndarray, Array, Array]:
-        if self._pairs is None:
-            object.__setattr__(self, "_pairs", tuple(self._make()))
-        return self._pairs  # type: ignore[no-any-return]
+        pairs = self.__dict__["_pairs"]
+        if pairs is None:
+            pairs = self.__dict__["_pairs"] = tuple(self.__dict__["_make"]())
+        return pairs
 
-    @property  # type: ignore[override]
+    @property
     def i(self) -> np.ndarray:
         return self._get()[0]
 
-    @property  # type: ignore[override]
+    @property
     def j(self) -> np.ndarray:
         return self._get()[1]
 
-    @property  # type: ignore[override]
+    @property
     def d(self) -> Array:
         return self._get()[2]
 
-    @property  # type: ignore[override]
+    @property
     def dist(self) -> Array:
         return self._get()[3]
 
@@ -94,7 +95,9 @@ class Kernels:
         else:
             cos_limit = np.cos(np.minimum(half, np.pi)) - FOV_COS_TOLERANCE
             all_round = np.ascontiguousarray(half >= np.pi)
-        nx, ny = spatial.grid_shape(world.width, world.height, padded(radius), b.stop - b.start)
+        nx, ny, rx, ry = spatial.grid_shape(
+            world.width, world.height, padded(radius), b.stop - b.start
+        )
         args = (
             agents.pos,
             agents.vel,
@@ -114,6 +117,8 @@ class Kernels:
             a.start < b.stop and b.start < a.stop,
             nx,
             ny,
+            rx,
+            ry,
         )
         offsets, sums, *_ = spatial.neighbour_query(*args, False)
         return QueriedNeighbours(offsets, sums, lambda: spatial.neighbour_query(*args, True)[2:])
@@ -128,7 +133,7 @@ class Kernels:
         n_b = max(0, b.stop - b.start)
         if n_a == 0 or n_b == 0 or not radius >= 0 or min(n_a, n_b) > SMALL_SIDE:
             return None
-        return spatial.nearest_small(  # type: ignore[no-any-return]
+        return spatial.nearest_small(
             pos,
             a.start,
             a.stop,
@@ -171,13 +176,11 @@ class Kernels:
         for pairs in (False, True):
             spatial.neighbour_query(
                 pos, vel, head, f, f, ~yes, i64, 0, n, 0, n, 10.0, 10.0, True, True, True, 3, 3,
-                pairs,
+                1, 1, pairs,
             )  # fmt: skip
         spatial.nearest_small(pos, 0, 2, 2, n, 5.0, 10.0, 10.0, True)
         spatial.agent_facts(pos, pos, vel, i64, 10.0, 10.0, True)
-        motion.step(
-            pos, vel, head, vel, f, f, f, f, f, f, f, False, f, f, 0.1, 10.0, 10.0, 0
-        )
+        motion.step(pos, vel, head, vel, f, f, f, f, f, f, f, False, f, f, 0.1, 10.0, 10.0, 0)
         motion.smooth(np.zeros((2, n, 2)), 0, head, head)
         kf.accumulate_rows(np.zeros((n, 2)), i64, vel, f)
         kf.seek(i64, i64, pos, vel, f, pos, yes, 1.0, out)
@@ -199,9 +202,7 @@ class Kernels:
         kf.obstacle_avoidance(i64, pos, vel, head, f, f, obstacles, radii, 1.0, 1.0, 1.0, out)
         kf.lj_avoidance(i64, pos, head, obstacles, radii, 0.0, 1.0, 1.0, 2.5, 9.0, 1.0, out)
         kf.wall_avoidance(i64, pos, head, obstacles, obstacles, obstacles, 1.0, out[:2], 1.0, out)
-        kf.hide(
-            i64, i64, pos, vel, head, f, pos, vel, yes, obstacles, radii, 1.0, 1.0, 1.0, out
-        )
+        kf.hide(i64, i64, pos, vel, head, f, pos, vel, yes, obstacles, radii, 1.0, 1.0, 1.0, out)
         kf.interpose(i64, i64, pos, vel, f, pos, vel, yes, pos, vel, yes, 0, 0.0, 1.0, out)
         kf.offset_pursuit(
             i64, i64, pos, vel, head, f, pos, vel, i64, yes, 1.0, 1.0, 0, 0.0, 1.0, out

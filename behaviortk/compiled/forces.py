@@ -36,7 +36,6 @@ LINEAR, CAPPED, INTERCEPT = 0, 1, 2
 """Predictor codes (``steering/predictors.py``)."""
 
 
-
 # ----------------------------------------------------------------- helpers
 @inline
 def _put(out: np.ndarray, r: int, fx: float, fy: float, weight: float) -> None:
@@ -46,14 +45,14 @@ def _put(out: np.ndarray, r: int, fx: float, fy: float, weight: float) -> None:
 
 
 @inline
-def _seek(px: float, py: float, vx: float, vy: float, tx: float, ty: float, top: float):  # type: ignore[no-untyped-def]
+def _seek(px: float, py: float, vx: float, vy: float, tx: float, ty: float, top: float):
     """``kernels.seek_force``: ``normalize(target - pos) * max_speed - vel``."""
     ux, uy = normalize(tx - px, ty - py)
     return ux * top - vx, uy * top - vy
 
 
 @inline
-def _flee(  # type: ignore[no-untyped-def]
+def _flee(
     px: float,
     py: float,
     vx: float,
@@ -78,7 +77,7 @@ def _flee(  # type: ignore[no-untyped-def]
 
 
 @inline
-def _arrive_buckland(  # type: ignore[no-untyped-def]
+def _arrive_buckland(
     px: float,
     py: float,
     vx: float,
@@ -126,7 +125,7 @@ def _intercept_time(tox: float, toy: float, top: float, tvx: float, tvy: float) 
 
 
 @inline
-def _look_ahead(  # noqa: PLR0913
+def _look_ahead(
     code: int,
     param: float,
     tox: float,
@@ -152,9 +151,7 @@ def _look_ahead(  # noqa: PLR0913
 
 
 @inline
-def _target_heading(  # type: ignore[no-untyped-def]
-    agent: int, heading: np.ndarray, tvx: float, tvy: float
-):
+def _target_heading(agent: int, heading: np.ndarray, tvx: float, tvy: float):
     """``primitives._target_heading``: the target agent's heading, else its velocity's direction."""
     if agent >= 0:
         return heading[agent, 0], heading[agent, 1]
@@ -163,18 +160,20 @@ def _target_heading(  # type: ignore[no-untyped-def]
 
 # -------------------------------------------------------------- primitives
 @kernel
-def seek(rows, local, pos, vel, max_speed, tpos, tvalid, weight, out):  # type: ignore[no-untyped-def]
+def seek(rows, local, pos, vel, max_speed, tpos, tvalid, weight, out):
     for r in range(rows.shape[0]):
         i, g = rows[r], local[r]
         if not tvalid[g]:
             _put(out, r, 0.0, 0.0, weight)
             continue
-        fx, fy = _seek(pos[i, 0], pos[i, 1], vel[i, 0], vel[i, 1], tpos[g, 0], tpos[g, 1], max_speed[i])
+        fx, fy = _seek(
+            pos[i, 0], pos[i, 1], vel[i, 0], vel[i, 1], tpos[g, 0], tpos[g, 1], max_speed[i]
+        )
         _put(out, r, fx, fy, weight)
 
 
 @kernel
-def flee(rows, local, pos, vel, heading, max_speed, tpos, tvalid, fear, weight, out):  # type: ignore[no-untyped-def]
+def flee(rows, local, pos, vel, heading, max_speed, tpos, tvalid, fear, weight, out):
     for r in range(rows.shape[0]):
         i, g = rows[r], local[r]
         if not tvalid[g]:
@@ -188,7 +187,7 @@ def flee(rows, local, pos, vel, heading, max_speed, tpos, tvalid, fear, weight, 
 
 
 @kernel
-def arrive(  # type: ignore[no-untyped-def]
+def arrive(
     rows, local, pos, vel, max_speed, mass, tpos, tvalid,
     buckland, deceleration, slowing_radius, tolerance, time_to_target, weight, out,
 ):  # fmt: skip
@@ -221,7 +220,7 @@ def arrive(  # type: ignore[no-untyped-def]
 
 
 @kernel
-def pursuit(  # type: ignore[no-untyped-def]
+def pursuit(
     rows, local, pos, vel, heading, max_speed, tpos, tvel, tagent, tvalid,
     by_velocity, predictor, param, weight, out,
 ):  # fmt: skip
@@ -249,9 +248,7 @@ def pursuit(  # type: ignore[no-untyped-def]
 
 
 @inline
-def _evade(  # type: ignore[no-untyped-def]
-    px, py, vx, vy, hx, hy, top, tx, ty, tvx, tvy, predictor, param, threat
-):
+def _evade(px, py, vx, vy, hx, hy, top, tx, ty, tvx, tvy, predictor, param, threat):
     """``primitives.evade_force``: flee the predicted position, zero beyond ``threat``."""
     t = _look_ahead(predictor, param, tx - px, ty - py, vx, vy, top, tvx, tvy)
     fx, fy = _flee(px, py, vx, vy, tx + tvx * t, ty + tvy * t, top, hx, hy, np.inf)
@@ -261,7 +258,7 @@ def _evade(  # type: ignore[no-untyped-def]
 
 
 @kernel
-def evade(  # type: ignore[no-untyped-def]
+def evade(
     rows, local, pos, vel, heading, max_speed, tpos, tvel, tvalid,
     predictor, param, threat, weight, out,
 ):  # fmt: skip
@@ -278,7 +275,7 @@ def evade(  # type: ignore[no-untyped-def]
 
 
 @kernel
-def wander(  # type: ignore[no-untyped-def]
+def wander(
     rows, pos, vel, heading, max_speed, radius_of, memory, rand, slot,
     in_radii, radius, distance, jitter, dt, displacement, weight, out,
 ):  # fmt: skip
@@ -311,7 +308,7 @@ def wander(  # type: ignore[no-untyped-def]
 
 
 @kernel
-def velocity_match(rows, local, vel, mass, tvel, tvalid, time_to_target, weight, out):  # type: ignore[no-untyped-def]
+def velocity_match(rows, local, vel, mass, tvel, tvalid, time_to_target, weight, out):
     """Millington's VelocityMatch, ``(v_t - v) / time_to_target``, times the mass."""
     for r in range(rows.shape[0]):
         i, g = rows[r], local[r]
@@ -324,7 +321,7 @@ def velocity_match(rows, local, vel, mass, tvel, tvalid, time_to_target, weight,
 
 
 @kernel
-def flock(  # type: ignore[no-untyped-def]
+def flock(
     rows, local, offsets, nb_j, nb_d, pos, vel, max_speed,
     w_sep, w_ali, w_coh, out_sep, out_ali, out_coh,
 ):  # fmt: skip
@@ -360,7 +357,7 @@ def flock(  # type: ignore[no-untyped-def]
 
 
 @inline
-def _flock_out(  # type: ignore[no-untyped-def]
+def _flock_out(
     r, i, count, sx, sy, ax, ay, cx, cy, pos, vel, max_speed,
     w_sep, w_ali, w_coh, out_sep, out_ali, out_coh,
 ):  # fmt: skip
@@ -384,7 +381,7 @@ def _flock_out(  # type: ignore[no-untyped-def]
 
 
 @kernel
-def flock_sums(  # type: ignore[no-untyped-def]
+def flock_sums(
     rows, local, offsets, sums, pos, vel, max_speed,
     w_sep, w_ali, w_coh, out_sep, out_ali, out_coh,
 ):  # fmt: skip
@@ -399,7 +396,7 @@ def flock_sums(  # type: ignore[no-untyped-def]
 
 
 @kernel
-def obstacle_avoidance(  # type: ignore[no-untyped-def]
+def obstacle_avoidance(
     rows, pos, vel, heading, max_speed, radius, obstacle_pos, obstacle_radius,
     min_length, braking_weight, weight, out,
 ):  # fmt: skip
@@ -441,8 +438,24 @@ def obstacle_avoidance(  # type: ignore[no-untyped-def]
         _put(out, r, hx * braking + -hy * lateral, hy * braking + hx * lateral, weight)
 
 
+@inline
+def _power(x: float, e: float) -> float:
+    """``x ** e`` with NumPy's exact shortcuts for the exponents 1, 2, 0.5, -1 and 0."""
+    if e == 1.0:
+        return x
+    if e == 2.0:
+        return x * x
+    if e == 0.5:
+        return math.sqrt(x)
+    if e == -1.0:
+        return 1.0 / x
+    if e == 0.0:
+        return 1.0
+    return float(x**e)
+
+
 @kernel
-def lj_avoidance(  # type: ignore[no-untyped-def]
+def lj_avoidance(
     rows, pos, heading, obstacle_pos, obstacle_radius, a, n_exp, b, m_exp, cutoff, weight, out,
 ):  # fmt: skip
     """Lennard-Jones repulsion (``kernels.lj_force``), summed over obstacles in order."""
@@ -459,9 +472,10 @@ def lj_avoidance(  # type: ignore[no-untyped-def]
                 ux, uy = normalize(rx, ry)
             else:
                 ux, uy = -bx, -by
-            dd = max(dist / max(obstacle_radius[o], EPS), LJ_MIN_D)
-            u = -a / dd**n_exp + b / dd**m_exp
-            if not dist <= cutoff:
+            if dist <= cutoff:
+                dd = max(dist / max(obstacle_radius[o], EPS), LJ_MIN_D)
+                u = -a / _power(dd, n_exp) + b / _power(dd, m_exp)
+            else:
                 u = 0.0
             fx += ux * u
             fy += uy * u
@@ -469,7 +483,7 @@ def lj_avoidance(  # type: ignore[no-untyped-def]
 
 
 @kernel
-def wall_avoidance(  # type: ignore[no-untyped-def]
+def wall_avoidance(
     rows, pos, heading, wall_a, wall_b, wall_normal, front, rotations, weight, out,
 ):  # fmt: skip
     """Buckland's three feelers (``kernels.feeler_ends``, ``kernels.wall_avoidance_force``).
@@ -504,10 +518,9 @@ def wall_avoidance(  # type: ignore[no-untyped-def]
                 u = (qpx * ry - qpy * rx) / safe
                 if ok and 0.0 <= t <= 1.0 and 0.0 <= u <= 1.0 and t < t_best:
                     t_best, w_best = t, w
+            overshoot = 0.0
             if math.isfinite(t_best):
                 overshoot = (1.0 - min(t_best, 1.0)) * length(rx, ry)
-            else:
-                overshoot = 0.0
             if overshoot > depth_best:
                 depth_best, wall_best = overshoot, w_best
         if k_walls == 0:
@@ -520,7 +533,7 @@ def wall_avoidance(  # type: ignore[no-untyped-def]
 
 
 @kernel
-def hide(  # type: ignore[no-untyped-def]
+def hide(
     rows, local, pos, vel, heading, max_speed, tpos, tvel, tvalid,
     obstacle_pos, obstacle_radius, distance, threat, weight, out,
 ):  # fmt: skip
@@ -559,7 +572,7 @@ def hide(  # type: ignore[no-untyped-def]
 
 
 @kernel
-def interpose(  # type: ignore[no-untyped-def]
+def interpose(
     rows, local, pos, vel, max_speed, apos, avel, avalid, bpos, bvel, bvalid,
     predictor, param, weight, out,
 ):  # fmt: skip
@@ -580,7 +593,7 @@ def interpose(  # type: ignore[no-untyped-def]
 
 
 @kernel
-def offset_pursuit(  # type: ignore[no-untyped-def]
+def offset_pursuit(
     rows, local, pos, vel, heading, max_speed, tpos, tvel, tagent, tvalid,
     ox, oy, predictor, param, weight, out,
 ):  # fmt: skip
@@ -599,12 +612,14 @@ def offset_pursuit(  # type: ignore[no-untyped-def]
         wx = hx * ox + -hy * oy + tpos[g, 0]
         wy = hy * ox + hx * oy + tpos[g, 1]
         t = _look_ahead(predictor, param, wx - px, wy - py, vx, vy, max_speed[i], tvx, tvy)
-        fx, fy = _arrive_buckland(px, py, vx, vy, wx + tvx * t, wy + tvy * t, max_speed[i], 1.0, 0.0)
+        fx, fy = _arrive_buckland(
+            px, py, vx, vy, wx + tvx * t, wy + tvy * t, max_speed[i], 1.0, 0.0
+        )
         _put(out, r, fx, fy, weight)
 
 
 @kernel
-def path_following(  # type: ignore[no-untyped-def]
+def path_following(
     rows, local, pos, vel, max_speed, tvalid, points, cursor, seek_distance, looped, weight, out,
 ):  # fmt: skip
     """Buckland's FollowPath: advance the remembered waypoint, seek it (arrive at an open end)."""
@@ -628,7 +643,7 @@ def path_following(  # type: ignore[no-untyped-def]
 
 
 @kernel
-def containment(rows, pos, vel, low, high, margin, look_ahead, weight, out):  # type: ignore[no-untyped-def]
+def containment(rows, pos, vel, low, high, margin, look_ahead, weight, out):
     """Probe ``look_ahead`` seconds ahead; push back to the area shrunk by ``margin``."""
     lo_x = min(low[0] + margin, (low[0] + high[0]) / 2.0)
     lo_y = min(low[1] + margin, (low[1] + high[1]) / 2.0)
@@ -645,7 +660,7 @@ def containment(rows, pos, vel, low, high, margin, look_ahead, weight, out):  # 
 
 
 @kernel
-def flock_blend(  # type: ignore[no-untyped-def]
+def flock_blend(
     rows, local, offsets, sums, pos, vel, max_speed, max_force, kinds, weights, weight, out,
 ):  # fmt: skip
     """A ``blend`` whose children are all flocking leaves of one ``of``, in one pass:
@@ -674,7 +689,7 @@ def flock_blend(  # type: ignore[no-untyped-def]
 
 # --------------------------------------------------------------- combiners
 @kernel
-def blend(forces, rows, max_force, weight, out):  # type: ignore[no-untyped-def]
+def blend(forces, rows, max_force, weight, out):
     """Sum of the children's weighted forces in order, truncated at max_force, times ``weight``."""
     for r in range(rows.shape[0]):
         x = y = 0.0
@@ -686,7 +701,7 @@ def blend(forces, rows, max_force, weight, out):  # type: ignore[no-untyped-def]
 
 
 @kernel
-def prioritized_sum(forces, rows, max_force, weight, out):  # type: ignore[no-untyped-def]
+def prioritized_sum(forces, rows, max_force, weight, out):
     """Buckland's AccumulateForce over the children in order, times ``weight``."""
     for r in range(rows.shape[0]):
         x = y = 0.0
@@ -697,7 +712,7 @@ def prioritized_sum(forces, rows, max_force, weight, out):  # type: ignore[no-un
 
 
 @kernel
-def first_nonzero(forces, rows, max_force, epsilon, weight, out):  # type: ignore[no-untyped-def]
+def first_nonzero(forces, rows, max_force, epsilon, weight, out):
     """The first child longer than ``epsilon``, truncated at max_force, times ``weight``."""
     for r in range(rows.shape[0]):
         x = y = 0.0
@@ -711,7 +726,7 @@ def first_nonzero(forces, rows, max_force, epsilon, weight, out):  # type: ignor
 
 
 @kernel
-def prioritized_dither(forces, rows, max_force, rand, slot, chances, weight, out):  # type: ignore[no-untyped-def]
+def prioritized_dither(forces, rows, max_force, rand, slot, chances, weight, out):
     """Buckland's prioritized dithering: in order, a child applies with its chance (scaled by
     ``1 / chance``); the first that applies and is non-zero wins."""
     for r in range(rows.shape[0]):
@@ -732,7 +747,7 @@ def prioritized_dither(forces, rows, max_force, rand, slot, chances, weight, out
 
 
 @kernel
-def accumulate_rows(linear, rows, force, max_force):  # type: ignore[no-untyped-def]
+def accumulate_rows(linear, rows, force, max_force):
     """``act``'s AccumulateForce of one leaf's weighted forces into the running totals, in place."""
     for r in range(rows.shape[0]):
         i = rows[r]

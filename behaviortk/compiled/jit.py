@@ -11,7 +11,7 @@ order of operations.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from numba import njit
 
@@ -20,9 +20,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def kernel(fn: F) -> F:
     """A compiled, disk-cached kernel."""
-    return njit(cache=True, nogil=True, error_model="numpy")(fn)  # type: ignore[no-any-return]
+    return cast(F, njit(cache=True, nogil=True, error_model="numpy")(fn))
 
 
 def inline(fn: F) -> F:
     """A small helper called by kernels (compiled once per signature; LLVM inlines it)."""
-    return njit(cache=True, inline="always", error_model="numpy")(fn)  # type: ignore[no-any-return]
+    return cast(F, njit(cache=True, inline="always", error_model="numpy")(fn))

@@ -156,7 +156,11 @@ def run(job: Job, weight: float) -> Steering:
 
 
 # ---------------------------------------------------------------- support
-_PREDICTORS: dict[type, int] = {pr.Linear: kf.LINEAR, pr.Capped: kf.CAPPED, pr.Intercept: kf.INTERCEPT}
+_PREDICTORS: dict[Any, int] = {
+    pr.Linear: kf.LINEAR,
+    pr.Capped: kf.CAPPED,
+    pr.Intercept: kf.INTERCEPT,
+}
 _verdicts: dict[int, tuple[Any, bool]] = {}
 
 
@@ -258,7 +262,7 @@ def _velocity_match(job: Job, weight: float, out: Array) -> None:
     )
 
 
-_FLOCK = {pm.Separation: 0, pm.Alignment: 1, pm.Cohesion: 2}
+_FLOCK: dict[Any, int] = {pm.Separation: 0, pm.Alignment: 1, pm.Cohesion: 2}
 _NONE = np.empty((0, 2))
 
 
@@ -442,7 +446,7 @@ def _fields(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-IMPLS: dict[type, tuple[Impl, frozenset[str]]] = {
+IMPLS: dict[Any, tuple[Impl, frozenset[str]]] = {
     pm.Seek: (_seek, _fields("target")),
     pm.Flee: (_flee, _fields("target fear_distance")),
     pm.Arrive: (

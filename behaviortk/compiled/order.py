@@ -9,7 +9,8 @@ ticks the Simulation re-sorts each tree-controlled group of at least
 ``SORT_MIN`` agents by the cells of its own neighbour grid, as a row
 permutation (``Simulation._rearrange``, the path spawns and despawns take):
 agents keep their ids and every bit of state, only their rows move. Smaller
-groups fit in cache and keep their order.
+groups fit in cache and keep their order; so does a Simulation with debug
+geometry on (the viewer and ``render``, which follow agents they show).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ SORT_MIN = 4096
 
 def cell_order(sim: Any) -> dict[str, np.ndarray] | None:
     """Each group's new order of its local rows, or None when nothing moves (or it is not time)."""
-    if sim.tick % SORT_EVERY:
+    if sim.tick % SORT_EVERY or sim.debug.enabled:
         return None
     ag, world = sim.agents, sim.world
     keep: dict[str, np.ndarray] = {}
@@ -40,7 +41,7 @@ def cell_order(sim: Any) -> dict[str, np.ndarray] | None:
         order = np.arange(n, dtype=np.int64)
         if n >= SORT_MIN and name in sim.trees:
             radius = padded(float(ag.view_distance[rows].max()))
-            nx, ny = spatial.grid_shape(world.width, world.height, radius, n)
+            nx, ny, _, _ = spatial.grid_shape(world.width, world.height, radius, n)
             _, by_cell, _, _ = spatial.bin_points(
                 ag.pos, rows.start, rows.stop, float(world.width), float(world.height),
                 world.edges == "wrap", nx, ny,

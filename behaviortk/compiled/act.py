@@ -34,13 +34,15 @@ def act(sim: Any, sense: Sense, decisions: dict[str, Decision]) -> tuple[Array, 
         sense.blackboard_points = getattr(sim.engine, "blackboard_points", None)
     linear = np.zeros((agents.n, 2))
     angular = np.zeros(agents.n)
+    turned = False
     contributions: dict[str, dict[int, tuple[np.ndarray, Array]]] = {}
     for group, decision in decisions.items():
         tree = sim.trees[group]
         start = agents.slices[group].start
         mine: dict[int, tuple[np.ndarray, Array]] = {}
+        firsts, flat = kf.requests(np.ascontiguousarray(decision.emitted, dtype=np.bool_))
         for emit_index, node_index in enumerate(tree.steering):
-            local = np.flatnonzero(decision.emitted[:, emit_index])
+            local = flat[firsts[emit_index] : firsts[emit_index + 1]]
             if local.size == 0:
                 continue
             node = tree.nodes[node_index]
@@ -62,6 +64,9 @@ def act(sim: Any, sense: Sense, decisions: dict[str, Decision]) -> tuple[Array, 
             kf.accumulate_rows(linear, job.rows, out.linear, agents.max_force)
             if out.angular is not None:
                 angular[job.rows] += out.angular
+                turned = True
         contributions[group] = mine
     sim.contributions = contributions
+    if not turned:  # all zero: the clamp would change nothing
+        return linear, angular
     return linear, clamp_angular(angular, agents.max_angular_accel)

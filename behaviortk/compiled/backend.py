@@ -183,6 +183,7 @@ class Kernels:
         motion.step(pos, vel, head, vel, f, f, f, f, f, f, f, False, f, f, 0.1, 10.0, 10.0, 0)
         motion.smooth(np.zeros((2, n, 2)), 0, head, head)
         kf.accumulate_rows(np.zeros((n, 2)), i64, vel, f)
+        kf.requests(np.ones((n, 3), dtype=np.bool_))
         kf.seek(i64, i64, pos, vel, f, pos, yes, 1.0, out)
         kf.flee(i64, i64, pos, vel, head, f, pos, yes, 1.0, 1.0, out)
         kf.arrive(i64, i64, pos, vel, f, f, pos, yes, True, 1.0, 1.0, 1.0, 1.0, 1.0, out)

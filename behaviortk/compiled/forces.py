@@ -357,27 +357,38 @@ def flock(
 
 
 @inline
+def _flock_forces(count, sx, sy, ax, ay, cx, cy, px, py, vx, vy, top):  # fmt: skip
+    """Separation, alignment and cohesion of one agent from its pair sums, each with
+    ``steer``'s non-finite clean-up (``kernels.separation_force``, ``alignment_force``,
+    ``cohesion_force``; zero without neighbours)."""
+    c = max(float(count), 1.0)
+    if count > 0:
+        fax, fay = ax / c - vx, ay / c - vy
+        fcx, fcy = _seek(px, py, vx, vy, px + cx / c, py + cy / c, top)
+    else:
+        fax = fay = fcx = fcy = 0.0
+    return (
+        finite_or_zero(sx), finite_or_zero(sy), finite_or_zero(fax),
+        finite_or_zero(fay), finite_or_zero(fcx), finite_or_zero(fcy),
+    )  # fmt: skip
+
+
+@inline
 def _flock_out(
     r, i, count, sx, sy, ax, ay, cx, cy, pos, vel, max_speed,
     w_sep, w_ali, w_coh, out_sep, out_ali, out_coh,
 ):  # fmt: skip
-    """The three flocking forces of row ``r`` from its pair sums (``kernels.separation_force``,
-    ``alignment_force``, ``cohesion_force``), each weighted; a negative weight skips one."""
-    c = max(float(count), 1.0)
-    px, py, vx, vy = pos[i, 0], pos[i, 1], vel[i, 0], vel[i, 1]
+    """The three flocking forces of row ``r`` (:func:`_flock_forces`), each weighted into its
+    ``out``; a negative weight skips one."""
+    fsx, fsy, fax, fay, fcx, fcy = _flock_forces(
+        count, sx, sy, ax, ay, cx, cy, pos[i, 0], pos[i, 1], vel[i, 0], vel[i, 1], max_speed[i]
+    )
     if w_sep >= 0.0:
-        _put(out_sep, r, sx, sy, w_sep)
+        _put(out_sep, r, fsx, fsy, w_sep)
     if w_ali >= 0.0:
-        if count > 0:
-            _put(out_ali, r, ax / c - vx, ay / c - vy, w_ali)
-        else:
-            _put(out_ali, r, 0.0, 0.0, w_ali)
+        _put(out_ali, r, fax, fay, w_ali)
     if w_coh >= 0.0:
-        if count > 0:
-            fx, fy = _seek(px, py, vx, vy, px + cx / c, py + cy / c, max_speed[i])
-            _put(out_coh, r, fx, fy, w_coh)
-        else:
-            _put(out_coh, r, 0.0, 0.0, w_coh)
+        _put(out_coh, r, fcx, fcy, w_coh)
 
 
 @kernel
@@ -667,22 +678,24 @@ def flock_blend(
     each child's weighted force (``kinds``: 0 separation, 1 alignment, 2 cohesion,
     in child order) from the query's sums, summed in child order, truncated at
     max_force, times the blend's ``weight``."""
-    sep = np.empty((1, 2))
-    ali = np.empty((1, 2))
-    coh = np.empty((1, 2))
     for r in range(rows.shape[0]):
         i, g = rows[r], local[r]
-        _flock_out(
-            0, i, offsets[g + 1] - offsets[g], sums[g, 0], sums[g, 1], sums[g, 2],
-            sums[g, 3], sums[g, 4], sums[g, 5], pos, vel, max_speed,
-            1.0, 1.0, 1.0, sep, ali, coh,
+        fsx, fsy, fax, fay, fcx, fcy = _flock_forces(
+            offsets[g + 1] - offsets[g], sums[g, 0], sums[g, 1], sums[g, 2], sums[g, 3],
+            sums[g, 4], sums[g, 5], pos[i, 0], pos[i, 1], vel[i, 0], vel[i, 1], max_speed[i],
         )  # fmt: skip
         x = y = 0.0
         for c in range(kinds.shape[0]):
             k = kinds[c]
-            src = sep if k == 0 else (ali if k == 1 else coh)  # finite already
-            x += src[0, 0] * weights[c]
-            y += src[0, 1] * weights[c]
+            if k == 0:
+                x += fsx * weights[c]
+                y += fsy * weights[c]
+            elif k == 1:
+                x += fax * weights[c]
+                y += fay * weights[c]
+            else:
+                x += fcx * weights[c]
+                y += fcy * weights[c]
         x, y = truncate(x, y, max_force[i])
         _put(out, r, x, y, weight)
 
@@ -744,6 +757,27 @@ def prioritized_dither(forces, rows, max_force, rand, slot, chances, weight, out
                 break
         x, y = truncate(x, y, max_force[i])
         _put(out, r, x, y, weight)
+
+
+@kernel
+def requests(emitted):
+    """The rows that asked for each steering leaf (``emitted``: agents x leaves): leaf ``k``'s
+    ascending rows are ``rows[firsts[k]:firsts[k + 1]]``. Branch-free: every row is
+    written, only those that asked advance (a later leaf's rows overwrite the rest)."""
+    n, leaves = emitted.shape
+    firsts = np.zeros(leaves + 1, dtype=np.int64)
+    for a in range(n):
+        for k in range(leaves):
+            firsts[k + 1] += emitted[a, k]
+    for k in range(leaves):
+        firsts[k + 1] += firsts[k]
+    rows = np.empty(firsts[leaves] + 1, dtype=np.int64)
+    for k in range(leaves):
+        at = firsts[k]
+        for a in range(n):
+            rows[at] = a
+            at += emitted[a, k]
+    return firsts, rows[: firsts[leaves]]
 
 
 @kernel

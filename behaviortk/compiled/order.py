@@ -22,7 +22,7 @@ import numpy as np
 from behaviortk.compiled import spatial
 from behaviortk.world.spatial import padded
 
-SORT_EVERY = 64
+SORT_EVERY = 32
 """Ticks between re-sorts (agents move a cell or two in that time: the order stays good)."""
 
 SORT_MIN = 4096

@@ -27,7 +27,7 @@ from behaviortk.compiled.jit import inline, kernel
 from behaviortk.compiled.vec import separation_term, shortest, shortest_near
 
 #: Cells per candidate point at most (and 16 at least): bounds the grid's memory.
-CELLS_PER_POINT = 2
+CELLS_PER_POINT = 4
 
 
 @inline
@@ -145,7 +145,20 @@ _GAPS = (701, 301, 132, 57, 23, 10, 4, 1)  # Ciura's shell sort gaps
 
 @inline
 def _sort_by_row(j: np.ndarray, dx: np.ndarray, dy: np.ndarray, dist: np.ndarray, n: int) -> None:
-    """Sort the first ``n`` entries of the four columns by ``j`` (shell sort; rows are unique)."""
+    """Sort the first ``n`` entries of the four columns by ``j`` (rows are unique): insertion
+    sort for the usual few, nearly ordered entries, shell sort beyond 64."""
+    if n <= 64:
+        for a in range(1, n):
+            jj = j[a]
+            if j[a - 1] < jj:
+                continue
+            xx, yy, dd = dx[a], dy[a], dist[a]
+            b = a
+            while b > 0 and j[b - 1] > jj:
+                j[b], dx[b], dy[b], dist[b] = j[b - 1], dx[b - 1], dy[b - 1], dist[b - 1]
+                b -= 1
+            j[b], dx[b], dy[b], dist[b] = jj, xx, yy, dd
+        return
     for gap in _GAPS:
         for a in range(gap, n):
             jj, xx, yy, dd = j[a], dx[a], dy[a], dist[a]
@@ -259,11 +272,20 @@ def neighbour_query(
         n = 0
         last = -1
         ordered = True
+        # a stencil row's cells are consecutive cell ids, so their points one run of the
+        # binned arrays (two where the row wraps around the world's edge)
+        if x0 < 0:
+            a0, a1, b0, b1 = x0 + nx, nx, 0, x1 + 1
+        elif x1 >= nx:
+            a0, a1, b0, b1 = x0, nx, 0, x1 - nx + 1
+        else:
+            a0, a1, b0, b1 = x0, x1 + 1, 0, 0
         for gy in range(y0, y1 + 1):
             row = _wrapped(gy, ny) * nx
-            for gx in range(x0, x1 + 1):
-                g = row + _wrapped(gx, nx)
-                for s in range(start[g], start[g + 1]):
+            for part in range(2):
+                lo = start[row + a0] if part == 0 else start[row + b0]
+                hi = start[row + a1] if part == 0 else start[row + b1]
+                for s in range(lo, hi):
                     # branch-free: every candidate is written, only the seen ones counted
                     j = rows[s]
                     dx = shortest_near(xs[s] - xi, width, wrap)
@@ -283,7 +305,8 @@ def neighbour_query(
             _sort_by_row(cj, cdx, cdy, cdist, n)
         limit = cap[k]
         if n > limit:
-            # nearest first: below the limit-th distance, then ties in row order
+            # nearest first: below the limit-th distance, then ties in row order;
+            # the kept pairs are moved to the front, in order
             threshold = _kth_smallest(cdist, n, limit, scratch) if limit > 0 else -np.inf
             left = limit
             for q in range(n):
@@ -294,23 +317,23 @@ def neighbour_query(
                 if not kept[q] and cdist[q] == threshold and left > 0:
                     kept[q] = True
                     left -= 1
-        else:
+            m = 0
             for q in range(n):
-                kept[q] = True
+                if kept[q]:
+                    cj[m], cdx[m], cdy[m], cdist[m] = cj[q], cdx[q], cdy[q], cdist[q]
+                    m += 1
+            n = m
         sx = sy = ax = ay = ox = oy = 0.0
         for q in range(n):
-            if not kept[q]:
-                continue
             j = cj[q]
             dx = cdx[q]
             dy = cdy[q]
             if want_pairs:
-                out_i[p] = i
-                out_j[p] = j
-                out_d[p, 0] = dx
-                out_d[p, 1] = dy
-                out_dist[p] = cdist[q]
-            p += 1
+                out_i[p + q] = i
+                out_j[p + q] = j
+                out_d[p + q, 0] = dx
+                out_d[p + q, 1] = dy
+                out_dist[p + q] = cdist[q]
             tx, ty = separation_term(i, j, dx, dy)
             sx += tx
             sy += ty
@@ -318,6 +341,7 @@ def neighbour_query(
             ay += vel[j, 1]
             ox += dx
             oy += dy
+        p += n
         offsets[k + 1] = p
         sums[k, 0] = sx
         sums[k, 1] = sy
@@ -328,6 +352,12 @@ def neighbour_query(
     if not want_pairs:
         p = 0
     return offsets, sums, out_i[:p], out_j[:p], out_d[:p], out_dist[:p]
+
+
+@inline
+def _exactly_shortest(d: float, size: float, wrap: bool) -> float:
+    """``vec.shortest`` as the plain formula (no branch on the value: loops over it vectorise)."""
+    return d - size * np.rint(d / size) if wrap else d
 
 
 @kernel
@@ -352,40 +382,38 @@ def nearest_small(
     n_b = b_hi - b_lo
     best = np.full(n_a, np.inf)
     pick = np.full(n_a, -1, dtype=np.int64)
-    if n_b <= n_a:
+    if n_b <= n_a:  # NumPy's loop: each b row against every a row at once (vectorises)
+        for j in range(b_lo, b_hi):
+            xj, yj = pos[j, 0], pos[j, 1]
+            for r in range(n_a):
+                i = a_lo + r
+                dx = _exactly_shortest(xj - pos[i, 0], width, wrap)
+                dy = _exactly_shortest(yj - pos[i, 1], height, wrap)
+                d2 = dx * dx + dy * dy
+                d2 = np.inf if i == j else d2
+                b = best[r]
+                better = d2 < b
+                best[r] = d2 if better else b
+                pick[r] = j if better else pick[r]
+    else:  # each a row: every distance, then the first smallest
+        d2s = np.empty(n_b)
         for r in range(n_a):
             i = a_lo + r
             xi, yi = pos[i, 0], pos[i, 1]
-            b2 = np.inf
-            bj = -1
-            for j in range(b_lo, b_hi):
-                if j == i:
-                    continue
-                dx = shortest(pos[j, 0] - xi, width, wrap)
-                dy = shortest(pos[j, 1] - yi, height, wrap)
+            low = np.inf
+            for q in range(n_b):
+                j = b_lo + q
+                dx = _exactly_shortest(pos[j, 0] - xi, width, wrap)
+                dy = _exactly_shortest(pos[j, 1] - yi, height, wrap)
                 d2 = dx * dx + dy * dy
-                if d2 < b2:
-                    b2 = d2
-                    bj = j
-            best[r] = b2
-            pick[r] = bj
-    else:
-        for r in range(n_a):
-            i = a_lo + r
-            xi, yi = pos[i, 0], pos[i, 1]
-            b2 = np.inf
-            bj = b_lo
-            for j in range(b_lo, b_hi):
-                if j == i:
-                    continue
-                dx = shortest(pos[j, 0] - xi, width, wrap)
-                dy = shortest(pos[j, 1] - yi, height, wrap)
-                d2 = dx * dx + dy * dy
-                if d2 < b2:
-                    b2 = d2
-                    bj = j
-            best[r] = b2
-            pick[r] = bj
+                d2 = np.inf if i == j else d2
+                d2s[q] = d2
+                low = min(low, d2)
+            q = 0
+            while d2s[q] != low:
+                q += 1
+            best[r] = low
+            pick[r] = b_lo + q
     index = np.full(n_a, -1, dtype=np.int64)
     dist = np.full(n_a, np.inf)
     for r in range(n_a):

@@ -380,47 +380,53 @@ def nearest_small(
     """
     n_a = a_hi - a_lo
     n_b = b_hi - b_lo
-    best = np.full(n_a, np.inf)
-    pick = np.full(n_a, -1, dtype=np.int64)
-    if n_b <= n_a:  # NumPy's loop: each b row against every a row at once (vectorises)
-        for j in range(b_lo, b_hi):
-            xj, yj = pos[j, 0], pos[j, 1]
-            for r in range(n_a):
-                i = a_lo + r
-                dx = _exactly_shortest(xj - pos[i, 0], width, wrap)
-                dy = _exactly_shortest(yj - pos[i, 1], height, wrap)
+    best = np.empty(n_a)
+    pick = np.empty(n_a, dtype=np.int64)
+    apart = a_hi <= b_lo or b_hi <= a_lo  # no row is in both: no "not oneself" test
+    if n_b <= n_a:  # a few b rows: strict < keeps the lowest one
+        for r in range(n_a):
+            i = a_lo + r
+            xi, yi = pos[i, 0], pos[i, 1]
+            b2 = np.inf
+            bj = -1
+            for j in range(b_lo, b_hi):
+                dx = _exactly_shortest(pos[j, 0] - xi, width, wrap)
+                dy = _exactly_shortest(pos[j, 1] - yi, height, wrap)
                 d2 = dx * dx + dy * dy
-                d2 = np.inf if i == j else d2
-                b = best[r]
-                better = d2 < b
-                best[r] = d2 if better else b
-                pick[r] = j if better else pick[r]
-    else:  # each a row: every distance, then the first smallest
+                if not apart:
+                    d2 = np.inf if i == j else d2
+                better = d2 < b2
+                b2 = d2 if better else b2
+                bj = j if better else bj
+            best[r] = b2
+            pick[r] = bj
+    else:  # many b rows: every distance (vectorises), then the first smallest
         d2s = np.empty(n_b)
         for r in range(n_a):
             i = a_lo + r
             xi, yi = pos[i, 0], pos[i, 1]
-            low = np.inf
+            b2 = np.inf
             for q in range(n_b):
                 j = b_lo + q
                 dx = _exactly_shortest(pos[j, 0] - xi, width, wrap)
                 dy = _exactly_shortest(pos[j, 1] - yi, height, wrap)
                 d2 = dx * dx + dy * dy
-                d2 = np.inf if i == j else d2
+                if not apart:
+                    d2 = np.inf if i == j else d2
                 d2s[q] = d2
-                low = min(low, d2)
+                b2 = min(b2, d2)
             q = 0
-            while d2s[q] != low:
+            while d2s[q] != b2:
                 q += 1
-            best[r] = low
+            best[r] = b2
             pick[r] = b_lo + q
-    index = np.full(n_a, -1, dtype=np.int64)
-    dist = np.full(n_a, np.inf)
+    index = np.empty(n_a, dtype=np.int64)
+    dist = np.empty(n_a)
     for r in range(n_a):
         dd = math.sqrt(best[r])
-        if math.isfinite(dd) and dd <= radius:
-            index[r] = pick[r]
-            dist[r] = dd
+        found = math.isfinite(dd) and dd <= radius
+        index[r] = pick[r] if found else -1
+        dist[r] = dd if found else np.inf
     return index, dist
 
 

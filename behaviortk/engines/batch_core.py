@@ -272,16 +272,19 @@ class SelectorNode(Composite):
                 continue
             won = pending[hit]
             # previous current child differs: stop every non-INVALID child after the winner
-            switched = won[self.cur[won] != p]
-            self.cur[won] = p
-            if switched.size:
+            moved = self.cur[won] != p
+            if moved.any():
+                switched = won[moved]
+                self.cur[won] = p
                 for later in kids[p + 1 :]:
                     stop_unless(later, switched, INVALID)
             won_codes = codes[hit]
-            succeeded = won[won_codes == SUCCESS]
-            if succeeded.size:
-                self.stop(succeeded, SUCCESS)
-            self.st[won[won_codes == RUNNING]] = RUNNING
+            done = won_codes == SUCCESS
+            if done.any():
+                self.stop(won[done], SUCCESS)
+                self.st[won[~done]] = RUNNING
+            else:
+                self.st[won] = RUNNING
             pending = pending[~hit]
         if pending.size:
             self.stop(pending, FAILURE)
@@ -388,9 +391,10 @@ class Decorator(Node):
     def tick(self, rows: Rows) -> None:
         if not rows.size:
             return
-        fresh = self.not_running(rows)
-        if fresh.size:
-            self.initialise(fresh)
+        if type(self).initialise is not Decorator.initialise:  # the default does nothing
+            fresh = self.not_running(rows)
+            if fresh.size:
+                self.initialise(fresh)
         self.child.tick(rows)
         codes = self.update(rows)
         done = codes != RUNNING

@@ -95,11 +95,7 @@ def summary(sim: Any, wall: float) -> str:
         f"{sim.name}: {sim.tick} ticks, {sim.agents.n} agents, engine {sim.engine.name}, "
         f"seed {sim.seed}: {wall:.2f} s, {rate:,.1f} ticks/s\n"
         f"per tick: {phases}"
-        + (
-            f" ({sim.kernel_name} kernels, compile {sim.compile_s:.2f} s)"
-            if sim.kernels
-            else ""
-        )
+        + (f" ({sim.kernel_name} kernels, compile {sim.compile_s:.2f} s)" if sim.kernels else "")
     )
 
 

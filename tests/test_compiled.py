@@ -332,3 +332,56 @@ def test_large_groups_are_kept_in_cell_order_as_a_row_permutation(
     assert np.abs(by_id - sorted_run.agents.pos[rows]).max() < 1e-6
     names = [sorted_run.agents.names[r] for r in range(rows.start, rows.stop)]
     assert names == [f"a-{i}" for i in ids.tolist()]
+
+
+# ---------------------------------------------------------------- integrate
+@pytest.mark.parametrize("edges", ["wrap", "bounce", "contain"])
+def test_integration_equals_the_reference_with_turn_limits_and_smoothing(
+    edges: str, kernels: Any
+) -> None:
+    """Agents leaving the world on every side, some stopped, some turning faster than
+    their turn rate allows, rotating ones, non-finite forces; heading smoothing 4."""
+    from behaviortk.world.factory import make_agents
+    from behaviortk.world.state import World
+
+    rng = np.random.default_rng(11)
+    n = 200
+    pos = rng.uniform(-20.0, 120.0, (n, 2))
+    vel = rng.normal(0.0, 60.0, (n, 2))
+    vel[:20] = 0.0
+    turn = np.where(np.arange(n) % 3 == 0, np.inf, rng.uniform(0.5, 4.0, n))
+    a = make_agents(pos, vel, max_speed=80.0, max_force=150.0, max_turn_rate=turn)
+    a.rotation[:] = rng.uniform(-3.0, 3.0, n)
+    b = copy.deepcopy(a)
+    world = World(width=100.0, height=100.0, edges=edges)
+    for step in range(8):
+        force = rng.normal(0.0, 200.0, (n, 2))
+        force[step] = [np.nan, np.inf]
+        angular = rng.normal(0.0, 10.0, n)
+        numpy_integrate(world, a, force, angular, 0.05, 4)
+        kernels.integrate(world, b, force, angular, 0.05, 4)
+        for field in ("pos", "vel", "heading", "smoothed_heading", "orientation", "rotation"):
+            close(getattr(a, field), getattr(b, field), f"step {step} {field}")
+
+
+def test_a_world_option_the_step_does_not_know_runs_the_numpy_step(
+    monkeypatch: Any, kernels: Any
+) -> None:
+    """A World field added later (an integration option) set away from its default."""
+    import dataclasses
+
+    from behaviortk.compiled import motion
+    from behaviortk.world.state import World
+
+    @dataclasses.dataclass
+    class Later(World):
+        push_apart: bool = False
+
+    calls: list[bool] = []
+    monkeypatch.setattr(motion, "numpy_integrate", lambda *a: calls.append(True))
+    agents = crowd(10, edges="wrap").agents
+    force = np.zeros((agents.n, 2))
+    motion.integrate(Later(200.0, 120.0, "wrap"), agents, force, None, 0.1)
+    assert calls == []
+    motion.integrate(Later(200.0, 120.0, "wrap", push_apart=True), agents, force, None, 0.1)
+    assert calls == [True]

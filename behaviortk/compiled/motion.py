@@ -12,7 +12,9 @@ arithmetic.
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from typing import Any
 
 import numpy as np
 
@@ -20,6 +22,7 @@ from behaviortk.compiled.jit import inline, kernel
 from behaviortk.compiled.vec import EPS, finite_or_zero, truncate
 from behaviortk.vec import Array
 from behaviortk.world.integrate import HEADING_MIN_SPEED
+from behaviortk.world.integrate import integrate as numpy_integrate
 from behaviortk.world.smoothing import HeadingSmoother
 from behaviortk.world.state import Agents, World
 
@@ -170,6 +173,39 @@ def smooth(history: np.ndarray, slot: int, heading: np.ndarray, previous: np.nda
     return out
 
 
+KNOWN_WORLD = frozenset(
+    [
+        "width",
+        "height",
+        "edges",
+        "obstacle_pos",
+        "obstacle_radius",
+        "wall_a",
+        "wall_b",
+        "wall_normal",
+        "paths",
+        "zones",
+    ]
+)
+"""``World`` fields the compiled step knows (the rest only matter to other phases)."""
+
+
+def _world_options(world: World) -> bool:
+    """Whether ``world`` has a field this step does not know, set away from its default
+    (an integration option added since, such as pushing overlapping agents apart)."""
+    for f in dataclasses.fields(world):
+        if f.name in KNOWN_WORLD:
+            continue
+        value = getattr(world, f.name)
+        if f.default is not dataclasses.MISSING and value != f.default:
+            return True
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            return True
+        if f.default_factory is not dataclasses.MISSING and value != f.default_factory():
+            return True
+    return False
+
+
 def integrate(
     world: World,
     agents: Agents,
@@ -177,8 +213,17 @@ def integrate(
     angular: Array | None,
     dt: float,
     heading_smoothing: int = 1,
+    *more: Any,
+    **options: Any,
 ) -> None:
-    """``world.integrate.integrate`` on the compiled step (same arguments, same effect)."""
+    """``world.integrate.integrate`` on the compiled step (same arguments, same effect).
+
+    A world option this step does not know (a ``World`` field away from its
+    default, or an argument added to the NumPy step since) runs the NumPy step.
+    """
+    if more or options or _world_options(world):
+        numpy_integrate(world, agents, linear, angular, dt, heading_smoothing, *more, **options)
+        return
     n = agents.n
     lin = np.ascontiguousarray(np.asarray(linear, dtype=np.float64).reshape(n, 2))
     ang = np.zeros(n) if angular is None else np.ascontiguousarray(angular, dtype=np.float64)

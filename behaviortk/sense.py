@@ -326,9 +326,13 @@ class Sense:
         blackboard_points: BlackboardPoints | None = None,
         pointer: Array | None = None,
         registries: Registries | None = None,
+        kernels: Any = None,
     ) -> None:
         self.registries = default() if registries is None else registries
         """Where target kinds and condition implementations are looked up."""
+        self.kernels = kernels
+        """The compiled kernels (``compiled.backend.Kernels``) answering neighbour, nearest
+        and agent queries, or None: the NumPy code below."""
         self.world = world
         self.agents = agents
         self.rand = rand
@@ -384,6 +388,8 @@ class Sense:
         per observer. Observers of a dense crowd are first measured within a
         fraction of their view (:meth:`_levels`); see :meth:`_chunk`.
         """
+        if self.kernels is not None:
+            return self.kernels.neighbours(self.world, self.agents, a, b)
         ag = self.agents
         n_a = max(0, a.stop - a.start)
         view = ag.view_distance[a]
@@ -544,7 +550,11 @@ class Sense:
         key = (group, of_group, r)
         found = self._nearest.get(key)
         if found is None:
-            found = self.index.nearest(self.rows(group), self.other_rows(group, of_group), r)
+            a, b = self.rows(group), self.other_rows(group, of_group)
+            if self.kernels is not None:
+                found = self.kernels.nearest(self.world, self.agents.pos, a, b, r)
+            if found is None:
+                found = self.index.nearest(a, b, r)
             self._nearest[key] = found
         return found
 
@@ -591,6 +601,8 @@ class Sense:
         safe = np.where(valid, agent, 0)
         if self.agents.n == 0:
             return self.point_facts(own, None)
+        if self.kernels is not None:
+            return self.kernels.agent_facts(self.world, self.agents, own, agent)
         pos = own + displacement(own, self.agents.pos[safe], self.world)
         vel = self.agents.vel[safe].copy()
         pos[~valid] = 0.0

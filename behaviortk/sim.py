@@ -100,6 +100,7 @@ class Simulation:
         *,
         seed: int | None = None,
         debug: bool = False,
+        kernels: str = "auto",
     ) -> None:
         if isinstance(scenario, str | Path):
             from behaviortk.format.loader import load
@@ -140,9 +141,25 @@ class Simulation:
         self.events: list[Event] = []
         self._fixed_step = FixedStep()
         self.engine = make_engine(self, engine)
+        from behaviortk.compiled import choice
         from behaviortk.steering.act import act
 
         self._act: Callable[..., tuple[np.ndarray, np.ndarray]] = act
+        self._integrate: Callable[..., None] = integrate
+        self.kernels: Any = None
+        """The compiled kernels this run uses (``compiled.backend.Kernels``), or None (NumPy)."""
+        self.compile_s = 0.0
+        """Seconds this Simulation spent compiling kernels or loading them from the disk cache."""
+        if choice.resolve(kernels, self.engine.name) == "numba":
+            self.kernels, self.compile_s = choice.load()
+        if self.kernels is not None:
+            self._act = self.kernels.act
+            self._integrate = self.kernels.integrate
+
+    @property
+    def kernel_name(self) -> str:
+        """``"numba"`` (compiled kernels) or ``"numpy"`` (the reference)."""
+        return "numpy" if self.kernels is None else str(self.kernels.name)
 
     @property
     def name(self) -> str:
@@ -155,7 +172,8 @@ class Simulation:
 
     def sense(self) -> Sense:
         """The sensed facts of the current tick (each agent's random numbers of this tick)."""
-        rand = uniforms(self.seed, self.agents.ids, self.tick, self.n_rand)
+        draw = uniforms if self.kernels is None else self.kernels.uniforms
+        rand = draw(self.seed, self.agents.ids, self.tick, self.n_rand)
         return Sense(
             self.world,
             self.agents,
@@ -165,12 +183,17 @@ class Simulation:
             blackboard_points=self.engine.blackboard_points,
             pointer=self.pointer,
             registries=self.registries,
+            kernels=self.kernels,
         )
 
     def step(self) -> None:
         """Advance one fixed tick: sense, decide, act, integrate."""
         clock = _time.perf_counter
         t0 = clock()
+        if self.kernels is not None:
+            keep = self.kernels.cell_order(self)
+            if keep is not None:
+                self._rearrange(keep, {})
         sense = self.sense()
         self.engine.prepare(self, sense)
         t1 = clock()
@@ -180,7 +203,7 @@ class Simulation:
         t3 = clock()
         held = self._hold_external()
         before = self.agents.pos
-        integrate(self.world, self.agents, linear, angular, self.dt, self.heading_smoothing)
+        self._integrate(self.world, self.agents, linear, angular, self.dt, self.heading_smoothing)
         self._release_external(held)
         if self.non_penetration is not None:
             self.non_penetration.apply(self.world, self.agents, before, self._fixed_rows())

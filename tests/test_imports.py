@@ -33,6 +33,7 @@ HEAVY = (
     "optuna",
     "matplotlib",
     "argcomplete",
+    "behaviortk.compiled",
 )
 """What ``--help`` never imports. ``validate`` needs pydantic and (for now) numpy only."""
 

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from behaviortk.commands.options import apply_kernels_option
 from behaviortk.commands.render import add_render_options, render_file
 
 DEMO_FILE = Path(__file__).resolve().parents[2] / "definitions" / "evade_or_flock.json"
@@ -48,4 +49,5 @@ def run(args: argparse.Namespace) -> int:
         return render_file(args, str(DEMO_FILE), args.out, args.ticks, args.every)
     from behaviortk.viewer.app import run_viewer
 
+    apply_kernels_option(args)
     return run_viewer(DEMO_FILE, engine=args.engine, seed=args.seed, overlays=args.overlay)

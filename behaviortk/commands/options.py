@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from behaviortk.engines.names import AUTO_BATCH_AGENTS, ENGINES
+from behaviortk.engines.names import AUTO_BATCH_AGENTS, ENGINES, KERNELS
 
 DEFAULT_ENGINE = "auto"
 """The one default of run, render, bench, check and sweep: batch from ``AUTO_BATCH_AGENTS``
@@ -80,6 +80,26 @@ def add_file_argument(parser: argparse.ArgumentParser) -> None:
     """The ``FILE`` positional of the commands that read one definition, completed by the shell."""
     file = parser.add_argument("file", metavar="FILE", help="definition file (JSON)")
     file.completer = definition_files  # type: ignore[attr-defined]
+
+
+def add_kernels_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--kernels",
+        choices=KERNELS,
+        default="auto",
+        help="numba (compiled) or numpy (the reference) for sense, act and integrate; auto "
+        "(default): $BEHAVIORTK_KERNELS if set, else numba with the batch engine",
+    )
+
+
+def apply_kernels_option(args: argparse.Namespace) -> None:
+    """Make ``--kernels`` what ``kernels="auto"`` means in this process (every Simulation the
+    command makes, the viewer's included, reads it through ``BEHAVIORTK_KERNELS``)."""
+    import os
+
+    choice = getattr(args, "kernels", "auto")
+    if choice != "auto":
+        os.environ["BEHAVIORTK_KERNELS"] = choice
 
 
 def add_seed_option(parser: argparse.ArgumentParser) -> None:

@@ -11,7 +11,9 @@ from typing import Any
 from behaviortk.commands.options import (
     add_engine_option,
     add_file_argument,
+    add_kernels_option,
     add_seed_option,
+    apply_kernels_option,
     engine_note,
     non_negative_int,
     positive_int,
@@ -80,6 +82,7 @@ def add_look_options(parser: argparse.ArgumentParser) -> None:
 def add_render_options(parser: argparse.ArgumentParser) -> None:
     """Options shared by ``render`` and ``demo``."""
     add_engine_option(parser)
+    add_kernels_option(parser)
     add_seed_option(parser)
     add_look_options(parser)
     parser.add_argument(
@@ -135,6 +138,7 @@ def overlays_of(args: argparse.Namespace) -> list[str]:
 
 def render_file(args: argparse.Namespace, path: str, out: str, ticks: int, every: int) -> int:
     """Load, render and write ``out`` atomically, never over ``path``; errors are one line each."""
+    apply_kernels_option(args)
     from behaviortk.format.errors import DefinitionError
     from behaviortk.format.loader import load
     from behaviortk.sim import Simulation

@@ -20,7 +20,9 @@ from typing import IO, Any
 from behaviortk.commands.options import (
     add_engine_option,
     add_file_argument,
+    add_kernels_option,
     add_seed_option,
+    apply_kernels_option,
     engine_note,
     positive_int,
 )
@@ -60,6 +62,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         help="record every K-th tick in the trace (default 1)",
     )
     add_engine_option(parser)
+    add_kernels_option(parser)
     return parser
 
 
@@ -122,6 +125,8 @@ def summary(
         ("events", counted or "none"),
         ("per tick", phases),
     ]
+    if sim.kernels:
+        rows.append(("kernels", f"{sim.kernel_name}, compile {sim.compile_s:.2f} s"))
     if overlap is not None:
         rows.append(("overlap", overlap.describe().split(": ", 1)[1]))
     if trace is not None:
@@ -260,6 +265,7 @@ def run(args: argparse.Namespace) -> int:
     from behaviortk.commands.diagnostics import print_issues
     from behaviortk.format.errors import DefinitionError
 
+    apply_kernels_option(args)
     try:
         return run_headless(args) if args.headless else run_window(args)
     except DefinitionError as exc:

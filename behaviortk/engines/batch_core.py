@@ -83,31 +83,45 @@ def stop_if(child: Node, rows: Rows, status: int, new_status: int = INVALID) -> 
             child.stop(sel, new_status)
 
 
+def _overrides(ops: object, hook: str) -> bool:
+    """Whether ``ops`` has its own ``hook`` (LeafOps' default does nothing: no need to call it)."""
+    return getattr(type(ops), hook, None) is not getattr(LeafOps, hook)
+
+
 class Leaf(Node):
-    """py_trees ``Behaviour.tick``: initialise when not RUNNING, update, stop when done."""
+    """py_trees ``Behaviour.tick``: initialise when not RUNNING, update, stop when done.
+
+    Hooks the ops class leaves at LeafOps' do-nothing default are not called
+    (nor the rows they would get worked out): the same effect, fewer passes.
+    """
 
     def __init__(self, index: int, state: TreeState, ops: LeafOps) -> None:
         super().__init__(index, state)
         self.ops = ops
+        self._initialise = _overrides(ops, "initialise")
+        self._terminate = _overrides(ops, "terminate")
 
     def tick(self, rows: Rows) -> None:
         if not rows.size:
             return
-        fresh = self.not_running(rows)
-        if fresh.size:
-            self.ops.initialise(fresh)
+        if self._initialise:
+            fresh = self.not_running(rows)
+            if fresh.size:
+                self.ops.initialise(fresh)
         codes = self.ops.update(rows)
-        done = codes != RUNNING
-        if done.any():
-            for code in (SUCCESS, FAILURE, INVALID):
-                sel = rows[codes == code]
-                if sel.size:
-                    self.ops.terminate(sel, code)
+        if self._terminate:
+            done = codes != RUNNING
+            if done.any():
+                for code in (SUCCESS, FAILURE, INVALID):
+                    sel = rows[codes == code]
+                    if sel.size:
+                        self.ops.terminate(sel, code)
         self.st[rows] = codes
 
     def stop(self, rows: Rows, new_status: int) -> None:
         if rows.size:
-            self.ops.terminate(rows, new_status)
+            if self._terminate:
+                self.ops.terminate(rows, new_status)
             self.st[rows] = new_status
 
 
@@ -207,13 +221,13 @@ class SelectorNode(Composite):
             self.cur[rows] = -1
             self.stop(rows, FAILURE)
             return
-        if self.memory:
-            start = self.cur[rows].copy()
-            # children before the remembered one are reset
-            for p, child in enumerate(kids[:-1]):
-                stop_unless(child, rows[start > p], INVALID)
-        else:
-            start = np.zeros(rows.size, dtype=np.int16)
+        if not self.memory:
+            self._tick_from_first(rows)
+            return
+        start = self.cur[rows].copy()
+        # children before the remembered one are reset
+        for p, child in enumerate(kids[:-1]):
+            stop_unless(child, rows[start > p], INVALID)
         searching = np.ones(rows.size, dtype=bool)
         for p, child in enumerate(kids):
             sel = searching & (start <= p)
@@ -242,6 +256,44 @@ class SelectorNode(Composite):
         if failed.size:
             self.stop(failed, FAILURE)
             self.cur[failed] = len(kids) - 1
+
+    def _tick_from_first(self, rows: Rows) -> None:
+        """The loop above without memory: every agent starts at the first child, and
+        ``pending`` holds the rows still searching (no mask over all rows to keep)."""
+        kids = self.children
+        pending = rows
+        for p, child in enumerate(kids):
+            if not pending.size:
+                break
+            child.tick(pending)
+            codes = child.st[pending]
+            hit = _HIT[codes]
+            if not hit.any():
+                continue
+            won = pending[hit]
+            # previous current child differs: stop every non-INVALID child after the winner
+            moved = self.cur[won] != p
+            if moved.any():
+                switched = won[moved]
+                self.cur[won] = p
+                for later in kids[p + 1 :]:
+                    stop_unless(later, switched, INVALID)
+            won_codes = codes[hit]
+            done = won_codes == SUCCESS
+            if done.any():
+                self.stop(won[done], SUCCESS)
+                self.st[won[~done]] = RUNNING
+            else:
+                self.st[won] = RUNNING
+            pending = pending[~hit]
+        if pending.size:
+            self.stop(pending, FAILURE)
+            self.cur[pending] = len(kids) - 1
+
+
+_HIT = np.zeros(4, dtype=bool)
+_HIT[[RUNNING, SUCCESS]] = True
+"""Statuses that end a selector's search (RUNNING, SUCCESS), as a lookup table."""
 
 
 class ParallelNode(Composite):
@@ -339,9 +391,10 @@ class Decorator(Node):
     def tick(self, rows: Rows) -> None:
         if not rows.size:
             return
-        fresh = self.not_running(rows)
-        if fresh.size:
-            self.initialise(fresh)
+        if type(self).initialise is not Decorator.initialise:  # the default does nothing
+            fresh = self.not_running(rows)
+            if fresh.size:
+                self.initialise(fresh)
         self.child.tick(rows)
         codes = self.update(rows)
         done = codes != RUNNING

@@ -8,5 +8,8 @@ nothing; ``behaviortk.sim`` takes them from here.
 ENGINES = ("py_trees", "batch", "auto")
 """Names ``Simulation(engine=...)`` and ``--engine`` accept."""
 
+KERNELS = ("auto", "numba", "numpy")
+"""Names ``Simulation(kernels=...)`` and ``--kernels`` accept (``compiled/choice.py``)."""
+
 AUTO_BATCH_AGENTS = 2000
 """``engine="auto"`` picks the batch engine from this many agents on."""

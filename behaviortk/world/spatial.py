@@ -104,8 +104,17 @@ class SpatialIndex:
         self.world = world
         self.use_grid = use_grid
         self.pos = pos
-        self._points = wrap_positions(pos, world) if world.edges == "wrap" else pos
+        self._folded: Array | None = None
         self._trees: dict[tuple[int, int], cKDTree] = {}
+
+    @property
+    def _points(self) -> Array:
+        """Positions folded into the world on wrapped worlds (computed on first use: the
+        compiled neighbour and nearest kernels fold as they bin and never ask)."""
+        if self._folded is None:
+            w = self.world
+            self._folded = wrap_positions(self.pos, w) if w.edges == "wrap" else self.pos
+        return self._folded
 
     def tree(self, rows: slice) -> cKDTree:
         key = (int(rows.start), int(rows.stop))

@@ -1,0 +1,219 @@
+"""``Kernels``: what a Simulation and its ``Sense`` call when they run on compiled kernels.
+
+Each method answers exactly what its NumPy counterpart answers (named in its
+docstring); a case a kernel does not cover returns None and the caller takes
+the NumPy path. :meth:`Kernels.warm` compiles (or loads from the disk cache)
+every kernel once on small inputs, so the first tick is not slowed down by it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from behaviortk.compiled import forces as kf
+from behaviortk.compiled import motion, spatial, streams
+from behaviortk.compiled.act import act
+from behaviortk.compiled.order import cell_order
+from behaviortk.sense import FOV_COS_TOLERANCE, Neighbours, TargetFacts
+from behaviortk.vec import Array
+from behaviortk.world.spatial import SMALL_SIDE, padded
+from behaviortk.world.state import World
+
+
+class QueriedNeighbours(Neighbours):
+    """``Neighbours`` from :func:`spatial.neighbour_query`: the offsets and every observer's
+    flocking sums at once, the pairs (``i``, ``j``, ``d``, ``dist``) computed on first use.
+
+    Flocking leaves on kernels read ``sums`` (one pass over the pairs, shared by
+    separation, alignment and cohesion, summed in the same order as the pairs);
+    a NumPy leaf, a plugin or a condition with a radius asks for the pairs.
+    """
+
+    sums: Array
+
+    def __init__(self, offsets: np.ndarray, sums: Array, make: Callable[[], Any]) -> None:
+        # a frozen dataclass: set through __dict__
+        self.__dict__.update(offsets=offsets, sums=sums, _make=make, _pairs=None)
+
+    def _get(self) -> tuple[np.ndarray, np.ndarray, Array, Array]:
+        pairs = self.__dict__["_pairs"]
+        if pairs is None:
+            pairs = self.__dict__["_pairs"] = tuple(self.__dict__["_make"]())
+        return pairs
+
+    @property
+    def i(self) -> np.ndarray:
+        return self._get()[0]
+
+    @property
+    def j(self) -> np.ndarray:
+        return self._get()[1]
+
+    @property
+    def d(self) -> Array:
+        return self._get()[2]
+
+    @property
+    def dist(self) -> Array:
+        return self._get()[3]
+
+
+class Kernels:
+    """The compiled path (see the package docstring)."""
+
+    name = "numba"
+    act = staticmethod(act)
+    integrate = staticmethod(motion.integrate)
+    cell_order = staticmethod(cell_order)
+
+    # -------------------------------------------------------------- sense
+    @staticmethod
+    def uniforms(seed: int, ids: np.ndarray, tick: int, slots: int) -> np.ndarray:
+        """``world.streams.uniforms``, bit for bit."""
+        ids = np.ascontiguousarray(ids, dtype=np.int64)
+        return streams.uniforms(np.uint64(seed % 2**64), ids, np.uint64(tick % 2**64), slots)
+
+    @staticmethod
+    def neighbours(world: World, agents: Any, a: slice, b: slice) -> Neighbours:
+        """``Sense._compute_neighbours(a, b)``: the same pairs, offsets and distances
+        (:class:`QueriedNeighbours`: pairs made when first asked for)."""
+        n_a = max(0, a.stop - a.start)
+        view = np.ascontiguousarray(agents.view_distance[a], dtype=np.float64)
+        radius = float(view.max()) if n_a else 0.0
+        if n_a == 0 or b.stop <= b.start or not radius >= 0:
+            none = np.zeros(0, dtype=np.int64)
+            offsets = np.zeros(n_a + 1, dtype=np.int64)
+            return Neighbours(none, none.copy(), offsets, np.zeros((0, 2)), np.zeros(0))
+        half = 0.5 * agents.fov[a]
+        fov = float(half.min()) < np.pi
+        if float(half.max()) == float(half.min()):
+            cos_limit = np.full(n_a, float(np.cos(half[0])) - FOV_COS_TOLERANCE)
+            all_round = np.zeros(n_a, dtype=np.bool_)
+        else:
+            cos_limit = np.cos(np.minimum(half, np.pi)) - FOV_COS_TOLERANCE
+            all_round = np.ascontiguousarray(half >= np.pi)
+        nx, ny, rx, ry = spatial.grid_shape(
+            world.width, world.height, padded(radius), b.stop - b.start
+        )
+        args = (
+            agents.pos,
+            agents.vel,
+            agents.heading,
+            view,
+            np.ascontiguousarray(cos_limit, dtype=np.float64),
+            all_round,
+            np.ascontiguousarray(agents.max_neighbours[a], dtype=np.int64),
+            a.start,
+            a.stop,
+            b.start,
+            b.stop,
+            float(world.width),
+            float(world.height),
+            world.edges == "wrap",
+            fov,
+            a.start < b.stop and b.start < a.stop,
+            nx,
+            ny,
+            rx,
+            ry,
+        )
+        offsets, sums, *_ = spatial.neighbour_query(*args, False)
+        return QueriedNeighbours(offsets, sums, lambda: spatial.neighbour_query(*args, True)[2:])
+
+    @staticmethod
+    def nearest(
+        world: World, pos: Array, a: slice, b: slice, radius: float
+    ) -> tuple[np.ndarray, Array] | None:
+        """``SpatialIndex.nearest`` when one side has at most ``SMALL_SIDE`` rows (brute force,
+        the same tie rules); None otherwise (the NumPy path's tree answers)."""
+        n_a = max(0, a.stop - a.start)
+        n_b = max(0, b.stop - b.start)
+        if n_a == 0 or n_b == 0 or not radius >= 0 or min(n_a, n_b) > SMALL_SIDE:
+            return None
+        return spatial.nearest_small(
+            pos,
+            a.start,
+            a.stop,
+            b.start,
+            b.stop,
+            float(radius),
+            float(world.width),
+            float(world.height),
+            world.edges == "wrap",
+        )
+
+    @staticmethod
+    def agent_facts(world: World, agents: Any, own: Array, agent: np.ndarray) -> TargetFacts:
+        """``Sense.agent_facts(own, agent)`` (``agents.n > 0``)."""
+        pos, vel, rows, valid = spatial.agent_facts(
+            np.ascontiguousarray(own, dtype=np.float64),
+            agents.pos,
+            agents.vel,
+            np.ascontiguousarray(agent, dtype=np.int64),
+            float(world.width),
+            float(world.height),
+            world.edges == "wrap",
+        )
+        return TargetFacts(pos=pos, vel=vel, agent=rows, valid=valid)
+
+    # --------------------------------------------------------------- warm
+    @staticmethod
+    def warm() -> None:
+        """Compile (or load from the cache) every kernel on tiny inputs of the real types."""
+        n = 4
+        pos = np.array([[1.0, 1.0], [2.0, 1.5], [3.0, 2.0], [1.5, 3.0]])
+        vel = np.ones((n, 2))
+        head = np.tile([1.0, 0.0], (n, 1))
+        f = np.ones(n)
+        i64 = np.arange(n, dtype=np.int64)
+        yes = np.ones(n, dtype=np.bool_)
+        out = np.empty((n, 2))
+        none = np.empty((0, 2))
+        streams.uniforms(np.uint64(1), i64, np.uint64(0), 2)
+        for pairs in (False, True):
+            spatial.neighbour_query(
+                pos, vel, head, f, f, ~yes, i64, 0, n, 0, n, 10.0, 10.0, True, True, True, 3, 3,
+                1, 1, pairs,
+            )  # fmt: skip
+        spatial.nearest_small(pos, 0, 2, 2, n, 5.0, 10.0, 10.0, True)
+        spatial.agent_facts(pos, pos, vel, i64, 10.0, 10.0, True)
+        motion.step(pos, vel, head, vel, f, f, f, f, f, f, f, False, f, f, 0.1, 10.0, 10.0, 0)
+        motion.smooth(np.zeros((2, n, 2)), 0, head, head)
+        kf.accumulate_rows(np.zeros((n, 2)), i64, vel, f)
+        kf.requests(np.ones((n, 3), dtype=np.bool_))
+        kf.seek(i64, i64, pos, vel, f, pos, yes, 1.0, out)
+        kf.flee(i64, i64, pos, vel, head, f, pos, yes, 1.0, 1.0, out)
+        kf.arrive(i64, i64, pos, vel, f, f, pos, yes, True, 1.0, 1.0, 1.0, 1.0, 1.0, out)
+        kf.pursuit(i64, i64, pos, vel, head, f, pos, vel, i64, yes, False, 0, 0.0, 1.0, out)
+        kf.evade(i64, i64, pos, vel, head, f, pos, vel, yes, 0, 0.0, 1.0, 1.0, out)
+        kf.wander(
+            i64, pos, vel, head, f, f, np.zeros((n, 2)), np.zeros((n, 2)), 0,
+            True, 1.0, 1.0, 1.0, 0.1, False, 1.0, out,
+        )  # fmt: skip
+        kf.velocity_match(i64, i64, vel, f, vel, yes, 1.0, 1.0, out)
+        offsets = np.zeros(n + 1, dtype=np.int64)
+        kf.flock(i64, i64, offsets, i64, pos, pos, vel, f, 1.0, -1.0, 1.0, out, none, out)
+        sums = np.zeros((n, spatial.SUMS))
+        kf.flock_sums(i64, i64, offsets, sums, pos, vel, f, 1.0, -1.0, 1.0, out, none, out)
+        kf.flock_blend(i64, i64, offsets, sums, pos, vel, f, f, i64[:3] % 3, f[:3], 1.0, out)
+        obstacles, radii = np.ones((1, 2)), np.ones(1)
+        kf.obstacle_avoidance(i64, pos, vel, head, f, f, obstacles, radii, 1.0, 1.0, 1.0, out)
+        kf.lj_avoidance(i64, pos, head, obstacles, radii, 0.0, 1.0, 1.0, 2.5, 9.0, 1.0, out)
+        kf.wall_avoidance(i64, pos, head, obstacles, obstacles, obstacles, 1.0, out[:2], 1.0, out)
+        kf.hide(i64, i64, pos, vel, head, f, pos, vel, yes, obstacles, radii, 1.0, 1.0, 1.0, out)
+        kf.interpose(i64, i64, pos, vel, f, pos, vel, yes, pos, vel, yes, 0, 0.0, 1.0, out)
+        kf.offset_pursuit(
+            i64, i64, pos, vel, head, f, pos, vel, i64, yes, 1.0, 1.0, 0, 0.0, 1.0, out
+        )
+        kf.path_following(
+            i64, i64, pos, vel, f, yes, pos, np.zeros(n, np.int64), 1.0, True, 1.0, out
+        )
+        kf.containment(i64, pos, vel, np.zeros(2), np.ones(2), 1.0, 1.0, 1.0, out)
+        forces = np.ones((2, n, 2))
+        kf.blend(forces, i64, f, 1.0, out)
+        kf.prioritized_sum(forces, i64, f, 1.0, out)
+        kf.first_nonzero(forces, i64, f, 1e-3, 1.0, out)
+        kf.prioritized_dither(forces, i64, f, np.zeros((n, 2)), 0, np.ones(2), 1.0, out)

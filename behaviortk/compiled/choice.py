@@ -1,0 +1,76 @@
+"""Which kernels a Simulation runs on, and loading the compiled ones (imports no numba itself).
+
+``kernels`` is ``"numba"`` (compiled), ``"numpy"`` (the reference) or
+``"auto"``: the ``BEHAVIORTK_KERNELS`` environment variable when it is set,
+else numba for the batch engine (crowds, where ticks are long) and NumPy for
+the py_trees engine (small scenes, where loading numba would cost more than
+it saves). ``BEHAVIORTK_KERNELS=numpy`` (or ``--kernels numpy``) forces the
+reference everywhere.
+
+Loading compiles every kernel, or reads it from numba's on-disk cache (next
+to the modules, or under ``NUMBA_CACHE_DIR``); the time it took is
+``compile_s``. If numba is missing or a kernel fails to compile, the NumPy
+path runs instead and one warning line says why.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import Any
+
+from behaviortk.engines.names import KERNELS
+
+ENV = "BEHAVIORTK_KERNELS"
+"""Environment variable that sets what ``kernels="auto"`` means (``numba``/``numpy``/``auto``)."""
+
+
+class KernelsError(ValueError):
+    """An unknown kernels name (argument or environment variable)."""
+
+
+def resolve(kernels: str, engine: str) -> str:
+    """``"numba"`` or ``"numpy"`` for a requested ``kernels`` name and the engine in use."""
+    if kernels not in KERNELS:
+        raise KernelsError(f"unknown kernels {kernels!r}; choose one of {', '.join(KERNELS)}")
+    if kernels == "auto":
+        env = os.environ.get(ENV, "").strip() or "auto"
+        if env not in KERNELS:
+            raise KernelsError(
+                f"{ENV}={env!r} is not a kernels name; choose one of {', '.join(KERNELS)}"
+            )
+        kernels = env
+    if kernels == "auto":
+        return "numba" if engine == "batch" else "numpy"
+    return kernels
+
+
+_loaded: Any = None
+_failed = False
+
+
+def load() -> tuple[Any, float]:
+    """``(the compiled Kernels or None, seconds spent compiling or loading them now)``.
+
+    The first call in a process imports numba and readies every kernel; later
+    calls return the same object at no cost. A failure is reported once, on
+    stderr, in one line, and every later call answers None (the NumPy path).
+    """
+    global _loaded, _failed
+    if _loaded is not None or _failed:
+        return _loaded, 0.0
+    start = time.perf_counter()
+    try:
+        from behaviortk.compiled.backend import Kernels
+
+        Kernels.warm()
+        _loaded = Kernels()
+    except Exception as exc:  # numba missing, or a kernel that does not compile here
+        _failed = True
+        reason = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
+        print(
+            f"behaviortk: warning: compiled kernels unavailable, using NumPy ({reason})",
+            file=sys.stderr,
+        )
+    return _loaded, time.perf_counter() - start

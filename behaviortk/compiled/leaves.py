@@ -1,0 +1,498 @@
+"""Which steering leaves have a kernel, and how a leaf's rows are handed to it.
+
+A leaf runs compiled when :func:`supports` says so: its model is exactly a
+built-in class listed in ``IMPLS``, every field the kernel does not read is
+at its default (a field added later, such as a new option, set away from its
+default, sends the leaf to NumPy until its kernel learns it), its predictor
+is a built-in one, and for a combiner every child is supported too. Anything
+else runs the registered NumPy implementation through a ``SteeringContext``
+built exactly as ``steering.act.make_context`` builds it (:meth:`Job.context`),
+so a plugin primitive or combiner is computed as it always was, in the same
+request order.
+
+An implementation here is ``fn(job, weight, out)``: it writes ``weight *
+force`` for ``job.rows`` into ``out`` (``(n, 2)``); primitives with a kernel
+return no angular part.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from behaviortk.compiled import forces as kf
+from behaviortk.sense import Sense, TargetFacts
+from behaviortk.steering import combiners as cb
+from behaviortk.steering import predictors as pr
+from behaviortk.steering import primitives as pm
+from behaviortk.steering.context import (
+    LeafMemory,
+    Steering,
+    SteeringContext,
+    facts_for,
+    random_numbers,
+    steer,
+)
+from behaviortk.steering.debug import DebugBuffer
+from behaviortk.steering.kernels import DECELERATION
+from behaviortk.vec import Array
+from behaviortk.world.state import Agents, World
+
+Impl = Callable[["Job", float, Array], None]
+
+BASE_FIELDS = frozenset({"type", "name", "weight"})
+"""Fields of every steering leaf that no kernel needs to read (``weight`` is passed apart)."""
+
+
+@dataclass
+class Job:
+    """One steering leaf over the rows that asked for it this tick (or a combiner's child)."""
+
+    model: Any
+    group: str
+    rows: np.ndarray  # (n,) int64 global rows, ascending
+    local: np.ndarray  # (n,) int64 rows within the group
+    agents: Agents
+    world: World
+    sense: Sense
+    dt: float
+    rand_slot: int  # first column of sense.rand this leaf reads; -1: none
+    memory: dict[str, np.ndarray]
+    debug: DebugBuffer
+    prefix: str = ""
+    requests: Any = None  # steering.requests.Requests of the tick (``follow`` reads it)
+
+    @property
+    def n(self) -> int:
+        return int(self.rows.shape[0])
+
+    def facts(self, spec: Any) -> TargetFacts:
+        """The group-wide facts of target ``spec`` (index them with ``local``), as kernels take them."""
+        f = self.sense.target(spec, self.group)
+        return TargetFacts(
+            pos=np.ascontiguousarray(f.pos, dtype=np.float64),
+            vel=np.ascontiguousarray(f.vel, dtype=np.float64),
+            agent=np.ascontiguousarray(f.agent, dtype=np.int64),
+            valid=np.ascontiguousarray(f.valid, dtype=np.bool_),
+        )
+
+    def target(self) -> TargetFacts:
+        return self.facts(self.model.target)
+
+    def state(
+        self, name: str, tail: tuple[int, ...] = (), fill: float = 0.0, dtype: Any = np.float64
+    ) -> np.ndarray:
+        """``SteeringContext.state``: the leaf's persistent per-agent array ``name``."""
+        key = self.prefix + name
+        n_all = self.agents.n
+        arr = self.memory.get(key)
+        if arr is None or arr.shape != (n_all, *tail) or arr.dtype != np.dtype(dtype):
+            arr = np.full((n_all, *tail), fill, dtype=dtype)
+            self.memory[key] = arr
+            if isinstance(self.memory, LeafMemory):
+                self.memory.fills[key] = fill
+        return arr
+
+    def child(self, model: Any, k: int, first_rand: int) -> Job:
+        """``SteeringContext.child``: same rows, the child's model, random columns and memory."""
+        slot = self.rand_slot + first_rand if self.rand_slot >= 0 else -1
+        return Job(
+            model=model,
+            group=self.group,
+            rows=self.rows,
+            local=self.local,
+            agents=self.agents,
+            world=self.world,
+            sense=self.sense,
+            dt=self.dt,
+            rand_slot=slot,
+            memory=self.memory,
+            debug=self.debug,
+            prefix=f"{self.prefix}c{k}.",
+            requests=self.requests,
+        )
+
+    def context(self) -> SteeringContext:
+        """The NumPy path's context for this leaf (``steering.act.make_context``)."""
+        sense, group, local = self.sense, self.group, self.local
+
+        def resolve(spec: Any) -> TargetFacts:
+            return facts_for(sense.target(spec, group), local)
+
+        width = random_numbers(self.model)
+        if self.rand_slot >= 0 and width:
+            rand = np.asarray(
+                sense.rand[self.rows, self.rand_slot : self.rand_slot + width], dtype=np.float64
+            )
+        else:
+            rand = np.zeros((self.n, 0))
+        spec = getattr(self.model, "target", None)
+        return SteeringContext(
+            rows=self.rows,
+            group=group,
+            agents=self.agents,
+            world=self.world,
+            sense=sense,
+            dt=self.dt,
+            target=None if spec is None else resolve(spec),
+            rand=rand,
+            memory=self.memory,
+            debug=self.debug,
+            resolve=resolve,
+            prefix=self.prefix,
+            requests=self.requests,
+        )
+
+
+def run(job: Job, weight: float) -> Steering:
+    """The leaf's weighted steering: its kernel when supported, else its NumPy implementation."""
+    if supports(job.model):
+        out = np.empty((job.n, 2))
+        IMPLS[type(job.model)][0](job, weight, out)
+        return Steering(out)
+    found = steer(job.model, job.context())
+    angular = None if found.angular is None else found.angular * weight
+    return Steering(found.linear * weight, angular)
+
+
+# ---------------------------------------------------------------- support
+_PREDICTORS: dict[Any, int] = {
+    pr.Linear: kf.LINEAR,
+    pr.Capped: kf.CAPPED,
+    pr.Intercept: kf.INTERCEPT,
+}
+_verdicts: dict[int, tuple[Any, bool]] = {}
+_DEFAULT = object()
+
+
+def supports(model: Any) -> bool:
+    """Whether ``model`` runs on kernels (see the module docstring); cached per model."""
+    found = _verdicts.get(id(model))
+    if found is not None and found[0] is model:
+        return found[1]
+    verdict = _supports(model)
+    _verdicts[id(model)] = (model, verdict)
+    return verdict
+
+
+def _supports(model: Any) -> bool:
+    entry = IMPLS.get(type(model))
+    if entry is None:
+        return False
+    known = entry[1] | BASE_FIELDS
+    for name, info in type(model).model_fields.items():
+        accepted = KERNEL_ACCEPTS.get((type(model), name))
+        if accepted is not None and getattr(model, name) not in accepted:
+            return False
+        if name in known:
+            continue
+        kernel_value = KERNEL_VALUES.get((type(model), name), _DEFAULT)
+        if kernel_value is _DEFAULT:
+            kernel_value = info.get_default(call_default_factory=True)
+        if getattr(model, name) != kernel_value:
+            return False
+    for name in ("predictor",):
+        found = getattr(model, name, None)
+        if found is not None and type(found) not in _PREDICTORS:
+            return False
+    children = getattr(model, "children", None)
+    return children is None or all(supports(c) for c in children)
+
+
+def _predictor(model: Any) -> tuple[int, float]:
+    p = model.predictor
+    return _PREDICTORS[type(p)], float(getattr(p, "max_prediction", 0.0))
+
+
+def _limit(value: float | None) -> float:
+    return np.inf if value is None else float(value)
+
+
+# --------------------------------------------------------------- primitives
+def _seek(job: Job, weight: float, out: Array) -> None:
+    t, ag = job.target(), job.agents
+    kf.seek(job.rows, job.local, ag.pos, ag.vel, ag.max_speed, t.pos, t.valid, weight, out)
+
+
+def _flee(job: Job, weight: float, out: Array) -> None:
+    t, ag = job.target(), job.agents
+    fear = _limit(job.model.fear_distance)
+    kf.flee(
+        job.rows, job.local, ag.pos, ag.vel, ag.heading, ag.max_speed, t.pos, t.valid,
+        fear, weight, out,
+    )  # fmt: skip
+
+
+def _arrive(job: Job, weight: float, out: Array) -> None:
+    p, t, ag = job.model, job.target(), job.agents
+    buckland = p.deceleration is not None
+    decel = DECELERATION[p.deceleration] if buckland else 0.0
+    kf.arrive(
+        job.rows, job.local, ag.pos, ag.vel, ag.max_speed, ag.mass, t.pos, t.valid,
+        buckland, decel, float(p.slowing_radius), float(p.tolerance), float(p.time_to_target),
+        weight, out,
+    )  # fmt: skip
+
+
+def _pursuit(job: Job, weight: float, out: Array) -> None:
+    p, t, ag = job.model, job.target(), job.agents
+    code, param = _predictor(p)
+    kf.pursuit(
+        job.rows, job.local, ag.pos, ag.vel, ag.heading, ag.max_speed,
+        t.pos, t.vel, t.agent, t.valid, p.facing_test == "velocity", code, param, weight, out,
+    )  # fmt: skip
+
+
+def _evade(job: Job, weight: float, out: Array) -> None:
+    p, t, ag = job.model, job.target(), job.agents
+    code, param = _predictor(p)
+    kf.evade(
+        job.rows, job.local, ag.pos, ag.vel, ag.heading, ag.max_speed,
+        t.pos, t.vel, t.valid, code, param, _limit(p.threat_range), weight, out,
+    )  # fmt: skip
+
+
+def _wander(job: Job, weight: float, out: Array) -> None:
+    p, ag = job.model, job.agents
+    memory = job.state("wander_target", (2,), fill=np.nan)
+    kf.wander(
+        job.rows, ag.pos, ag.vel, ag.heading, ag.max_speed, ag.radius, memory,
+        job.sense.rand, job.rand_slot, p.units != "world", float(p.radius), float(p.distance),
+        float(p.jitter), float(job.dt), p.steer == "displacement", weight, out,
+    )  # fmt: skip
+
+
+def _velocity_match(job: Job, weight: float, out: Array) -> None:
+    p, t, ag = job.model, job.target(), job.agents
+    kf.velocity_match(
+        job.rows, job.local, ag.vel, ag.mass, t.vel, t.valid, float(p.time_to_target), weight, out
+    )
+
+
+_FLOCK: dict[Any, int] = {pm.Separation: 0, pm.Alignment: 1, pm.Cohesion: 2}
+_NONE = np.empty((0, 2))
+
+
+def _flock(jobs: list[tuple[Job, float, Array]]) -> None:
+    """Separation, alignment and cohesion leaves of one ``of``, in one pass over the pairs."""
+    first = jobs[0][0]
+    nb = first.sense.neighbours(first.group, first.model.of)
+    weights = [-1.0, -1.0, -1.0]
+    outs = [_NONE, _NONE, _NONE]
+    for job, weight, out in jobs:
+        k = _FLOCK[type(job.model)]
+        weights[k], outs[k] = weight, out
+    ag = first.agents
+    sums = getattr(nb, "sums", None)
+    if sums is not None:  # the compiled query summed the pairs already
+        kf.flock_sums(
+            first.rows, first.local, nb.offsets, sums, ag.pos, ag.vel, ag.max_speed,
+            weights[0], weights[1], weights[2], outs[0], outs[1], outs[2],
+        )  # fmt: skip
+        return
+    kf.flock(
+        first.rows, first.local, nb.offsets, nb.j, nb.d, ag.pos, ag.vel, ag.max_speed,
+        weights[0], weights[1], weights[2], outs[0], outs[1], outs[2],
+    )  # fmt: skip
+
+
+def _flock_one(job: Job, weight: float, out: Array) -> None:
+    _flock([(job, weight, out)])
+
+
+def _obstacle_avoidance(job: Job, weight: float, out: Array) -> None:
+    p, ag, w = job.model, job.agents, job.world
+    kf.obstacle_avoidance(
+        job.rows, ag.pos, ag.vel, ag.heading, ag.max_speed, ag.radius,
+        _c2(w.obstacle_pos), _c1(w.obstacle_radius),
+        float(p.min_detection_length), float(p.braking_weight), weight, out,
+    )  # fmt: skip
+
+
+def _lj_avoidance(job: Job, weight: float, out: Array) -> None:
+    p, ag, w = job.model, job.agents, job.world
+    kf.lj_avoidance(
+        job.rows, ag.pos, ag.heading, _c2(w.obstacle_pos), _c1(w.obstacle_radius),
+        float(p.a), float(p.n), float(p.b), float(p.m), float(p.cutoff), weight, out,
+    )  # fmt: skip
+
+
+def _wall_avoidance(job: Job, weight: float, out: Array) -> None:
+    p, ag, w = job.model, job.agents, job.world
+    angle = np.radians(p.side_angle)
+    a = np.asarray(angle, dtype=np.float64)  # vec.rotate's cos and sin, as NumPy computes them
+    rotations = np.array([[np.cos(a), np.sin(a)], [np.cos(-a), np.sin(-a)]], dtype=np.float64)
+    kf.wall_avoidance(
+        job.rows, ag.pos, ag.heading, _c2(w.wall_a), _c2(w.wall_b), _c2(w.wall_normal),
+        float(p.feeler_length), rotations, weight, out,
+    )  # fmt: skip
+
+
+def _hide(job: Job, weight: float, out: Array) -> None:
+    p, t, ag, w = job.model, job.target(), job.agents, job.world
+    kf.hide(
+        job.rows, job.local, ag.pos, ag.vel, ag.heading, ag.max_speed, t.pos, t.vel, t.valid,
+        _c2(w.obstacle_pos), _c1(w.obstacle_radius), float(p.distance_from_boundary),
+        _limit(p.threat_range), weight, out,
+    )  # fmt: skip
+
+
+def _interpose(job: Job, weight: float, out: Array) -> None:
+    p, ag = job.model, job.agents
+    a, b = job.target(), job.facts(p.other)
+    code, param = _predictor(p)
+    kf.interpose(
+        job.rows, job.local, ag.pos, ag.vel, ag.max_speed, a.pos, a.vel, a.valid,
+        b.pos, b.vel, b.valid, code, param, weight, out,
+    )  # fmt: skip
+
+
+def _offset_pursuit(job: Job, weight: float, out: Array) -> None:
+    p, t, ag = job.model, job.target(), job.agents
+    code, param = _predictor(p)
+    kf.offset_pursuit(
+        job.rows, job.local, ag.pos, ag.vel, ag.heading, ag.max_speed,
+        t.pos, t.vel, t.agent, t.valid, float(p.offset[0]), float(p.offset[1]),
+        code, param, weight, out,
+    )  # fmt: skip
+
+
+def _path_following(job: Job, weight: float, out: Array) -> None:
+    p, t, ag = job.model, job.target(), job.agents
+    path = job.world.paths.get(str(getattr(p.target, "path", "")))
+    cursor = job.state("waypoint", (), 0, np.int64)
+    if path is None or len(path.points) == 0:
+        out[:] = 0.0
+        return
+    looped = path.looped if p.looped is None else bool(p.looped)
+    points = np.ascontiguousarray(path.points, dtype=np.float64)
+    kf.path_following(
+        job.rows, job.local, ag.pos, ag.vel, ag.max_speed, t.valid, points, cursor,
+        float(p.waypoint_seek_distance), bool(looped), weight, out,
+    )  # fmt: skip
+
+
+def _containment(job: Job, weight: float, out: Array) -> None:
+    p, ag = job.model, job.agents
+    if p.rect is None:
+        low, high = np.zeros(2), job.world.size
+    else:
+        low, high = np.asarray(p.rect[0], float), np.asarray(p.rect[1], float)
+    kf.containment(
+        job.rows, ag.pos, ag.vel, low, high, float(p.margin), float(p.look_ahead), weight, out
+    )
+
+
+def _c2(a: Array) -> Array:
+    return np.ascontiguousarray(a, dtype=np.float64).reshape(-1, 2)
+
+
+def _c1(a: Array) -> Array:
+    return np.ascontiguousarray(a, dtype=np.float64).reshape(-1)
+
+
+# --------------------------------------------------------------- combiners
+def _children(job: Job, first_rand: int) -> np.ndarray:
+    """Every child's weighted force, ``(children, n, 2)``; flocking children of one
+    ``of`` share a pass over the neighbour pairs."""
+    children = job.model.children
+    out = np.empty((len(children), job.n, 2))
+    flocking: dict[str, list[tuple[Job, float, Array]]] = {}
+    slot = first_rand
+    for k, child in enumerate(children):
+        cj = job.child(child, k, slot)
+        slot += random_numbers(child)
+        weight = float(getattr(child, "weight", 1.0))
+        if type(child) in _FLOCK:
+            flocking.setdefault(child.of, []).append((cj, weight, out[k]))
+        else:
+            IMPLS[type(child)][0](cj, weight, out[k])
+    for jobs in flocking.values():
+        _flock(jobs)
+    return out
+
+
+def _blend(job: Job, weight: float, out: Array) -> None:
+    children = job.model.children
+    ofs = {getattr(c, "of", None) for c in children}
+    if all(type(c) in _FLOCK for c in children) and len(ofs) == 1:
+        nb = job.sense.neighbours(job.group, children[0].of)
+        sums = getattr(nb, "sums", None)
+        if sums is not None:  # the common flock: one pass from the query's sums
+            ag = job.agents
+            kinds = np.array([_FLOCK[type(c)] for c in children], dtype=np.int64)
+            weights = np.array([float(c.weight) for c in children])
+            kf.flock_blend(
+                job.rows, job.local, nb.offsets, sums, ag.pos, ag.vel, ag.max_speed,
+                ag.max_force, kinds, weights, weight, out,
+            )  # fmt: skip
+            return
+    kf.blend(_children(job, 0), job.rows, job.agents.max_force, weight, out)
+
+
+def _prioritized_sum(job: Job, weight: float, out: Array) -> None:
+    kf.prioritized_sum(_children(job, 0), job.rows, job.agents.max_force, weight, out)
+
+
+def _first_nonzero(job: Job, weight: float, out: Array) -> None:
+    eps = float(job.model.epsilon)
+    kf.first_nonzero(_children(job, 0), job.rows, job.agents.max_force, eps, weight, out)
+
+
+def _prioritized_dither(job: Job, weight: float, out: Array) -> None:
+    p = job.model
+    forces = _children(job, len(p.children))
+    chances = np.asarray(p.probabilities, dtype=np.float64)
+    kf.prioritized_dither(
+        forces, job.rows, job.agents.max_force, job.sense.rand, job.rand_slot, chances,
+        weight, out,
+    )  # fmt: skip
+
+
+def _fields(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+KERNEL_VALUES: dict[tuple[Any, str], Any] = {
+    # a field the kernel does not read, whose default is not what the kernel computes
+    (pm.Cohesion, "normalize"): False,  # the kernel sums the plain seek force
+}
+"""Fields a kernel does not read but implements one value of (other than the default)."""
+
+KERNEL_ACCEPTS: dict[tuple[Any, str], frozenset[Any]] = {
+    (pm.Pursuit, "facing_test"): frozenset({"heading", "velocity"}),  # not Millington's "none"
+    (pm.Wander, "steer"): frozenset({None, "seek", "displacement"}),  # not "face"
+}
+"""Fields a kernel reads for some of their values only; other values go to NumPy."""
+
+IMPLS: dict[Any, tuple[Impl, frozenset[str]]] = {
+    pm.Seek: (_seek, _fields("target")),
+    pm.Flee: (_flee, _fields("target fear_distance")),
+    pm.Arrive: (
+        _arrive,
+        _fields("target deceleration slowing_radius tolerance time_to_target"),
+    ),
+    pm.Pursuit: (_pursuit, _fields("target predictor facing_test")),
+    pm.Evade: (_evade, _fields("target predictor threat_range")),
+    pm.Wander: (_wander, _fields("radius distance jitter units steer")),
+    pm.VelocityMatch: (_velocity_match, _fields("target time_to_target")),
+    pm.Separation: (_flock_one, _fields("of")),
+    pm.Alignment: (_flock_one, _fields("of")),
+    pm.Cohesion: (_flock_one, _fields("of")),
+    pm.ObstacleAvoidance: (_obstacle_avoidance, _fields("min_detection_length braking_weight")),
+    pm.LJAvoidance: (_lj_avoidance, _fields("a n b m cutoff")),
+    pm.WallAvoidance: (_wall_avoidance, _fields("feeler_length side_angle")),
+    pm.Hide: (_hide, _fields("target distance_from_boundary threat_range")),
+    pm.Interpose: (_interpose, _fields("target other predictor")),
+    pm.OffsetPursuit: (_offset_pursuit, _fields("target offset predictor")),
+    pm.PathFollowing: (_path_following, _fields("target waypoint_seek_distance looped")),
+    pm.Containment: (_containment, _fields("rect margin look_ahead")),
+    cb.Blend: (_blend, _fields("children")),
+    cb.PrioritizedSum: (_prioritized_sum, _fields("children")),
+    cb.FirstNonzero: (_first_nonzero, _fields("children epsilon")),
+    cb.PrioritizedDither: (_prioritized_dither, _fields("children probabilities")),
+}
+"""Built-in model class -> (implementation, the fields its kernel reads)."""

@@ -1,0 +1,460 @@
+"""Neighbour pairs, nearest agents and agent target facts, compiled.
+
+:func:`neighbour_pairs` is ``Sense._compute_neighbours`` in one kernel: the
+candidate rows are binned in a uniform grid (a counting sort by cell, cells at
+least the padded view distance wide, so the 3 x 3 cells around an observer
+hold everything it can see; an axis of a wrapped world with fewer than 3
+cells is searched whole), then each observer's candidates get the exact tests
+of ``Sense._seen`` (distance within its view distance, not itself, inside its
+field of view) on the shortest-image offset ``pos[j] - pos[i]`` computed as
+``world.spatial.displacement_columns`` does. An observer over its
+``max_neighbours`` keeps its nearest (``sense.nearest_first``: equal distances
+keep the lower row). Pairs come out sorted by ``(i, j)`` in the CSR layout of
+``Neighbours``. The grid only chooses candidates; which pairs are kept and
+their numbers depend on the exact tests alone, so they equal the NumPy path's.
+
+Coordinates are copied into cell order once per query, so an observer's
+candidates are read from contiguous memory.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from behaviortk.compiled.jit import inline, kernel
+from behaviortk.compiled.vec import separation_term, shortest, shortest_near
+
+#: Cells per candidate point at most (and 16 at least): bounds the grid's memory.
+CELLS_PER_POINT = 4
+
+
+@inline
+def _cell_of(x: float, size: float, n_cells: int, wrap: bool) -> int:
+    """The cell column (or row) of coordinate ``x``: folded on wrapped worlds, clamped inside."""
+    if wrap and not (0.0 <= x < size):
+        x = x - size * math.floor(x / size)
+    c = int(x * (n_cells / size)) if math.isfinite(x) else 0
+    if c < 0:
+        return 0
+    if c >= n_cells:
+        return n_cells - 1
+    return c
+
+
+def grid_shape(
+    width: float, height: float, radius: float, points: int
+) -> tuple[int, int, int, int]:
+    """``(nx, ny, reach_x, reach_y)``: cells per axis, each at least ``radius`` wide (at most
+    ``CELLS_PER_POINT`` per point, 16 at least), and how many cells an observer looks
+    across on each side (1: its 3 x 3 cells).
+
+    Half-radius cells with a 5 x 5 stencil measure fewer candidates but cost
+    more than they save, in sparse and dense crowds alike (measured at 50,000
+    agents of evade_or_flock and flocking_lj_obstacles); the reach stays general.
+    """
+    max_cells = max(16, CELLS_PER_POINT * points)
+    side = max(radius, math.sqrt(width * height / max_cells))
+    nx, ny = max(1, int(width // side)), max(1, int(height // side))
+    while nx * ny > max_cells:
+        if nx >= ny:
+            nx -= 1
+        else:
+            ny -= 1
+    reach_x = max(1, math.ceil(radius / (width / nx)))
+    reach_y = max(1, math.ceil(radius / (height / ny)))
+    return nx, ny, reach_x, reach_y
+
+
+@kernel
+def bin_points(
+    pos: np.ndarray,
+    lo: int,
+    hi: int,
+    width: float,
+    height: float,
+    wrap: bool,
+    nx: int,
+    ny: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Rows ``lo:hi`` by cell (stable counting sort): ``(start, rows, xs, ys)``.
+
+    The rows of cell ``c`` are ``rows[start[c]:start[c + 1]]``, ascending;
+    ``xs``/``ys`` are their coordinates in that order.
+    """
+    m = hi - lo
+    cell = np.empty(m, dtype=np.int64)
+    start = np.zeros(nx * ny + 1, dtype=np.int64)
+    for k in range(m):
+        cx = _cell_of(pos[lo + k, 0], width, nx, wrap)
+        c = _cell_of(pos[lo + k, 1], height, ny, wrap) * nx + cx
+        cell[k] = c
+        start[c + 1] += 1
+    for c in range(nx * ny):
+        start[c + 1] += start[c]
+    fill = start[:-1].copy()
+    rows = np.empty(m, dtype=np.int64)
+    xs = np.empty(m)
+    ys = np.empty(m)
+    for k in range(m):
+        slot = fill[cell[k]]
+        fill[cell[k]] += 1
+        rows[slot] = lo + k
+        xs[slot] = pos[lo + k, 0]
+        ys[slot] = pos[lo + k, 1]
+    return start, rows, xs, ys
+
+
+@inline
+def _stencil(c: int, n_cells: int, wrap: bool, reach: int) -> tuple[int, int]:
+    """First and last (inclusive, possibly beyond the grid when wrapped) cell to visit:
+    ``reach`` cells on each side, the whole axis of a wrapped world too narrow for that."""
+    if wrap and n_cells < 2 * reach + 1:
+        return 0, n_cells - 1
+    if wrap:
+        return c - reach, c + reach
+    return max(c - reach, 0), min(c + reach, n_cells - 1)
+
+
+@inline
+def _wrapped(c: int, n_cells: int) -> int:
+    if c < 0:
+        return c + n_cells
+    if c >= n_cells:
+        return c - n_cells
+    return c
+
+
+@inline
+def _candidates(start: np.ndarray, c: int, nx: int, ny: int, wrap: bool, rx: int, ry: int) -> int:
+    """Points in the cells an observer in cell ``c`` measures."""
+    x0, x1 = _stencil(c % nx, nx, wrap, rx)
+    y0, y1 = _stencil(c // nx, ny, wrap, ry)
+    count = 0
+    for gy in range(y0, y1 + 1):
+        row = _wrapped(gy, ny) * nx
+        for gx in range(x0, x1 + 1):
+            g = row + _wrapped(gx, nx)
+            count += start[g + 1] - start[g]
+    return count
+
+
+_GAPS = (701, 301, 132, 57, 23, 10, 4, 1)  # Ciura's shell sort gaps
+
+
+@inline
+def _sort_by_row(j: np.ndarray, dx: np.ndarray, dy: np.ndarray, dist: np.ndarray, n: int) -> None:
+    """Sort the first ``n`` entries of the four columns by ``j`` (rows are unique): insertion
+    sort for the usual few, nearly ordered entries, shell sort beyond 64."""
+    if n <= 64:
+        for a in range(1, n):
+            jj = j[a]
+            if j[a - 1] < jj:
+                continue
+            xx, yy, dd = dx[a], dy[a], dist[a]
+            b = a
+            while b > 0 and j[b - 1] > jj:
+                j[b], dx[b], dy[b], dist[b] = j[b - 1], dx[b - 1], dy[b - 1], dist[b - 1]
+                b -= 1
+            j[b], dx[b], dy[b], dist[b] = jj, xx, yy, dd
+        return
+    for gap in _GAPS:
+        for a in range(gap, n):
+            jj, xx, yy, dd = j[a], dx[a], dy[a], dist[a]
+            b = a
+            while b >= gap and j[b - gap] > jj:
+                j[b], dx[b], dy[b], dist[b] = j[b - gap], dx[b - gap], dy[b - gap], dist[b - gap]
+                b -= gap
+            j[b], dx[b], dy[b], dist[b] = jj, xx, yy, dd
+
+
+@inline
+def _kth_smallest(values: np.ndarray, n: int, k: int, scratch: np.ndarray) -> float:
+    """The ``k``-th smallest (1-based) of the first ``n`` values (shell sort of a copy)."""
+    for a in range(n):
+        scratch[a] = values[a]
+    for gap in _GAPS:
+        for a in range(gap, n):
+            v = scratch[a]
+            b = a
+            while b >= gap and scratch[b - gap] > v:
+                scratch[b] = scratch[b - gap]
+                b -= gap
+            scratch[b] = v
+    return float(scratch[k - 1])
+
+
+SUMS = 6
+"""Per-observer sums of :func:`neighbour_query`: separation (x, y), neighbour velocity
+(x, y) and offset to the neighbours (x, y), each over the kept pairs in row order."""
+
+
+@kernel
+def neighbour_query(
+    pos: np.ndarray,
+    vel: np.ndarray,
+    heading: np.ndarray,
+    view: np.ndarray,
+    cos_limit: np.ndarray,
+    all_round: np.ndarray,
+    cap: np.ndarray,
+    a_lo: int,
+    a_hi: int,
+    b_lo: int,
+    b_hi: int,
+    width: float,
+    height: float,
+    wrap: bool,
+    fov: bool,
+    overlap: bool,
+    nx: int,
+    ny: int,
+    rx: int,
+    ry: int,
+    want_pairs: bool,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Neighbours of rows ``a_lo:a_hi`` among rows ``b_lo:b_hi``.
+
+    Returns ``(offsets, sums, i, j, d, dist)``: the CSR offsets (per observer
+    ``k = i - a_lo``), the flocking sums of every observer (``SUMS`` columns, in
+    the order and with the rules of ``steering.kernels``: Buckland's separation
+    terms with ``coincident_direction`` for coincident pairs, velocities,
+    offsets) and, with ``want_pairs``, the pairs themselves (else empty).
+
+    ``view``, ``cos_limit`` (``cos(fov / 2)`` minus the tolerance), ``all_round``
+    (fov covers 360 degrees) and ``cap`` are per observer. With ``fov`` False no
+    observer has a field-of-view test. Observers are taken in row order; rows
+    kept in cell order (``order.py``) make consecutive observers share cells.
+    """
+    start, rows, xs, ys = bin_points(pos, b_lo, b_hi, width, height, wrap, nx, ny)
+    n_a = a_hi - a_lo
+    bound = 0
+    if want_pairs:  # room for every observer's min(cap, candidates)
+        found = np.full(nx * ny, -1, dtype=np.int64)
+        for k in range(n_a):
+            cx = _cell_of(pos[a_lo + k, 0], width, nx, wrap)
+            c = _cell_of(pos[a_lo + k, 1], height, ny, wrap) * nx + cx
+            if found[c] < 0:
+                found[c] = _candidates(start, c, nx, ny, wrap, rx, ry)
+            bound += min(found[c], max(cap[k], 0))
+    out_i = np.empty(bound, dtype=np.int64)
+    out_j = np.empty(bound, dtype=np.int64)
+    out_d = np.empty((bound, 2))
+    out_dist = np.empty(bound)
+    offsets = np.zeros(n_a + 1, dtype=np.int64)
+    sums = np.empty((n_a, SUMS))
+    fullest = 0  # most points in one cell: the stencil holds at most (cells visited) x that
+    for c in range(nx * ny):
+        fullest = max(fullest, start[c + 1] - start[c])
+    room = min(nx, 2 * rx + 1) * min(ny, 2 * ry + 1)
+    room *= fullest
+    cj = np.empty(room, dtype=np.int64)
+    cdx = np.empty(room)
+    cdy = np.empty(room)
+    cdist = np.empty(room)
+    kept = np.empty(room, dtype=np.bool_)
+    scratch = np.empty(room)
+    p = 0
+    for k in range(n_a):
+        i = a_lo + k
+        xi = pos[i, 0]
+        yi = pos[i, 1]
+        hx = heading[i, 0]
+        hy = heading[i, 1]
+        r2 = view[k] * view[k]
+        cl = cos_limit[k]
+        test_fov = fov and not all_round[k]
+        cx = _cell_of(xi, width, nx, wrap)
+        cy = _cell_of(yi, height, ny, wrap)
+        x0, x1 = _stencil(cx, nx, wrap, rx)
+        y0, y1 = _stencil(cy, ny, wrap, ry)
+        n = 0
+        last = -1
+        ordered = True
+        # a stencil row's cells are consecutive cell ids, so their points one run of the
+        # binned arrays (two where the row wraps around the world's edge)
+        if x0 < 0:
+            a0, a1, b0, b1 = x0 + nx, nx, 0, x1 + 1
+        elif x1 >= nx:
+            a0, a1, b0, b1 = x0, nx, 0, x1 - nx + 1
+        else:
+            a0, a1, b0, b1 = x0, x1 + 1, 0, 0
+        for gy in range(y0, y1 + 1):
+            row = _wrapped(gy, ny) * nx
+            for part in range(2):
+                lo = start[row + a0] if part == 0 else start[row + b0]
+                hi = start[row + a1] if part == 0 else start[row + b1]
+                for s in range(lo, hi):
+                    # branch-free: every candidate is written, only the seen ones counted
+                    j = rows[s]
+                    dx = shortest_near(xs[s] - xi, width, wrap)
+                    dy = shortest_near(ys[s] - yi, height, wrap)
+                    d2 = dx * dx + dy * dy
+                    dist = math.sqrt(d2)
+                    seen = (d2 <= r2) & ((j != i) | (not overlap))
+                    seen &= (hx * dx + hy * dy >= dist * cl) | (not test_fov)
+                    cj[n] = j
+                    cdx[n] = dx
+                    cdy[n] = dy
+                    cdist[n] = dist
+                    ordered &= (j > last) | (not seen)
+                    last = j if seen else last
+                    n += 1 if seen else 0
+        if not ordered:  # rows in cell order usually come sorted already
+            _sort_by_row(cj, cdx, cdy, cdist, n)
+        limit = cap[k]
+        if n > limit:
+            # nearest first: below the limit-th distance, then ties in row order;
+            # the kept pairs are moved to the front, in order
+            threshold = _kth_smallest(cdist, n, limit, scratch) if limit > 0 else -np.inf
+            left = limit
+            for q in range(n):
+                kept[q] = cdist[q] < threshold
+                if kept[q]:
+                    left -= 1
+            for q in range(n):
+                if not kept[q] and cdist[q] == threshold and left > 0:
+                    kept[q] = True
+                    left -= 1
+            m = 0
+            for q in range(n):
+                if kept[q]:
+                    cj[m], cdx[m], cdy[m], cdist[m] = cj[q], cdx[q], cdy[q], cdist[q]
+                    m += 1
+            n = m
+        sx = sy = ax = ay = ox = oy = 0.0
+        for q in range(n):
+            j = cj[q]
+            dx = cdx[q]
+            dy = cdy[q]
+            if want_pairs:
+                out_i[p + q] = i
+                out_j[p + q] = j
+                out_d[p + q, 0] = dx
+                out_d[p + q, 1] = dy
+                out_dist[p + q] = cdist[q]
+            tx, ty = separation_term(i, j, dx, dy)
+            sx += tx
+            sy += ty
+            ax += vel[j, 0]
+            ay += vel[j, 1]
+            ox += dx
+            oy += dy
+        p += n
+        offsets[k + 1] = p
+        sums[k, 0] = sx
+        sums[k, 1] = sy
+        sums[k, 2] = ax
+        sums[k, 3] = ay
+        sums[k, 4] = ox
+        sums[k, 5] = oy
+    if not want_pairs:
+        p = 0
+    return offsets, sums, out_i[:p], out_j[:p], out_d[:p], out_dist[:p]
+
+
+@inline
+def _exactly_shortest(d: float, size: float, wrap: bool) -> float:
+    """``vec.shortest`` as the plain formula (no branch on the value: loops over it vectorise)."""
+    return d - size * np.rint(d / size) if wrap else d
+
+
+@kernel
+def nearest_small(
+    pos: np.ndarray,
+    a_lo: int,
+    a_hi: int,
+    b_lo: int,
+    b_hi: int,
+    radius: float,
+    width: float,
+    height: float,
+    wrap: bool,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``SpatialIndex._nearest_small``: the closest row of ``b`` (not itself) per row of ``a``.
+
+    Brute force over the smaller side, with its tie rules: looping over ``b``
+    the first (lowest) ``b`` row at the smallest distance wins, looping over
+    ``a`` the first minimum of each row. Returns ``(row or -1, distance or inf)``.
+    """
+    n_a = a_hi - a_lo
+    n_b = b_hi - b_lo
+    best = np.empty(n_a)
+    pick = np.empty(n_a, dtype=np.int64)
+    apart = a_hi <= b_lo or b_hi <= a_lo  # no row is in both: no "not oneself" test
+    if n_b <= n_a:  # a few b rows: strict < keeps the lowest one
+        for r in range(n_a):
+            i = a_lo + r
+            xi, yi = pos[i, 0], pos[i, 1]
+            b2 = np.inf
+            bj = -1
+            for j in range(b_lo, b_hi):
+                dx = _exactly_shortest(pos[j, 0] - xi, width, wrap)
+                dy = _exactly_shortest(pos[j, 1] - yi, height, wrap)
+                d2 = dx * dx + dy * dy
+                if not apart:
+                    d2 = np.inf if i == j else d2
+                better = d2 < b2
+                b2 = d2 if better else b2
+                bj = j if better else bj
+            best[r] = b2
+            pick[r] = bj
+    else:  # many b rows: every distance (vectorises), then the first smallest
+        d2s = np.empty(n_b)
+        for r in range(n_a):
+            i = a_lo + r
+            xi, yi = pos[i, 0], pos[i, 1]
+            b2 = np.inf
+            for q in range(n_b):
+                j = b_lo + q
+                dx = _exactly_shortest(pos[j, 0] - xi, width, wrap)
+                dy = _exactly_shortest(pos[j, 1] - yi, height, wrap)
+                d2 = dx * dx + dy * dy
+                if not apart:
+                    d2 = np.inf if i == j else d2
+                d2s[q] = d2
+                b2 = min(b2, d2)
+            q = 0
+            while d2s[q] != b2:
+                q += 1
+            best[r] = b2
+            pick[r] = b_lo + q
+    index = np.empty(n_a, dtype=np.int64)
+    dist = np.empty(n_a)
+    for r in range(n_a):
+        dd = math.sqrt(best[r])
+        found = math.isfinite(dd) and dd <= radius
+        index[r] = pick[r] if found else -1
+        dist[r] = dd if found else np.inf
+    return index, dist
+
+
+@kernel
+def agent_facts(
+    own: np.ndarray,
+    pos: np.ndarray,
+    vel: np.ndarray,
+    agent: np.ndarray,
+    width: float,
+    height: float,
+    wrap: bool,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``Sense.agent_facts``: agents ``agent`` (global rows, -1: none) seen from positions ``own``."""
+    n = own.shape[0]
+    tpos = np.zeros((n, 2))
+    tvel = np.zeros((n, 2))
+    valid = np.zeros(n, dtype=np.bool_)
+    out = np.full(n, -1, dtype=np.int64)
+    for r in range(n):
+        a = agent[r]
+        if a < 0:
+            continue
+        ox, oy = own[r, 0], own[r, 1]
+        tpos[r, 0] = ox + shortest(pos[a, 0] - ox, width, wrap)
+        tpos[r, 1] = oy + shortest(pos[a, 1] - oy, height, wrap)
+        tvel[r, 0] = vel[a, 0]
+        tvel[r, 1] = vel[a, 1]
+        valid[r] = True
+        out[r] = a
+    return tpos, tvel, out, valid

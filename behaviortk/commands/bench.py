@@ -268,9 +268,8 @@ def run(args: argparse.Namespace) -> int:
     }
     phases = ", ".join(f"{p} {ms:.3f} ms" for p, ms in figures["phases_ms"].items())
     print(
-        f"{sim.name}: {n:,} agents, engine {engine_note(args.engine, sim)} "
-        f"({sim.kernel_name} kernels), {args.ticks} ticks after "
-        f"{args.warmup} warm-up: median {figures['ms_per_tick']:.3f} ms per tick, "
+        f"{sim.name}: {n:,} agents, engine {engine_note(args.engine, sim)}, {args.ticks} ticks "
+        f"after {args.warmup} warm-up ({sim.kernel_name} kernels): median {figures['ms_per_tick']:.3f} ms per tick, "
         f"{figures['ticks_per_s']:,.1f} ticks/s"
     )
     print(f"per tick: {phases}")

@@ -9,15 +9,20 @@ overlay letters (``overlays.BY_KEY``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import Any, Protocol
 
 import arcade
 
 from behaviortk.viewer.overlays import BY_KEY, OVERLAYS
 from behaviortk.viewer.scene import ViewOptions
 
-if TYPE_CHECKING:
-    from behaviortk.viewer.app import ViewerView
+
+class KeyView(Protocol):
+    """What the shared keys touch of a window's view (``app.ViewerView``)."""
+
+    show_help: bool
+    panel: Any
+    window: Any
 
 
 class KeySession(Protocol):
@@ -31,7 +36,7 @@ class KeySession(Protocol):
     def toggle_overlay(self, name: str) -> None: ...
 
 
-def shared_key(view: ViewerView, session: KeySession, symbol: int) -> bool:
+def shared_key(view: KeyView, session: KeySession, symbol: int) -> bool:
     """Act on ``symbol`` if it is a shared key; False if it is not one (nothing done)."""
     k = arcade.key
     s = session

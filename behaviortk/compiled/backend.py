@@ -15,6 +15,7 @@ import numpy as np
 
 from behaviortk.compiled import forces as kf
 from behaviortk.compiled import motion, spatial, streams
+from behaviortk.compiled import non_penetration as knp
 from behaviortk.compiled.act import act
 from behaviortk.compiled.order import cell_order
 from behaviortk.sense import FOV_COS_TOLERANCE, Neighbours, TargetFacts
@@ -159,6 +160,33 @@ class Kernels:
         )
         return TargetFacts(pos=pos, vel=vel, agent=rows, valid=valid)
 
+    # ------------------------------------------------------- integrate
+    @staticmethod
+    def relax(
+        world: World, radius: Array, x: Array, y: Array, old_x: Array, old_y: Array,
+        pairs: tuple[np.ndarray, np.ndarray, Array, Array],
+        obstacles: tuple[np.ndarray, np.ndarray], walls: tuple[np.ndarray, np.ndarray],
+        anchor_x: Array, anchor_y: Array, skin: float, passes: int, over_relaxation: float,
+        margin: float, touched: np.ndarray,
+    ) -> tuple[int, bool]:  # fmt: skip
+        """``NonPenetration._relax``'s passes until the lists must be built again
+        (``compiled/non_penetration.py``): ``(passes run, rebuild)``; ``x``, ``y``,
+        ``touched`` changed in place."""
+        i, j, contact, share = (np.ascontiguousarray(v) for v in pairs)
+        ran, rebuild = knp.relax(
+            x, y, old_x, old_y, np.ascontiguousarray(radius, dtype=np.float64),
+            i, j, contact, share, *(np.ascontiguousarray(v) for v in (*obstacles, *walls)),
+            np.ascontiguousarray(world.obstacle_pos, dtype=np.float64).reshape(-1, 2),
+            np.ascontiguousarray(world.obstacle_radius, dtype=np.float64).reshape(-1),
+            np.ascontiguousarray(world.wall_a, dtype=np.float64).reshape(-1, 2),
+            np.ascontiguousarray(world.wall_b, dtype=np.float64).reshape(-1, 2),
+            np.ascontiguousarray(world.wall_normal, dtype=np.float64).reshape(-1, 2),
+            float(world.width), float(world.height), world.edges == "wrap",
+            anchor_x, anchor_y, float(skin), int(passes), float(over_relaxation),
+            float(margin), touched,
+        )  # fmt: skip
+        return int(ran), bool(rebuild)
+
     # --------------------------------------------------------------- warm
     @staticmethod
     def warm() -> None:
@@ -212,6 +240,12 @@ class Kernels:
             i64, i64, pos, vel, f, yes, pos, np.zeros(n, np.int64), 1.0, True, 1.0, out
         )
         kf.containment(i64, pos, vel, np.zeros(2), np.ones(2), 1.0, 1.0, 1.0, out)
+        x, y, touched = pos[:, 0].copy(), pos[:, 1].copy(), np.zeros(n, dtype=np.bool_)
+        knp.relax(
+            x, y, x.copy(), y.copy(), f, i64[:2], i64[1:3], f[:2], f[:2] * 0.5, i64[:1],
+            i64[:1], i64[:1], i64[:1], obstacles, radii, obstacles, obstacles * 2.0, obstacles,
+            10.0, 10.0, True, x.copy(), y.copy(), 3.0, 3, 1.6, 0.02, touched,
+        )  # fmt: skip
         forces = np.ones((2, n, 2))
         kf.blend(forces, i64, f, 1.0, out)
         kf.prioritized_sum(forces, i64, f, 1.0, out)

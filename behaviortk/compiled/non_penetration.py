@@ -1,0 +1,258 @@
+"""``world.non_penetration``'s relaxation passes compiled: every pass of a tick in one call.
+
+The NumPy constraint (the reference) runs each pass as some thirty array
+operations over the candidate lists; here one kernel runs the passes, with the
+same rules and the same arithmetic: a pass measures the pairs (all of them
+first, then only those of agents the previous pass moved), pushes each
+overlapping pair apart along its centre line, then agents out of obstacles
+(the candidates of agents not yet settled, measured after the pair pushes),
+then off walls. Moves of an agent add up in the reference's order (its
+``np.bincount``: the ``i`` sides in list order, then the ``j`` sides), from
+0.0, so the positions are the reference's to the last bit. The kernel stops
+when nothing moved, after ``passes``, or when a push took an agent half the
+skin from where the lists were built: then it returns and the caller builds
+the lists again (NumPy code) and calls it for the passes left, measuring
+everything.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from behaviortk.compiled.jit import inline, kernel
+from behaviortk.compiled.vec import EPS, shortest
+
+
+@inline
+def _sign(v: float) -> float:
+    return 1.0 if v > 0.0 else (-1.0 if v < 0.0 else 0.0)
+
+
+@kernel
+def relax(
+    x: np.ndarray,
+    y: np.ndarray,
+    old_x: np.ndarray,
+    old_y: np.ndarray,
+    radius: np.ndarray,
+    pi: np.ndarray,
+    pj: np.ndarray,
+    contact: np.ndarray,
+    share: np.ndarray,
+    ao: np.ndarray,
+    oo: np.ndarray,
+    aw: np.ndarray,
+    ww: np.ndarray,
+    obstacle_pos: np.ndarray,
+    obstacle_radius: np.ndarray,
+    wall_a: np.ndarray,
+    wall_b: np.ndarray,
+    wall_normal: np.ndarray,
+    width: float,
+    height: float,
+    wrap: bool,
+    anchor_x: np.ndarray,
+    anchor_y: np.ndarray,
+    skin: float,
+    passes: int,
+    over_relaxation: float,
+    margin: float,
+    touched: np.ndarray,
+) -> tuple[int, bool]:
+    """Up to ``passes`` passes moving ``x``/``y`` in place, marking moved rows in ``touched``.
+
+    Returns ``(passes run, whether the lists must be built again)``.
+    """
+    n = x.shape[0]
+    bounded = not wrap
+    acc_x = np.zeros(n)
+    acc_y = np.zeros(n)
+    now = np.zeros(n, dtype=np.bool_)  # moved this pass (so far)
+    dirty = np.zeros(n, dtype=np.bool_)  # moved by the previous pass
+    rows = np.empty(n, dtype=np.int64)
+    dirty_rows = np.empty(n, dtype=np.int64)
+    n_dirty = 0
+    everything = True
+    npairs = pi.shape[0]
+    hit = np.empty(npairs, dtype=np.int64)
+    hx = np.empty(npairs)
+    hy = np.empty(npairs)
+    hs = np.empty(npairs)
+    ht = np.empty(npairs)
+    size = max(2 * npairs, ao.shape[0], aw.shape[0])
+    who = np.empty(size, dtype=np.int64)
+    mx = np.empty(size)
+    my = np.empty(size)
+    staged = np.zeros(n, dtype=np.bool_)
+    stage_rows = np.empty(n, dtype=np.int64)
+    trigger_factor = 1.0 + 0.5 * margin
+    wall_factor = (1.0 + 0.5 * margin) / (1.0 + margin)
+    ran = 0
+    for _ in range(passes):
+        ran += 1
+        count = 0
+        # ------------------------------------------------------------ pairs
+        nh = 0
+        for k in range(npairs):
+            a, b = pi[k], pj[k]
+            if not everything and not (dirty[a] or dirty[b]):
+                continue
+            dx = shortest(x[b] - x[a], width, wrap)
+            dy = shortest(y[b] - y[a], height, wrap)
+            d2 = dx * dx + dy * dy
+            trigger = contact[k] * trigger_factor
+            if not d2 < trigger * trigger:
+                continue
+            dist = math.sqrt(d2)
+            if dist > EPS:
+                inv = 1.0 / dist
+                ux, uy = dx * inv, dy * inv
+            else:  # vec.coincident_direction
+                lo, hi = min(a, b), max(a, b)
+                angle = (lo * 2.399963229728653 + hi * 0.7071067811865476) % (2.0 * np.pi)
+                sign = 1.0 if a < b else -1.0
+                ux, uy = math.cos(angle) * sign, math.sin(angle) * sign
+            push = contact[k] * (1.0 + margin) - dist
+            push *= over_relaxation
+            si = push * share[k]
+            hit[nh] = k
+            hx[nh], hy[nh], hs[nh], ht[nh] = ux, uy, si, push - si
+            nh += 1
+        nm = 0  # the moves: i sides in list order, then j sides (the reference's order)
+        for h in range(nh):
+            k = hit[h]
+            if share[k] > 0.0:
+                who[nm], mx[nm], my[nm] = pi[k], -hx[h] * hs[h], -hy[h] * hs[h]
+                nm += 1
+        for h in range(nh):
+            k = hit[h]
+            if share[k] < 1.0:
+                who[nm], mx[nm], my[nm] = pj[k], hx[h] * ht[h], hy[h] * ht[h]
+                nm += 1
+        count = _stage(who, mx, my, nm, acc_x, acc_y, staged, stage_rows, now, rows, count, x, y)
+        # -------------------------------------------------------- obstacles
+        nh = 0
+        for k in range(ao.shape[0]):
+            a, o = ao[k], oo[k]
+            if not everything and not (dirty[a] or now[a]):
+                continue
+            dx = shortest(x[a] - obstacle_pos[o, 0], width, wrap)
+            dy = shortest(y[a] - obstacle_pos[o, 1], height, wrap)
+            touch = obstacle_radius[o] + radius[a]
+            d2 = dx * dx + dy * dy
+            t = touch * trigger_factor
+            if not d2 < t * t:
+                continue
+            limit = touch * (1.0 + margin)
+            dist = math.sqrt(d2)
+            who[nh] = a
+            if dist > EPS:
+                push = (limit - dist) / dist
+                mx[nh], my[nh] = dx * push, dy * push
+            else:
+                mx[nh], my[nh] = limit, 0.0
+            nh += 1
+        count = _stage(who, mx, my, nh, acc_x, acc_y, staged, stage_rows, now, rows, count, x, y)
+        # ------------------------------------------------------------ walls
+        nh = 0
+        for k in range(aw.shape[0]):
+            a, w = aw[k], ww[k]
+            if not everything and not (dirty[a] or now[a]):
+                continue
+            wax, way = wall_a[w, 0], wall_a[w, 1]
+            ex, ey = wall_b[w, 0] - wax, wall_b[w, 1] - way
+            nx, ny = wall_normal[w, 0], wall_normal[w, 1]
+            cx, cy = wax + 0.5 * ex, way + 0.5 * ey
+            px = cx + shortest(x[a] - cx, width, wrap)
+            py = cy + shortest(y[a] - cy, height, wrap)
+            qx = px - shortest(x[a] - old_x[a], width, wrap)
+            qy = py - shortest(y[a] - old_y[a], height, wrap)
+            r = radius[a] * (1.0 + margin)
+            e2 = ex * ex + ey * ey
+            s_new = (px - wax) * nx + (py - way) * ny
+            s_old = (qx - wax) * nx + (qy - way) * ny
+            lam = s_old / (s_old - s_new if s_old != s_new else 1.0)
+            at = ((qx + lam * (px - qx) - wax) * ex + (qy + lam * (py - qy) - way) * ey) / e2
+            crossed = (s_old * s_new < 0.0) and (at >= 0.0) and (at <= 1.0)
+            t = min(max(((px - wax) * ex + (py - way) * ey) / e2, 0.0), 1.0)
+            ox, oy = px - (wax + t * ex), py - (way + t * ey)
+            dist = math.sqrt(ox * ox + oy * oy)
+            back = crossed or (dist <= EPS)
+            if not (back or dist < r * wall_factor):
+                continue
+            if s_old != 0.0:
+                side = _sign(s_old)
+            elif s_new != 0.0:
+                side = _sign(s_new)
+            else:
+                side = 1.0
+            who[nh] = a
+            if back:
+                across = side * (r - side * s_new)
+                mx[nh], my[nh] = across * nx, across * ny
+            else:
+                out = (r - dist) / dist
+                mx[nh], my[nh] = out * ox, out * oy
+            nh += 1
+        count = _stage(who, mx, my, nh, acc_x, acc_y, staged, stage_rows, now, rows, count, x, y)
+        # ------------------------------------------------------- after a pass
+        for m in range(n_dirty):
+            dirty[dirty_rows[m]] = False
+        if count == 0:
+            break
+        far = False
+        limit = 0.5 * skin
+        for m in range(count):
+            r = rows[m]
+            now[r] = False
+            dirty[r] = True
+            dirty_rows[m] = r
+            touched[r] = True
+            if bounded:
+                x[r] = min(max(x[r], 0.0), width)
+                y[r] = min(max(y[r], 0.0), height)
+            dx = shortest(x[r] - anchor_x[r], width, wrap)
+            dy = shortest(y[r] - anchor_y[r], height, wrap)
+            dx *= dx
+            dy *= dy
+            dx += dy
+            if dx >= limit * limit:
+                far = True
+        n_dirty = count
+        everything = False
+        if far:
+            return ran, True
+    return ran, False
+
+
+@inline
+def _stage(
+    who: np.ndarray, mx: np.ndarray, my: np.ndarray, nm: int, acc_x: np.ndarray,
+    acc_y: np.ndarray, staged: np.ndarray, stage_rows: np.ndarray, now: np.ndarray,
+    rows: np.ndarray, count: int, x: np.ndarray, y: np.ndarray,
+) -> int:  # fmt: skip
+    """Sum a stage's ``nm`` moves per agent (in order, from 0.0: ``np.bincount``), apply the
+    sums, and list each row first moved this pass in ``rows``; the new count."""
+    seen = 0
+    for h in range(nm):
+        r = who[h]
+        if not staged[r]:
+            staged[r] = True
+            stage_rows[seen] = r
+            seen += 1
+        acc_x[r] += mx[h]
+        acc_y[r] += my[h]
+        if not now[r]:
+            now[r] = True
+            rows[count] = r
+            count += 1
+    for m in range(seen):
+        r = stage_rows[m]
+        x[r] += acc_x[r]
+        y[r] += acc_y[r]
+        acc_x[r] = 0.0
+        acc_y[r] = 0.0
+        staged[r] = False
+    return count

@@ -20,6 +20,7 @@ from behaviortk.compiled.act import act
 from behaviortk.compiled.order import cell_order
 from behaviortk.sense import FOV_COS_TOLERANCE, Neighbours, TargetFacts
 from behaviortk.vec import Array
+from behaviortk.world.grid import grid_shape
 from behaviortk.world.spatial import SMALL_SIDE, padded
 from behaviortk.world.state import World
 
@@ -187,6 +188,39 @@ class Kernels:
         )  # fmt: skip
         return int(ran), bool(rebuild)
 
+    @staticmethod
+    def close_pairs(
+        world: World, pos: Array, radius: Array, reach: float
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """``world.overlap.close_pairs`` sorted by ``(i, j)`` (``pos`` inside the world); None
+        where its grid does not fit (fewer than 3 cells across a wrapped world: NumPy)."""
+        n = int(pos.shape[0])
+        if n < 2:
+            return None
+        search = 2.0 * float(radius.max()) + float(reach)
+        if not search > 0.0:
+            return None
+        nx, ny = grid_shape(float(world.width), float(world.height), search, n)
+        wrap = world.edges == "wrap"
+        if wrap and min(nx, ny) < 3:
+            return None
+        x = np.ascontiguousarray(pos[:, 0], dtype=np.float64)
+        y = np.ascontiguousarray(pos[:, 1], dtype=np.float64)
+        r = np.ascontiguousarray(radius, dtype=np.float64)
+        w, h = float(world.width), float(world.height)
+        i, j = knp.close_pairs(x, y, r, float(reach), w, h, wrap, nx, ny)
+        return i, j
+
+    @staticmethod
+    def moved_too_far(
+        world: World, x: Array, y: Array, anchor_x: Array, anchor_y: Array, limit: float
+    ) -> bool:
+        """``NonPenetration._moved_too_far(world, x, y, fraction)`` with ``limit = fraction *
+        skin``: has any agent moved ``limit`` or more since the lists were built?"""
+        w, h = float(world.width), float(world.height)
+        wrap = world.edges == "wrap"
+        return bool(knp.moved_too_far(x, y, anchor_x, anchor_y, w, h, wrap, float(limit)))
+
     # --------------------------------------------------------------- warm
     @staticmethod
     def warm() -> None:
@@ -246,6 +280,8 @@ class Kernels:
             i64[:1], i64[:1], i64[:1], obstacles, radii, obstacles, obstacles * 2.0, obstacles,
             10.0, 10.0, True, x.copy(), y.copy(), 3.0, 3, 1.6, 0.02, touched,
         )  # fmt: skip
+        knp.close_pairs(x, y, f, 1.0, 10.0, 10.0, True, 3, 3)
+        knp.moved_too_far(x, y, x, y, 10.0, 10.0, True, 1.0)
         forces = np.ones((2, n, 2))
         kf.blend(forces, i64, f, 1.0, out)
         kf.prioritized_sum(forces, i64, f, 1.0, out)

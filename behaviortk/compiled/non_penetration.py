@@ -256,3 +256,120 @@ def _stage(
         acc_y[r] = 0.0
         staged[r] = False
     return count
+
+
+@inline
+def _exact_short(d: float, size: float, wrap: bool) -> float:
+    """``world.spatial.displacement``'s ``d - size * round(d / size)`` (a division)."""
+    if not wrap:
+        return d
+    return d - size * np.rint(d / size)
+
+
+@kernel
+def close_pairs(
+    x: np.ndarray,
+    y: np.ndarray,
+    radius: np.ndarray,
+    reach: float,
+    width: float,
+    height: float,
+    wrap: bool,
+    nx: int,
+    ny: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``world.overlap.close_pairs``: pairs ``i < j`` closer than ``r_i + r_j + reach``
+    (minimum image), sorted by ``(i, j)``, from a grid of ``nx`` x ``ny`` cells at least
+    as wide as the search (``2 max r + reach``); on wrapped worlds ``nx, ny >= 3``.
+
+    Positions are inside the world (wrapped or clamped by the caller's step).
+    """
+    n = x.shape[0]
+    cw, ch = width / nx, height / ny
+    cell = np.empty(n, dtype=np.int64)
+    start = np.zeros(nx * ny + 1, dtype=np.int64)
+    for p in range(n):
+        cx = min(max(int(x[p] / cw), 0), nx - 1)
+        cy = min(max(int(y[p] / ch), 0), ny - 1)
+        cell[p] = cy * nx + cx
+        start[cell[p] + 1] += 1
+    for c in range(nx * ny):
+        start[c + 1] += start[c]
+    fill = start[:-1].copy()
+    members = np.empty(n, dtype=np.int64)
+    for p in range(n):  # ascending rows within each cell
+        members[fill[cell[p]]] = p
+        fill[cell[p]] += 1
+    cap = max(16, 4 * n)
+    out_i = np.empty(cap, dtype=np.int64)
+    out_j = np.empty(cap, dtype=np.int64)
+    found = 0
+    mine = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        cx, cy = cell[i] % nx, cell[i] // nx
+        k = 0
+        for oy in range(-1, 2):
+            gy = cy + oy
+            if wrap:
+                gy = (gy + ny) % ny
+            elif gy < 0 or gy >= ny:
+                continue
+            for ox in range(-1, 2):
+                gx = cx + ox
+                if wrap:
+                    gx = (gx + nx) % nx
+                elif gx < 0 or gx >= nx:
+                    continue
+                g = gy * nx + gx
+                for m in range(start[g], start[g + 1]):
+                    j = members[m]
+                    if j <= i:
+                        continue
+                    dx = _exact_short(x[j] - x[i], width, wrap)
+                    dy = _exact_short(y[j] - y[i], height, wrap)
+                    limit = radius[i] + radius[j] + reach
+                    if dx * dx + dy * dy < limit * limit:
+                        mine[k] = j
+                        k += 1
+        for a in range(1, k):  # insertion sort: a few candidates per agent
+            v = mine[a]
+            b = a - 1
+            while b >= 0 and mine[b] > v:
+                mine[b + 1] = mine[b]
+                b -= 1
+            mine[b + 1] = v
+        if found + k > cap:
+            cap = max(2 * cap, found + k)
+            grown_i = np.empty(cap, dtype=np.int64)
+            grown_j = np.empty(cap, dtype=np.int64)
+            grown_i[:found] = out_i[:found]
+            grown_j[:found] = out_j[:found]
+            out_i, out_j = grown_i, grown_j
+        for a in range(k):
+            out_i[found] = i
+            out_j[found] = mine[a]
+            found += 1
+    return out_i[:found].copy(), out_j[:found].copy()
+
+
+@kernel
+def moved_too_far(
+    x: np.ndarray,
+    y: np.ndarray,
+    anchor_x: np.ndarray,
+    anchor_y: np.ndarray,
+    width: float,
+    height: float,
+    wrap: bool,
+    limit: float,
+) -> bool:
+    """``NonPenetration._moved_too_far`` over every row: has one moved ``limit`` or more?"""
+    for r in range(x.shape[0]):
+        dx = shortest(x[r] - anchor_x[r], width, wrap)
+        dy = shortest(y[r] - anchor_y[r], height, wrap)
+        dx *= dx
+        dy *= dy
+        dx += dy
+        if dx >= limit * limit:
+            return True
+    return False

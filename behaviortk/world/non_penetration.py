@@ -360,6 +360,10 @@ class NonPenetration:
             return True
         if self._static != self._static_key(world):
             return True
+        if self.kernels is not None:
+            return self.kernels.moved_too_far(
+                world, x, y, self._anchor_x, self._anchor_y, REBUILD_AT * self._skin
+            )
         return self._moved_too_far(world, x, y, REBUILD_AT)
 
     def _moved_too_far(
@@ -386,7 +390,18 @@ class NonPenetration:
         pos = np.stack([x, y], axis=1)
         if world.edges == "wrap":
             pos = wrap_positions(pos, world)
-        i, j = close_pairs(world, pos, radius, self._skin)
+        found = (
+            None
+            if self.kernels is None
+            else self.kernels.close_pairs(world, pos, radius, self._skin)
+        )
+        if found is None:
+            i, j = close_pairs(world, pos, radius, self._skin)
+            keys = (i << 32) | j  # sorted by (i, j): the compiled search's order, so the
+            keys.sort()  # moves add up in the same order on both paths
+            i, j = keys >> 32, keys & 0xFFFFFFFF
+        else:
+            i, j = found
         inv_mass = np.where(fixed, 0.0, 1.0 / agents.mass)
         ao, oo, aw, ww = near_static(x, y, radius, world, self._skin)
         free = ~np.take(fixed, ao)

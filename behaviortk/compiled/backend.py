@@ -190,11 +190,11 @@ class Kernels:
 
     @staticmethod
     def close_pairs(
-        world: World, pos: Array, radius: Array, reach: float
+        world: World, x: Array, y: Array, radius: Array, reach: float
     ) -> tuple[np.ndarray, np.ndarray] | None:
-        """``world.overlap.close_pairs`` sorted by ``(i, j)`` (``pos`` inside the world); None
-        where its grid does not fit (fewer than 3 cells across a wrapped world: NumPy)."""
-        n = int(pos.shape[0])
+        """``world.overlap.close_pairs`` at ``(x, y)``, sorted by ``(i, j)``; None where its grid
+        does not fit (fewer than 3 cells across a wrapped world: NumPy)."""
+        n = int(x.shape[0])
         if n < 2:
             return None
         search = 2.0 * float(radius.max()) + float(reach)
@@ -204,8 +204,8 @@ class Kernels:
         wrap = world.edges == "wrap"
         if wrap and min(nx, ny) < 3:
             return None
-        x = np.ascontiguousarray(pos[:, 0], dtype=np.float64)
-        y = np.ascontiguousarray(pos[:, 1], dtype=np.float64)
+        x = np.ascontiguousarray(x, dtype=np.float64)
+        y = np.ascontiguousarray(y, dtype=np.float64)
         r = np.ascontiguousarray(radius, dtype=np.float64)
         w, h = float(world.width), float(world.height)
         i, j = knp.close_pairs(x, y, r, float(reach), w, h, wrap, nx, ny)

@@ -282,15 +282,20 @@ def close_pairs(
     (minimum image), sorted by ``(i, j)``, from a grid of ``nx`` x ``ny`` cells at least
     as wide as the search (``2 max r + reach``); on wrapped worlds ``nx, ny >= 3``.
 
-    Positions are inside the world (wrapped or clamped by the caller's step).
+    A position outside the world (pushed past an edge between passes) is binned in
+    the cell it wraps into, or the nearest edge cell of a bounded world.
     """
     n = x.shape[0]
     cw, ch = width / nx, height / ny
     cell = np.empty(n, dtype=np.int64)
     start = np.zeros(nx * ny + 1, dtype=np.int64)
     for p in range(n):
-        cx = min(max(int(x[p] / cw), 0), nx - 1)
-        cy = min(max(int(y[p] / ch), 0), ny - 1)
+        px, py = x[p], y[p]
+        if wrap:  # a row pushed past an edge and not yet folded back: the cell it wraps into
+            px -= width * math.floor(px / width)
+            py -= height * math.floor(py / height)
+        cx = min(max(int(px / cw), 0), nx - 1)
+        cy = min(max(int(py / ch), 0), ny - 1)
         cell[p] = cy * nx + cx
         start[cell[p] + 1] += 1
     for c in range(nx * ny):
@@ -321,10 +326,10 @@ def close_pairs(
                 elif gx < 0 or gx >= nx:
                     continue
                 g = gy * nx + gx
-                for m in range(start[g], start[g + 1]):
+                for m in range(start[g + 1] - 1, start[g] - 1, -1):  # rows descending
                     j = members[m]
                     if j <= i:
-                        continue
+                        break
                     dx = _exact_short(x[j] - x[i], width, wrap)
                     dy = _exact_short(y[j] - y[i], height, wrap)
                     limit = radius[i] + radius[j] + reach

@@ -387,15 +387,16 @@ class NonPenetration:
         self.builds += 1
         radius = agents.radius
         self._skin = self.skin_radii * float(radius.max())
-        pos = np.stack([x, y], axis=1)
-        if world.edges == "wrap":
-            pos = wrap_positions(pos, world)
+        # the compiled search takes the coordinates as they are (cells clamped, minimum image)
         found = (
             None
             if self.kernels is None
-            else self.kernels.close_pairs(world, pos, radius, self._skin)
+            else self.kernels.close_pairs(world, x, y, radius, self._skin)
         )
         if found is None:
+            pos = np.stack([x, y], axis=1)
+            if world.edges == "wrap":
+                pos = wrap_positions(pos, world)
             i, j = close_pairs(world, pos, radius, self._skin)
             keys = (i << 32) | j  # sorted by (i, j): the compiled search's order, so the
             keys.sort()  # moves add up in the same order on both paths

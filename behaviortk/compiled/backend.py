@@ -168,12 +168,22 @@ class Kernels:
         pairs: tuple[np.ndarray, np.ndarray, Array, Array],
         obstacles: tuple[np.ndarray, np.ndarray], walls: tuple[np.ndarray, np.ndarray],
         anchor_x: Array, anchor_y: Array, skin: float, passes: int, over_relaxation: float,
-        margin: float, touched: np.ndarray,
+        margin: float, touched: np.ndarray, scratch: dict[str, np.ndarray],
     ) -> tuple[int, bool]:  # fmt: skip
         """``NonPenetration._relax``'s passes until the lists must be built again
         (``compiled/non_penetration.py``): ``(passes run, rebuild)``; ``x``, ``y``,
-        ``touched`` changed in place."""
+        ``touched`` changed in place. ``scratch`` (the caller's, kept between ticks)
+        holds the kernel's work arrays, grown when too small."""
         i, j, contact, share = (np.ascontiguousarray(v) for v in pairs)
+        n = int(x.shape[0])
+        longest = max(int(i.shape[0]), int(obstacles[0].shape[0]), int(walls[0].shape[0]), 1)
+        if scratch.get("acc", np.zeros((2, 0))).shape[1] != n:
+            scratch["acc"] = np.zeros((2, n))
+            scratch["marks"] = np.zeros((3, n), dtype=np.bool_)
+            scratch["lists"] = np.empty((3, n), dtype=np.int64)
+        if scratch.get("who", np.zeros(0)).shape[0] < longest:
+            scratch["who"] = np.empty(2 * longest, dtype=np.int64)
+            scratch["moves"] = np.empty((2, 2 * longest))
         ran, rebuild = knp.relax(
             x, y, old_x, old_y, np.ascontiguousarray(radius, dtype=np.float64),
             i, j, contact, share, *(np.ascontiguousarray(v) for v in (*obstacles, *walls)),
@@ -184,7 +194,8 @@ class Kernels:
             np.ascontiguousarray(world.wall_normal, dtype=np.float64).reshape(-1, 2),
             float(world.width), float(world.height), world.edges == "wrap",
             anchor_x, anchor_y, float(skin), int(passes), float(over_relaxation),
-            float(margin), touched,
+            float(margin), touched, scratch["acc"], scratch["marks"], scratch["lists"],
+            scratch["who"], scratch["moves"],
         )  # fmt: skip
         return int(ran), bool(rebuild)
 
@@ -278,7 +289,9 @@ class Kernels:
         knp.relax(
             x, y, x.copy(), y.copy(), f, i64[:2], i64[1:3], f[:2], f[:2] * 0.5, i64[:1],
             i64[:1], i64[:1], i64[:1], obstacles, radii, obstacles, obstacles * 2.0, obstacles,
-            10.0, 10.0, True, x.copy(), y.copy(), 3.0, 3, 1.6, 0.02, touched,
+            10.0, 10.0, True, x.copy(), y.copy(), 3.0, 3, 1.6, 0.02, touched, np.zeros((2, n)),
+            np.zeros((3, n), dtype=np.bool_), np.empty((3, n), dtype=np.int64), i64.copy(),
+            np.empty((2, n)),
         )  # fmt: skip
         knp.close_pairs(x, y, f, 1.0, 10.0, 10.0, True, 3, 3)
         knp.moved_too_far(x, y, x, y, 10.0, 10.0, True, 1.0)

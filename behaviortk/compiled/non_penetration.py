@@ -60,41 +60,37 @@ def relax(
     over_relaxation: float,
     margin: float,
     touched: np.ndarray,
+    acc: np.ndarray,
+    marks: np.ndarray,
+    lists: np.ndarray,
+    who: np.ndarray,
+    moves: np.ndarray,
 ) -> tuple[int, bool]:
     """Up to ``passes`` passes moving ``x``/``y`` in place, marking moved rows in ``touched``.
 
-    Returns ``(passes run, whether the lists must be built again)``.
+    Returns ``(passes run, whether the lists must be built again)``. Scratch kept by
+    the caller between ticks (allocating it every tick costs more than the passes):
+    ``acc`` (2, n) zeros, ``marks`` (3, n) False, both left so; ``lists`` (3, n) int;
+    ``who`` and ``moves`` (2, ...) as long as the longest candidate list.
     """
-    n = x.shape[0]
     bounded = not wrap
-    acc_x = np.zeros(n)
-    acc_y = np.zeros(n)
-    now = np.zeros(n, dtype=np.bool_)  # moved this pass (so far)
-    dirty = np.zeros(n, dtype=np.bool_)  # moved by the previous pass
-    rows = np.empty(n, dtype=np.int64)
-    dirty_rows = np.empty(n, dtype=np.int64)
+    acc_x, acc_y = acc[0], acc[1]
+    now, dirty, staged = marks[0], marks[1], marks[2]  # moved: this pass, the last one; staged
+    rows, dirty_rows, stage_rows = lists[0], lists[1], lists[2]
+    mx, my = moves[0], moves[1]
     n_dirty = 0
     everything = True
     npairs = pi.shape[0]
-    hit = np.empty(npairs, dtype=np.int64)
-    hx = np.empty(npairs)
-    hy = np.empty(npairs)
-    hs = np.empty(npairs)
-    ht = np.empty(npairs)
-    size = max(2 * npairs, ao.shape[0], aw.shape[0])
-    who = np.empty(size, dtype=np.int64)
-    mx = np.empty(size)
-    my = np.empty(size)
-    staged = np.zeros(n, dtype=np.bool_)
-    stage_rows = np.empty(n, dtype=np.int64)
     trigger_factor = 1.0 + 0.5 * margin
     wall_factor = (1.0 + 0.5 * margin) / (1.0 + margin)
     ran = 0
+    far = False
     for _ in range(passes):
         ran += 1
         count = 0
         # ------------------------------------------------------------ pairs
-        nh = 0
+        seen = 0
+        nj = 0
         for k in range(npairs):
             a, b = pi[k], pj[k]
             if not everything and not (dirty[a] or dirty[b]):
@@ -117,21 +113,17 @@ def relax(
             push = contact[k] * (1.0 + margin) - dist
             push *= over_relaxation
             si = push * share[k]
-            hit[nh] = k
-            hx[nh], hy[nh], hs[nh], ht[nh] = ux, uy, si, push - si
-            nh += 1
-        nm = 0  # the moves: i sides in list order, then j sides (the reference's order)
-        for h in range(nh):
-            k = hit[h]
-            if share[k] > 0.0:
-                who[nm], mx[nm], my[nm] = pi[k], -hx[h] * hs[h], -hy[h] * hs[h]
-                nm += 1
-        for h in range(nh):
-            k = hit[h]
+            if share[k] > 0.0:  # i sides now, in list order; j sides after (np.bincount's order)
+                seen, count = _one(a, -ux * si, -uy * si, acc_x, acc_y, staged, stage_rows,
+                                   seen, now, rows, count)  # fmt: skip
             if share[k] < 1.0:
-                who[nm], mx[nm], my[nm] = pj[k], hx[h] * ht[h], hy[h] * ht[h]
-                nm += 1
-        count = _stage(who, mx, my, nm, acc_x, acc_y, staged, stage_rows, now, rows, count, x, y)
+                sj = push - si
+                who[nj], mx[nj], my[nj] = b, ux * sj, uy * sj
+                nj += 1
+        for h in range(nj):
+            seen, count = _one(who[h], mx[h], my[h], acc_x, acc_y, staged, stage_rows, seen,
+                               now, rows, count)  # fmt: skip
+        _apply(stage_rows, seen, acc_x, acc_y, staged, x, y)
         # -------------------------------------------------------- obstacles
         nh = 0
         for k in range(ao.shape[0]):
@@ -154,7 +146,11 @@ def relax(
             else:
                 mx[nh], my[nh] = limit, 0.0
             nh += 1
-        count = _stage(who, mx, my, nh, acc_x, acc_y, staged, stage_rows, now, rows, count, x, y)
+        seen = 0
+        for h in range(nh):
+            seen, count = _one(who[h], mx[h], my[h], acc_x, acc_y, staged, stage_rows, seen,
+                               now, rows, count)  # fmt: skip
+        _apply(stage_rows, seen, acc_x, acc_y, staged, x, y)
         # ------------------------------------------------------------ walls
         nh = 0
         for k in range(aw.shape[0]):
@@ -196,13 +192,17 @@ def relax(
                 out = (r - dist) / dist
                 mx[nh], my[nh] = out * ox, out * oy
             nh += 1
-        count = _stage(who, mx, my, nh, acc_x, acc_y, staged, stage_rows, now, rows, count, x, y)
+        seen = 0
+        for h in range(nh):
+            seen, count = _one(who[h], mx[h], my[h], acc_x, acc_y, staged, stage_rows, seen,
+                               now, rows, count)  # fmt: skip
+        _apply(stage_rows, seen, acc_x, acc_y, staged, x, y)
         # ------------------------------------------------------- after a pass
         for m in range(n_dirty):
             dirty[dirty_rows[m]] = False
+        n_dirty = 0
         if count == 0:
             break
-        far = False
         limit = 0.5 * skin
         for m in range(count):
             r = rows[m]
@@ -223,31 +223,38 @@ def relax(
         n_dirty = count
         everything = False
         if far:
-            return ran, True
-    return ran, False
+            break
+    for m in range(n_dirty):
+        dirty[dirty_rows[m]] = False
+    return ran, far
 
 
 @inline
-def _stage(
-    who: np.ndarray, mx: np.ndarray, my: np.ndarray, nm: int, acc_x: np.ndarray,
-    acc_y: np.ndarray, staged: np.ndarray, stage_rows: np.ndarray, now: np.ndarray,
-    rows: np.ndarray, count: int, x: np.ndarray, y: np.ndarray,
-) -> int:  # fmt: skip
-    """Sum a stage's ``nm`` moves per agent (in order, from 0.0: ``np.bincount``), apply the
-    sums, and list each row first moved this pass in ``rows``; the new count."""
-    seen = 0
-    for h in range(nm):
-        r = who[h]
-        if not staged[r]:
-            staged[r] = True
-            stage_rows[seen] = r
-            seen += 1
-        acc_x[r] += mx[h]
-        acc_y[r] += my[h]
-        if not now[r]:
-            now[r] = True
-            rows[count] = r
-            count += 1
+def _one(
+    r: int, mx: float, my: float, acc_x: np.ndarray, acc_y: np.ndarray, staged: np.ndarray,
+    stage_rows: np.ndarray, seen: int, now: np.ndarray, rows: np.ndarray, count: int,
+) -> tuple[int, int]:  # fmt: skip
+    """Add one move of row ``r`` to its sum for this stage (from 0.0, in order: ``np.bincount``);
+    list ``r`` among the stage's rows and the pass's moved rows. The new counts."""
+    if not staged[r]:
+        staged[r] = True
+        stage_rows[seen] = r
+        seen += 1
+    acc_x[r] += mx
+    acc_y[r] += my
+    if not now[r]:
+        now[r] = True
+        rows[count] = r
+        count += 1
+    return seen, count
+
+
+@inline
+def _apply(
+    stage_rows: np.ndarray, seen: int, acc_x: np.ndarray, acc_y: np.ndarray, staged: np.ndarray,
+    x: np.ndarray, y: np.ndarray,
+) -> None:  # fmt: skip
+    """Apply a stage's summed moves and clear its sums and marks."""
     for m in range(seen):
         r = stage_rows[m]
         x[r] += acc_x[r]
@@ -255,7 +262,6 @@ def _stage(
         acc_x[r] = 0.0
         acc_y[r] = 0.0
         staged[r] = False
-    return count
 
 
 @inline

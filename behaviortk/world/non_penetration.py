@@ -312,6 +312,7 @@ class NonPenetration:
         self.over_relaxation = float(over_relaxation)
         self.kernels = kernels
         """Compiled kernels (``compiled.backend.Kernels``) running the passes, or None (NumPy)."""
+        self._scratch: dict[str, np.ndarray] = {}  # the compiled passes' work arrays
         self.builds = 0
         """How many times the candidate lists were built (for benchmarks and tests)."""
         self.last_passes = 0
@@ -485,7 +486,7 @@ class NonPenetration:
             ran, rebuild = self.kernels.relax(
                 world, agents.radius, x, y, old_x, old_y, self._pairs, self._obstacles,
                 self._walls, self._anchor_x, self._anchor_y, self._skin, left,
-                self.over_relaxation, CONTACT_MARGIN, touched,
+                self.over_relaxation, CONTACT_MARGIN, touched, self._scratch,
             )  # fmt: skip
             self.last_passes += ran
             left -= ran

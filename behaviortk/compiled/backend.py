@@ -175,6 +175,7 @@ class Kernels:
         ``touched`` changed in place. ``scratch`` (the caller's, kept between ticks)
         holds the kernel's work arrays, grown when too small."""
         i, j, contact, share = (np.ascontiguousarray(v) for v in pairs)
+        ao, oo, aw, ww = (np.ascontiguousarray(v) for v in (*obstacles, *walls))
         n = int(x.shape[0])
         longest = max(int(i.shape[0]), int(obstacles[0].shape[0]), int(walls[0].shape[0]), 1)
         if scratch.get("acc", np.zeros((2, 0))).shape[1] != n:
@@ -186,7 +187,7 @@ class Kernels:
             scratch["moves"] = np.empty((2, 2 * longest))
         ran, rebuild = knp.relax(
             x, y, old_x, old_y, np.ascontiguousarray(radius, dtype=np.float64),
-            i, j, contact, share, *(np.ascontiguousarray(v) for v in (*obstacles, *walls)),
+            i, j, contact, share, ao, oo, aw, ww,
             np.ascontiguousarray(world.obstacle_pos, dtype=np.float64).reshape(-1, 2),
             np.ascontiguousarray(world.obstacle_radius, dtype=np.float64).reshape(-1),
             np.ascontiguousarray(world.wall_a, dtype=np.float64).reshape(-1, 2),

@@ -155,6 +155,8 @@ class Simulation:
         if self.kernels is not None:
             self._act = self.kernels.act
             self._integrate = self.kernels.integrate
+            if self.non_penetration is not None:
+                self.non_penetration.kernels = self.kernels
 
     @property
     def kernel_name(self) -> str:

@@ -14,7 +14,12 @@ under 1 % at every tick with the option on.
 Not a test: times depend on the machine and its load; the ratio, taken within
 one run, is what to compare.
 
-Usage: python benchmarks/bench_overlap.py [--prey 60,50000] [--ticks 300] [--warmup 30] [--json]
+``--kernels numba`` (the batch engine's default) runs both on compiled
+kernels, the constraint's passes included; ``--kernels numpy`` on the NumPy
+reference.
+
+Usage: python benchmarks/bench_overlap.py [--prey 60,50000] [--ticks 300] [--warmup 30]
+       [--kernels numba|numpy] [--json]
 """
 
 from __future__ import annotations
@@ -50,10 +55,12 @@ def scenarios(prey: int) -> tuple[Any, Any]:
     return off, on
 
 
-def measure(prey: int, ticks: int, warmup: int, seed: int | None) -> dict[str, Any]:
+def measure(
+    prey: int, ticks: int, warmup: int, seed: int | None, kernels: str = "numba"
+) -> dict[str, Any]:
     off_scenario, on_scenario = scenarios(prey)
-    sims = {"off": Simulation(off_scenario, "batch", seed=seed)}
-    sims["on"] = Simulation(on_scenario, "batch", seed=seed)
+    sims = {"off": Simulation(off_scenario, "batch", seed=seed, kernels=kernels)}
+    sims["on"] = Simulation(on_scenario, "batch", seed=seed, kernels=kernels)
     freeze_gc()
     times: dict[str, list[float]] = {"off": [], "on": []}
     logs = {"off": OverlapLog(), "on": OverlapLog()}
@@ -81,6 +88,7 @@ def measure(prey: int, ticks: int, warmup: int, seed: int | None) -> dict[str, A
     assert constraint is not None
     return {
         "prey": prey,
+        "kernels": sims["on"].kernel_name,
         "agents": sims["on"].agents.n,
         "ticks": ticks,
         "warmup": warmup,
@@ -109,15 +117,16 @@ def main() -> int:
     parser.add_argument("--ticks", type=int, default=300, help="timed ticks per size")
     parser.add_argument("--warmup", type=int, default=30, help="untimed ticks first")
     parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--kernels", choices=("numba", "numpy"), default="numba")
     parser.add_argument("--json", action="store_true", help="one JSON line per size")
     args = parser.parse_args()
     for prey in (int(p) for p in args.prey.split(",")):
-        r = measure(prey, args.ticks, args.warmup, args.seed)
+        r = measure(prey, args.ticks, args.warmup, args.seed, args.kernels)
         if args.json:
             print(json.dumps(r, separators=(",", ":")), flush=True)
             continue
         print(
-            f"{r['agents']:,} agents, {r['ticks']} ticks after {r['warmup']}: "
+            f"{r['agents']:,} agents ({r['kernels']}), {r['ticks']} ticks after {r['warmup']}: "
             f"median {r['median_ms_off']:.2f} -> {r['median_ms_on']:.2f} ms per tick "
             f"(x{r['median_ratio']:.3f}; mean x{r['mean_ratio']:.3f}), integrate "
             f"{r['integrate_ms_off']:.2f} -> {r['integrate_ms_on']:.2f} ms; overlap on: max "

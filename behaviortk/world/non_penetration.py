@@ -52,6 +52,8 @@ bounded one.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from behaviortk.vec import EPS, Array, coincident_direction
@@ -301,12 +303,16 @@ class NonPenetration:
         passes: int = DEFAULT_PASSES,
         skin_radii: float = SKIN_RADII,
         over_relaxation: float = OVER_RELAXATION,
+        kernels: Any = None,
     ) -> None:
         if passes < 1:
             raise ValueError(f"non-penetration needs at least 1 pass, got {passes}")
         self.passes = int(passes)
         self.skin_radii = float(skin_radii)
         self.over_relaxation = float(over_relaxation)
+        self.kernels = kernels
+        """Compiled kernels (``compiled.backend.Kernels``) running the passes, or None (NumPy)."""
+        self._scratch: dict[str, np.ndarray] = {}  # the compiled passes' work arrays
         self.builds = 0
         """How many times the candidate lists were built (for benchmarks and tests)."""
         self.last_passes = 0
@@ -333,7 +339,8 @@ class NonPenetration:
         y = np.array(agents.pos[:, 1])
         if self._stale(world, agents, x, y):
             self._build(world, agents, x, y, fixed)
-        touched = self._relax(world, agents, x, y, before, fixed)
+        relax = self._relax if self.kernels is None else self._relax_compiled
+        touched = relax(world, agents, x, y, before, fixed)
         if touched.size == 0:
             return
         if world.edges == "wrap":  # the rows pushed may have left the world: fold them back in
@@ -354,6 +361,10 @@ class NonPenetration:
             return True
         if self._static != self._static_key(world):
             return True
+        if self.kernels is not None:
+            return self.kernels.moved_too_far(
+                world, x, y, self._anchor_x, self._anchor_y, REBUILD_AT * self._skin
+            )
         return self._moved_too_far(world, x, y, REBUILD_AT)
 
     def _moved_too_far(
@@ -377,10 +388,22 @@ class NonPenetration:
         self.builds += 1
         radius = agents.radius
         self._skin = self.skin_radii * float(radius.max())
-        pos = np.stack([x, y], axis=1)
-        if world.edges == "wrap":
-            pos = wrap_positions(pos, world)
-        i, j = close_pairs(world, pos, radius, self._skin)
+        # the compiled search takes the coordinates as they are (cells clamped, minimum image)
+        found = (
+            None
+            if self.kernels is None
+            else self.kernels.close_pairs(world, x, y, radius, self._skin)
+        )
+        if found is None:
+            pos = np.stack([x, y], axis=1)
+            if world.edges == "wrap":
+                pos = wrap_positions(pos, world)
+            i, j = close_pairs(world, pos, radius, self._skin)
+            keys = (i << 32) | j  # sorted by (i, j): the compiled search's order, so the
+            keys.sort()  # moves add up in the same order on both paths
+            i, j = keys >> 32, keys & 0xFFFFFFFF
+        else:
+            i, j = found
         inv_mass = np.where(fixed, 0.0, 1.0 / agents.mass)
         ao, oo, aw, ww = near_static(x, y, radius, world, self._skin)
         free = ~np.take(fixed, ao)
@@ -447,6 +470,30 @@ class NonPenetration:
                 self._build(world, agents, x, y, fixed)
                 dirty = None
         return _union(_EMPTY, touched, n)
+
+    def _relax_compiled(
+        self, world: World, agents: Agents, x: Array, y: Array, before: Array, fixed: np.ndarray
+    ) -> IntArray:
+        """:meth:`_relax` on the compiled kernel (``compiled/non_penetration.py``): the same
+        passes and positions; the kernel returns when the lists must be built again."""
+        assert self.kernels is not None
+        old_x = np.ascontiguousarray(before[:, 0])
+        old_y = np.ascontiguousarray(before[:, 1])
+        touched = np.zeros(agents.n, dtype=bool)
+        left = self.passes
+        self.last_passes = 0
+        while left > 0:
+            ran, rebuild = self.kernels.relax(
+                world, agents.radius, x, y, old_x, old_y, self._pairs, self._obstacles,
+                self._walls, self._anchor_x, self._anchor_y, self._skin, left,
+                self.over_relaxation, CONTACT_MARGIN, touched, self._scratch,
+            )  # fmt: skip
+            self.last_passes += ran
+            left -= ran
+            if not rebuild:
+                break
+            self._build(world, agents, x, y, fixed)
+        return np.flatnonzero(touched)
 
     @staticmethod
     def _add(x: Array, y: Array, found: Moves | None, moved: list[IntArray]) -> None:

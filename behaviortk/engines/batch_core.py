@@ -13,6 +13,7 @@ Loops run over nodes and children (tens per tree), never over agents.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from typing import ClassVar
 
@@ -34,7 +35,7 @@ class TreeState:
         self.current = np.full((n_nodes, n_agents), -1, dtype=np.int16)
 
 
-class Node:
+class Node(ABC):
     """A compiled node: ``tick`` and ``stop`` over many agents at once.
 
     Statuses live in the shared ``TreeState``; a node's own per-agent arrays are
@@ -49,11 +50,13 @@ class Node:
         self.st = state.status[index]
         self.children: list[Node] = []
 
+    @abstractmethod
     def tick(self, rows: Rows) -> None:
-        raise NotImplementedError
+        """Tick the node for ``rows``, writing their statuses into the shared state."""
 
+    @abstractmethod
     def stop(self, rows: Rows, new_status: int) -> None:
-        raise NotImplementedError
+        """py_trees' ``stop(new_status)`` for ``rows``: reset what the node keeps for them."""
 
     # helpers -----------------------------------------------------------------
     def not_running(self, rows: Rows) -> Rows:

@@ -29,10 +29,10 @@ from behaviortk.steering import combiners as cb
 from behaviortk.steering import predictors as pr
 from behaviortk.steering import primitives as pm
 from behaviortk.steering.context import (
-    LeafMemory,
     Steering,
     SteeringContext,
     facts_for,
+    leaf_state,
     random_numbers,
     steer,
 )
@@ -86,15 +86,7 @@ class Job:
         self, name: str, tail: tuple[int, ...] = (), fill: float = 0.0, dtype: Any = np.float64
     ) -> np.ndarray:
         """``SteeringContext.state``: the leaf's persistent per-agent array ``name``."""
-        key = self.prefix + name
-        n_all = self.agents.n
-        arr = self.memory.get(key)
-        if arr is None or arr.shape != (n_all, *tail) or arr.dtype != np.dtype(dtype):
-            arr = np.full((n_all, *tail), fill, dtype=dtype)
-            self.memory[key] = arr
-            if isinstance(self.memory, LeafMemory):
-                self.memory.fills[key] = fill
-        return arr
+        return leaf_state(self.memory, self.agents.n, self.prefix + name, tail, fill, dtype)
 
     def child(self, model: Any, k: int, first_rand: int) -> Job:
         """``SteeringContext.child``: same rows, the child's model, random columns and memory."""

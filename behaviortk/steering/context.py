@@ -70,6 +70,25 @@ class LeafMemory(dict[str, np.ndarray]):
             self[key] = new
 
 
+def leaf_state(
+    memory: dict[str, np.ndarray],
+    n_all: int,
+    key: str,
+    tail: tuple[int, ...] = (),
+    fill: float = 0.0,
+    dtype: Any = np.float64,
+) -> np.ndarray:
+    """A leaf's persistent per-agent array ``key`` (first axis = all agents): made, filled with
+    ``fill``, when missing or of another shape or type (the fill is kept for new agents)."""
+    arr = memory.get(key)
+    if arr is None or arr.shape != (n_all, *tail) or arr.dtype != np.dtype(dtype):
+        arr = np.full((n_all, *tail), fill, dtype=dtype)
+        memory[key] = arr
+        if isinstance(memory, LeafMemory):
+            memory.fills[key] = fill
+    return arr
+
+
 @dataclass
 class SteeringContext:
     rows: np.ndarray  # (n,) int64 global agent rows
@@ -123,15 +142,7 @@ class SteeringContext:
         self, name: str, tail: tuple[int, ...] = (), fill: float = 0.0, dtype: Any = np.float64
     ) -> np.ndarray:
         """Persistent per-agent array ``name`` (first axis = all agents), created filled with ``fill``."""
-        key = self.prefix + name
-        n_all = self.agents.n
-        arr = self.memory.get(key)
-        if arr is None or arr.shape != (n_all, *tail) or arr.dtype != np.dtype(dtype):
-            arr = np.full((n_all, *tail), fill, dtype=dtype)
-            self.memory[key] = arr
-            if isinstance(self.memory, LeafMemory):
-                self.memory.fills[key] = fill
-        return arr
+        return leaf_state(self.memory, self.agents.n, self.prefix + name, tail, fill, dtype)
 
     def target_facts(self) -> TargetFacts:
         """The leaf's own target facts (a leaf without a target gets its own position)."""

@@ -37,7 +37,11 @@ def test_bench_report_table_and_json(capsys: pytest.CaptureFixture[str]) -> None
     assert report["world"] == pytest.approx([800 * math.sqrt(10.0), 600 * math.sqrt(10.0)])
     assert (report["engine"], report["engine_requested"]) == ("py_trees", "auto")  # < 2,000
     assert report["ms_per_tick"] > 0 and report["ticks_per_s"] > 0
-    assert report["compile_s"] >= 0 and report["peak_rss_mb"] > report["baseline_rss_mb"] > 0
+    assert report["compile_s"] == 0.0 and report["kernels"] == "numpy"  # py_trees: no numba
+    assert report["peak_rss_mb"] >= report["baseline_rss_mb"] > 0
+    # bytes per agent = (peak - resident before the simulation) / agents, rounded
+    share = (report["peak_rss_mb"] - report["baseline_rss_mb"]) * 1024 * 1024 / 630
+    assert report["bytes_per_agent"] == pytest.approx(share, abs=0.1 * 1024 * 1024 / 630 + 1)
     assert set(report["phases_ms"]) == {"sense", "decide", "act", "integrate"}
     assert 0 < report["overlap_mean"] <= report["overlap"] <= 1  # evade_or_flock's prey overlap
     lines = out.splitlines()
@@ -49,7 +53,8 @@ def test_bench_report_table_and_json(capsys: pytest.CaptureFixture[str]) -> None
     assert f"{report['ticks_per_s']:,.1f}" in rows["ticks/s"]
     assert "sense " in rows["per"] and "integrate " in rows["per"]
     assert f"{report['compile_s']:.2f} s" in rows["compile"]
-    assert f"{report['peak_rss_mb']:,.0f} MB resident" in rows["peak"]
+    assert f"{report['peak_rss_mb']:,.0f} MB resident " in rows["peak"]
+    assert f"~{report['bytes_per_agent']:,} bytes per agent" in rows["peak"]
     assert "(agents closer to another than the sum of their radii)" in rows["overlap"]
 
 

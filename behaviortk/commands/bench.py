@@ -11,15 +11,18 @@ time per phase, compile time, peak resident memory and the overlap figure (the
 fraction of agents closer to another than the sum of their radii, measured after
 every timed tick but not timed: the largest and the mean). Compiling the kernels
 (or loading them from numba's disk cache) happens when the Simulation is made
-and is reported apart as ``compile_s``, never in a tick. ``--json`` adds a last
-line with the same figures for scripts.
+and is reported apart as ``compile_s``, never in a tick: the kernels are readied
+before the simulation is built, so the peak resident memory (``peak_rss_mb``) is
+that of building and ticking it, not the compiler's (``commands/resident.py``;
+``startup_peak_rss_mb`` keeps the peak before), and ``bytes_per_agent`` is its
+share above what was resident before (interpreter, libraries, kernels).
+``--json`` adds a last line with the same figures for scripts.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import resource
 import statistics
 import sys
 import time
@@ -36,9 +39,10 @@ from behaviortk.commands.options import (
     non_negative_int,
     positive_int,
 )
+from behaviortk.commands.resident import lifetime_peak_mb, peak_mb, reset_peak, resident_mb
 from behaviortk.commands.scaling import ScaleError, scale_definition
 
-__all__ = ["add_parser", "measure", "peak_rss_mb", "run", "scale_definition"]
+__all__ = ["add_parser", "measure", "run", "scale_definition"]
 
 DEFAULT_TICKS = 200
 DEFAULT_WARMUP = 20
@@ -93,11 +97,6 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 # ------------------------------------------------------------------ running
-
-
-def peak_rss_mb() -> float:
-    """Peak resident memory of this process so far (Linux reports KiB)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
 def measure(
@@ -168,6 +167,34 @@ def overlap_note(log: Any) -> str:
     )
 
 
+def ready_kernels(engine: str, scenario: Any) -> float:
+    """Compile (or load) the kernels the run will use before the simulation is built, so
+    neither their time nor their memory counts as the simulation's; the seconds it took."""
+    from behaviortk.compiled import choice
+    from behaviortk.engines.names import AUTO_BATCH_AGENTS
+
+    if engine == "auto":
+        total = sum(g.count for g in scenario.definition.groups)
+        engine = "batch" if total >= AUTO_BATCH_AGENTS else "py_trees"
+    if choice.resolve("auto", engine) != "numba":
+        return 0.0
+    return choice.load()[1]
+
+
+def memory_note(result: dict[str, Any]) -> str:
+    """The peak memory row: the peak, what was resident before, and the share per agent."""
+    scope = (
+        "while building and ticking"
+        if result["peak_rss_scope"] == "simulation"
+        else "over the whole process (compiling included)"
+    )
+    return (
+        f"{result['peak_rss_mb']:,.0f} MB resident {scope}; {result['baseline_rss_mb']:,.0f} "
+        f"MB before (interpreter, libraries, kernels), ~{result['bytes_per_agent']:,} bytes "
+        "per agent above that"
+    )
+
+
 def report(rows: list[tuple[str, str]]) -> str:
     """Two aligned columns, indented, as ``run --headless`` ends (plain text, also in logs)."""
     from behaviortk.commands.run import table
@@ -199,6 +226,7 @@ def run(args: argparse.Namespace) -> int:
             total = sum(int(g["count"]) for g in data["groups"])
             sources[str(args.file)] = text = json.dumps(data)
             scenario = load_text(text, str(args.file), max_agents=max(MAX_AGENTS, total))
+        compile_s = ready_kernels(args.engine, scenario)
     except DefinitionError as exc:
         from behaviortk.commands.diagnostics import print_issues
 
@@ -210,11 +238,13 @@ def run(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as exc:
         print(f"{prog}: {args.file}: {exc}".splitlines()[0], file=sys.stderr)
         return 1
-    baseline = peak_rss_mb()
+    startup_peak = lifetime_peak_mb()  # compiling included
+    baseline = resident_mb()  # interpreter, libraries and kernels: before the simulation
+    scoped = reset_peak()
     build_start = time.perf_counter()
     sim = Simulation(scenario, engine=args.engine, seed=args.seed)
-    compile_s = sim.compile_s  # kernels compiled or loaded from the disk cache, apart
-    build_s = time.perf_counter() - build_start - compile_s
+    compile_s += sim.compile_s  # kernels compiled or loaded from the disk cache, apart
+    build_s = time.perf_counter() - build_start - sim.compile_s
     n = sim.agents.n
     groups = {name: sl.stop - sl.start for name, sl in sim.agents.slices.items()}
     freeze_gc()
@@ -225,7 +255,7 @@ def run(args: argparse.Namespace) -> int:
     ) as progress:
         figures = measure(sim, args.ticks, args.warmup, progress.update)
     overlap = figures.pop("overlap_log")
-    peak = peak_rss_mb()
+    peak = peak_mb() if scoped else lifetime_peak_mb()
     world = scenario.definition.world
     result = {
         "scenario": sim.name,
@@ -244,7 +274,9 @@ def run(args: argparse.Namespace) -> int:
         "build_s": round(build_s, 3),
         "compile_s": round(compile_s, 3),
         "peak_rss_mb": round(peak, 1),
+        "peak_rss_scope": "simulation" if scoped else "process",
         "baseline_rss_mb": round(baseline, 1),
+        "startup_peak_rss_mb": round(startup_peak, 1),
         "bytes_per_agent": round((peak - baseline) * 1024 * 1024 / max(n, 1)),
     }
     phases = ", ".join(f"{p} {ms:.3f} ms" for p, ms in figures["phases_ms"].items())
@@ -264,11 +296,7 @@ def run(args: argparse.Namespace) -> int:
         ("per phase", f"{phases} (mean per tick)"),
         ("compile", f"{compile_s:.2f} s, {sim.kernel_name} kernels (not in the ticks)"),
         ("build", f"{build_s:.2f} s"),
-        (
-            "peak memory",
-            f"{peak:,.0f} MB resident (~{result['bytes_per_agent']:,} bytes per agent "
-            f"above {baseline:,.0f} MB)",
-        ),
+        ("peak memory", memory_note(result)),
         ("overlap", overlap_note(overlap)),
     ]
     print(report(rows))

@@ -190,8 +190,8 @@ def memory_note(result: dict[str, Any]) -> str:
     )
     return (
         f"{result['peak_rss_mb']:,.0f} MB resident {scope}; {result['baseline_rss_mb']:,.0f} "
-        f"MB before (interpreter, libraries, kernels), ~{result['bytes_per_agent']:,} bytes "
-        "per agent above that"
+        f"MB before it was built (interpreter, libraries, compiled kernels if any), "
+        f"~{result['bytes_per_agent']:,} bytes per agent above that"
     )
 
 

@@ -98,6 +98,8 @@ def test_grow_errors_name_the_groups() -> None:
         ScaleError, match=r"no group 'wolf' to grow; the groups are: prey, predator"
     ):
         scale_definition(raw, 100, grow="wolf")
+    with pytest.raises(ScaleError, match=r"no group 'pray' to grow \(did you mean 'prey'\?\)"):
+        scale_definition(raw, 100, grow="pray")
     with pytest.raises(ScaleError, match="--scale must be at least 4"):  # 3 predators + 1 prey
         scale_definition(raw, 3, grow="prey")
     assert largest_group(raw) == "prey"

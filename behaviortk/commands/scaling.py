@@ -30,6 +30,7 @@ the area those positions spanned instead (the whole world if they span none).
 from __future__ import annotations
 
 import copy
+import difflib
 import math
 import re
 from typing import Any
@@ -73,7 +74,9 @@ def apportion(counts: list[int], total: int) -> list[int]:
 def grown(counts: list[int], names: list[str], group: str, total: int) -> list[int]:
     """``counts`` with only ``group`` changed so that they add up to ``total``."""
     if group not in names:
-        raise ScaleError(f"no group {group!r} to grow; the groups are: {', '.join(names)}")
+        close = difflib.get_close_matches(group, names, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ScaleError(f"no group {group!r} to grow{hint}; the groups are: {', '.join(names)}")
     i = names.index(group)
     others = sum(counts) - counts[i]
     if total <= others:

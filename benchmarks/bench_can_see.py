@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from behaviortk.commands.bench import scale_definition
+from behaviortk.commands.scaling import largest_group, scale_definition
 from behaviortk.conditions import can_see
 from behaviortk.format.adapters import validate_node
 from behaviortk.format.loader import load_text
@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def cluttered(agents: int) -> dict[str, Any]:
     """evade_or_flock at ``agents`` with 50 obstacles and 50 walls (seeded layout)."""
     raw = json.loads((ROOT / "definitions" / "evade_or_flock.json").read_text())
-    data, _ = scale_definition(raw, agents)
+    data, _ = scale_definition(raw, agents, grow=largest_group(raw))
     w, h = data["world"]["width"], data["world"]["height"]
     rng = np.random.default_rng(3)
     data["obstacles"] = [

@@ -1,8 +1,8 @@
 """Crowds on compiled kernels: the batch engine against the hand-written ceiling (issue 14).
 
 For evade_or_flock with its 3 predators and the prey grown to N agents in all
-(world grown to keep the shipped density, as ``behaviortk bench --scale``
-grows the largest group), the engine (batch engine, numba kernels) and the
+(world grown to keep the shipped density: ``behaviortk bench --grow prey
+--scale N``), the engine (batch engine, numba kernels) and the
 ceiling (``ceiling_kernel.py``: one fused numba kernel doing the same tick by
 hand) start from the same state and are timed tick by tick, interleaved in
 one process, so both see the same machine load. Reported per size: median ms
@@ -36,19 +36,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from ceiling_kernel import Ceiling  # noqa: E402
 
-from behaviortk.commands.bench import scale_definition  # noqa: E402
+from behaviortk.commands.scaling import largest_group, scale_definition  # noqa: E402
 from behaviortk.format.loader import load, load_text  # noqa: E402
 from behaviortk.sim import Simulation  # noqa: E402
 
 EVADE = ROOT / "definitions" / "evade_or_flock.json"
 FLOCK_LJ = ROOT / "definitions" / "flocking_lj_obstacles.json"
-PREDATORS = 3
 
 
-def scaled(path: Path, total: int, others: int = 0) -> Any:
-    """The scenario with its largest group grown so that there are ``total`` agents in all."""
-    scenario = load(path)
-    data, _ = scale_definition(scenario.raw, total - others)
+def scaled(path: Path, total: int) -> Any:
+    """The scenario with only its largest group (evade_or_flock's prey) grown so that there are
+    ``total`` agents in all, the other groups as shipped: ``bench --grow GROUP --scale total``."""
+    raw = load(path).raw
+    data, _ = scale_definition(raw, total, grow=largest_group(raw))
     return load_text(json.dumps(data), str(path), max_agents=max(total, 200_000))
 
 
@@ -61,7 +61,7 @@ def tick_times(step: Callable[[], None]) -> tuple[float, float]:
 
 def interleaved(n: int, ticks: int, warmup: int, sort: bool = True) -> dict[str, float]:
     """Engine and ceiling on evade_or_flock at ``n`` agents, tick by tick in turn."""
-    sim = Simulation(scaled(EVADE, n, PREDATORS), engine="batch", kernels="numba")
+    sim = Simulation(scaled(EVADE, n), engine="batch", kernels="numba")
     assert sim.kernel_name == "numba", "numba kernels did not load"
     ceiling = Ceiling.from_sim(sim, sort=sort)
     for _ in range(warmup):
@@ -102,7 +102,7 @@ def peak_memory(n: int) -> dict[str, Any]:
     """``behaviortk bench --json`` at ``n`` agents in a fresh process (its own peak RSS)."""
     cmd = [
         sys.executable, "-m", "behaviortk", "bench", str(EVADE), "--engine", "batch",
-        "--kernels", "numba", "--scale", str(n - PREDATORS), "--ticks", "20", "--warmup", "5",
+        "--kernels", "numba", "--grow", "prey", "--scale", str(n), "--ticks", "20", "--warmup", "5",
         "--json",
     ]  # fmt: skip
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=False)

@@ -1,5 +1,7 @@
 """Both engines on evade_or_flock scaled to N agents: ms per tick and peak memory per agent.
 
+N agents in all, the largest group (the prey) grown and the others as in the file:
+``behaviortk bench FILE --grow prey --scale N``, at the file's density.
 Each (engine, N) runs in its own process (``behaviortk bench ... --json``), so the
 peak resident memory it reports belongs to that configuration alone; memory per
 agent is ``(peak - resident before the simulation was built) / N``. The py_trees
@@ -39,6 +41,12 @@ def ticks_for(engine: str, n: int) -> tuple[int, int]:
     return 3, 1
 
 
+def largest_group(file: str) -> str:
+    """The group ``--grow`` grows: the one with the most agents in the file."""
+    groups = json.loads((ROOT / file).read_text())["groups"]
+    return str(max(groups, key=lambda g: int(g["count"]))["name"])
+
+
 def bench(file: str, engine: str, n: int) -> dict[str, Any]:
     ticks, warmup = ticks_for(engine, n)
     cmd = [
@@ -49,6 +57,8 @@ def bench(file: str, engine: str, n: int) -> dict[str, Any]:
         file,
         "--engine",
         engine,
+        "--grow",
+        largest_group(file),
         "--scale",
         str(n),
         "--ticks",
@@ -111,7 +121,8 @@ def main() -> int:
                 break
     text = (
         f"Median ms per tick (whole tick: sense + decide + act + integrate) and peak memory "
-        f"per agent, {Path(args.file).stem} scaled to N prey at constant density.\n\n"
+        f"per agent, {Path(args.file).stem} scaled to N agents in all (its largest group grown) at "
+        f"constant density.\n\n"
         + table(rows, args.sizes)
         + f"\n\n{os.cpu_count()} cores; 1-minute load average {load_before:.1f} before, "
         f"{os.getloadavg()[0]:.1f} after (other work on the machine inflates the figures).\n"

@@ -1,6 +1,7 @@
 """What the events machinery costs a tick when the game watches nothing (and when it watches some).
 
-evade_or_flock scaled to N prey (default 10,000; ``behaviortk bench``'s scaling),
+evade_or_flock scaled to N agents in all (default 10,000), its largest group (the
+prey) grown as ``behaviortk bench --grow prey --scale N`` does,
 batch engine, two simulations from the same scenario and seed, so both do the
 same work every tick (their positions are checked equal at the end):
 
@@ -36,7 +37,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # this checkout's package, wherever the script is run from
 
-from behaviortk.commands.bench import scale_definition  # noqa: E402
+from behaviortk.commands.scaling import largest_group, scale_definition  # noqa: E402
 from behaviortk.format.limits import MAX_AGENTS  # noqa: E402
 from behaviortk.format.loader import load, load_text  # noqa: E402
 from behaviortk.sim import Simulation  # noqa: E402
@@ -55,7 +56,8 @@ class NoEvents:
 
 
 def scenario(file: str, agents: int) -> Any:
-    data, _ = scale_definition(load(ROOT / file).raw, agents)
+    raw = load(ROOT / file).raw
+    data, _ = scale_definition(raw, agents, grow=largest_group(raw))
     total = sum(int(g["count"]) for g in data["groups"])
     return load_text(json.dumps(data), file, max_agents=max(MAX_AGENTS, total))
 

@@ -47,7 +47,8 @@ REFERENCE = ROOT / "definitions" / "evade_or_flock.json"
 def scenarios(prey: int) -> tuple[Any, Any]:
     """evade_or_flock with ``prey`` prey at the shipped density: (as shipped, non-penetration on)."""
     raw = load(REFERENCE).raw
-    data, _ = scale_definition(raw, prey)
+    others = sum(int(g["count"]) for g in raw["groups"] if g["name"] != "prey")
+    data, _ = scale_definition(raw, prey + others, grow="prey")  # bench --grow prey
     total = sum(int(g["count"]) for g in data["groups"])
     off = load_text(json.dumps(data), "evade_or_flock", max_agents=max(total, 1))
     data["world"]["non_penetration"] = True

@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout
 import numpy as np
 
 import behaviortk
-from behaviortk.commands.bench import scale_definition
+from behaviortk.commands.scaling import largest_group, scale_definition
 from behaviortk.format.loader import load_text
 from behaviortk.recording import open_recording
 from behaviortk.sim import Simulation
@@ -51,7 +51,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def scenario(agents: int) -> behaviortk.Scenario:
     base = behaviortk.load(ROOT / "definitions" / "evade_or_flock.json")
-    data, _ = scale_definition(base.raw, agents)
+    data, _ = scale_definition(base.raw, agents, grow=largest_group(base.raw))
     return load_text(json.dumps(data), "evade_or_flock (scaled)")
 
 

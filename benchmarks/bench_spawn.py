@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from behaviortk.commands.bench import scale_definition
+from behaviortk.commands.scaling import largest_group, scale_definition
 from behaviortk.format.loader import load_text
 from behaviortk.sim import Simulation
 
@@ -31,7 +31,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=15)
     args = parser.parse_args()
     raw = json.loads((ROOT / "definitions" / "evade_or_flock.json").read_text())
-    data, _ = scale_definition(raw, args.agents)
+    data, _ = scale_definition(raw, args.agents, grow=largest_group(raw))
     sim = Simulation(load_text(json.dumps(data), "scaled"), engine="batch")
     sim.run(5)
     rng = np.random.default_rng(0)

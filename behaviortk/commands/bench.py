@@ -1,24 +1,28 @@
-"""``behaviortk bench FILE --engine E --scale N``: how fast a scenario ticks at a given crowd size.
+"""``behaviortk bench FILE --scale N [--grow GROUP]``: how fast a scenario ticks at a crowd size.
 
-The largest group is resized to N agents and the world grown by
-``sqrt(new total / old total)`` in both directions so the density stays the same
-(spawn regions, obstacles, walls, paths and point targets move with it; radii
-and view distances do not). After a warm-up, every tick is timed; the report is
-the median ms per tick, ticks/s, the mean time per phase and the overlap figure
-(the fraction of agents closer to another than the sum of their radii, measured
-after every timed tick but not timed: the largest and the mean). Compiling the
-kernels (or loading them from numba's disk cache) happens when the Simulation is
-made and is reported apart as ``compile_s``, never in a tick. ``--json`` adds a
-last line with the same figures (and peak resident memory) for scripts.
+``--scale N`` makes N agents in all: every group in proportion (largest-remainder
+rounding, each group keeping at least one agent), or with ``--grow GROUP`` only
+that group (``--grow prey --scale 50000``: the other groups as in the file, prey
+making up the rest). The world is grown by ``sqrt(new total / old total)`` in both
+directions so the density stays the same; what moves with it and what does not
+is in ``commands/scaling.py``. After a warm-up, every tick is timed. The report
+is a table: agents per group, the median and mean ms per tick, ticks/s, the mean
+time per phase, compile time, peak resident memory and the overlap figure (the
+fraction of agents closer to another than the sum of their radii, measured after
+every timed tick but not timed: the largest and the mean). Compiling the kernels
+(or loading them from numba's disk cache) happens when the Simulation is made
+and is reported apart as ``compile_s``, never in a tick: the kernels are readied
+before the simulation is built, so the peak resident memory (``peak_rss_mb``) is
+that of building and ticking it, not the compiler's (``commands/resident.py``;
+``startup_peak_rss_mb`` keeps the peak before), and ``bytes_per_agent`` is its
+share above what was resident before (interpreter, libraries, kernels).
+``--json`` adds a last line with the same figures for scripts.
 """
 
 from __future__ import annotations
 
 import argparse
-import copy
 import json
-import math
-import resource
 import statistics
 import sys
 import time
@@ -35,6 +39,10 @@ from behaviortk.commands.options import (
     non_negative_int,
     positive_int,
 )
+from behaviortk.commands.resident import lifetime_peak_mb, peak_mb, reset_peak, resident_mb
+from behaviortk.commands.scaling import ScaleError, scale_definition
+
+__all__ = ["add_parser", "measure", "run", "scale_definition"]
 
 DEFAULT_TICKS = 200
 DEFAULT_WARMUP = 20
@@ -44,8 +52,10 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = sub.add_parser(
         "bench",
         help="measure ticks per second at a given number of agents",
-        description="Scale the largest group of FILE to N agents (world grown to keep the "
-        "density), warm up, then time T ticks: median ms per tick, ticks/s, time per phase.",
+        description="Scale FILE to N agents in all (every group in proportion, or only "
+        "--grow GROUP; the world grown to keep the density), warm up, then time T ticks: "
+        "a table of agents, ms per tick, ticks/s, time per phase, compile time, peak memory "
+        "and the overlap figure.",
     )
     add_file_argument(parser)
     add_engine_option(parser)
@@ -55,7 +65,15 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         type=positive_int,
         default=None,
         metavar="N",
-        help="agents in the largest group (default: as in the file)",
+        help="agents in all: every group scaled in proportion (largest remainder, each "
+        "keeps at least 1), the world grown by sqrt(N / agents in the file) (default: as in "
+        "the file)",
+    )
+    parser.add_argument(
+        "--grow",
+        default=None,
+        metavar="GROUP",
+        help="with --scale N: change only this group, to N minus the other groups' agents",
     )
     parser.add_argument(
         "--ticks",
@@ -78,91 +96,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     return parser
 
 
-# ------------------------------------------------------------------ scaling
-
-
-def _scale_point(value: Any, s: float) -> Any:
-    if isinstance(value, list) and len(value) == 2 and all(_is_number(v) for v in value):
-        return [value[0] * s, value[1] * s]
-    return value
-
-
-def _is_number(v: Any) -> bool:
-    return isinstance(v, int | float) and not isinstance(v, bool)
-
-
-def _scale_targets(node: Any, s: float) -> None:
-    """Move every ``point``/``pointer`` target position of a tree (nested anywhere) by ``s``."""
-    stack = [node]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            if item.get("kind") in ("point", "pointer") and "at" in item:
-                item["at"] = _scale_point(item["at"], s)
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-
-
-def scale_definition(raw: dict[str, Any], agents: int) -> tuple[dict[str, Any], float]:
-    """A copy of the parsed definition with its largest group at ``agents`` and the same density.
-
-    Returns ``(data, s)`` where ``s`` is the factor applied to the world's width and height.
-    """
-    data = copy.deepcopy(raw)
-    groups = data.get("groups") or []
-    if not groups:
-        raise ValueError("the definition has no groups to scale")
-    counts = [int(g.get("count", 0)) for g in groups]
-    largest = max(range(len(groups)), key=lambda i: counts[i])
-    old_total = sum(counts)
-    new_total = old_total - counts[largest] + agents
-    s = math.sqrt(new_total / old_total) if old_total > 0 else 1.0
-    world = data["world"]
-    world["width"] = world["width"] * s
-    world["height"] = world["height"] * s
-    for group in groups:
-        spawn = group.get("spawn")
-        if isinstance(spawn, dict):
-            for key in ("min", "max", "center"):
-                if key in spawn:
-                    spawn[key] = _scale_point(spawn[key], s)
-            if spawn.get("kind") == "ring" and _is_number(spawn.get("radius")):
-                spawn["radius"] = spawn["radius"] * s
-    big = groups[largest]
-    big["count"] = agents
-    spawn = big.get("spawn")
-    if isinstance(spawn, dict) and spawn.get("kind") == "positions":
-        # a list of positions cannot grow: spawn over the area it spanned (or the whole world)
-        pts = [_scale_point(p, s) for p in spawn.get("points", [])]
-        xs, ys = [p[0] for p in pts], [p[1] for p in pts]
-        if pts and max(xs) > min(xs) and max(ys) > min(ys):
-            big["spawn"] = {"kind": "area", "min": [min(xs), min(ys)], "max": [max(xs), max(ys)]}
-        else:
-            big["spawn"] = {"kind": "area", "min": [0, 0], "max": [world["width"], world["height"]]}
-    if isinstance(big.get("names"), list):
-        big["names"] = big["names"][:agents]
-    for obstacle in data.get("obstacles") or []:
-        if isinstance(obstacle, dict) and "at" in obstacle:
-            obstacle["at"] = _scale_point(obstacle["at"], s)
-    for wall in data.get("walls") or []:
-        if isinstance(wall, dict):
-            for key in ("from", "to"):
-                if key in wall:
-                    wall[key] = _scale_point(wall[key], s)
-    for path in data.get("paths") or []:
-        if isinstance(path, dict) and isinstance(path.get("points"), list):
-            path["points"] = [_scale_point(p, s) for p in path["points"]]
-    _scale_targets(data.get("trees"), s)
-    return data, s
-
-
 # ------------------------------------------------------------------ running
-
-
-def peak_rss_mb() -> float:
-    """Peak resident memory of this process so far (Linux reports KiB)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
 def measure(
@@ -212,6 +146,62 @@ def measure(
     }
 
 
+def scaling_note(args: argparse.Namespace, s: float | None, world: Any) -> str:
+    """How the file was scaled: ``--scale 630, every group in proportion; world 2,529.8 x ...``."""
+    if s is None:
+        return "as in the file"
+    how = f"only {args.grow}" if args.grow is not None else "every group in proportion"
+    return (
+        f"--scale {args.scale:,}, {how}; world {world.width:,.1f} x {world.height:,.1f} "
+        f"(sides x{s:.4g}, same density)"
+    )
+
+
+def overlap_note(log: Any) -> str:
+    """The overlap row: the figures of an ``OverlapLog`` as percentages, and what they count."""
+    from behaviortk.world.overlap import percent
+
+    return (
+        f"{percent(log.max)} at most, {percent(log.mean)} mean, {percent(log.last)} after the "
+        f"last of {log.ticks} ticks (agents closer to another than the sum of their radii)"
+    )
+
+
+def ready_kernels(engine: str, scenario: Any) -> float:
+    """Compile (or load) the kernels the run will use before the simulation is built, so
+    neither their time nor their memory counts as the simulation's; the seconds it took."""
+    from behaviortk.compiled import choice
+    from behaviortk.engines.names import AUTO_BATCH_AGENTS
+
+    if engine == "auto":
+        total = sum(g.count for g in scenario.definition.groups)
+        engine = "batch" if total >= AUTO_BATCH_AGENTS else "py_trees"
+    if choice.resolve("auto", engine) != "numba":
+        return 0.0
+    return choice.load()[1]
+
+
+def memory_note(result: dict[str, Any]) -> str:
+    """The peak memory row: the peak, what was resident before, and the share per agent."""
+    scope = (
+        "while building and ticking"
+        if result["peak_rss_scope"] == "simulation"
+        else "over the whole process (compiling included)"
+    )
+    return (
+        f"{result['peak_rss_mb']:,.0f} MB resident {scope}; {result['baseline_rss_mb']:,.0f} "
+        f"MB before it was built (interpreter, libraries, compiled kernels if any), "
+        f"~{result['bytes_per_agent']:,} bytes per agent above that"
+    )
+
+
+def report(rows: list[tuple[str, str]]) -> str:
+    """Two aligned columns, indented, as ``run --headless`` ends (plain text, also in logs)."""
+    from behaviortk.commands.run import table
+
+    return table(rows)
+
+
 def run(args: argparse.Namespace) -> int:
     from behaviortk.format.errors import DefinitionError
     from behaviortk.format.limits import MAX_AGENTS
@@ -219,29 +209,44 @@ def run(args: argparse.Namespace) -> int:
     from behaviortk.sim import Simulation, freeze_gc
 
     prog = "behaviortk bench"
+    if args.grow is not None and args.scale is None:
+        print(
+            f"{prog}: error: --grow {args.grow} needs --scale N (the agents in all, "
+            f"e.g. --grow {args.grow} --scale 50000)",
+            file=sys.stderr,
+        )
+        return 2
     sources: dict[str, str] = {}  # a scaled definition's errors point into its JSON text
     apply_kernels_option(args)
+    s: float | None = None
     try:
         scenario = load(args.file)
         if args.scale is not None:
-            data, _ = scale_definition(scenario.raw, args.scale)
+            data, s = scale_definition(scenario.raw, args.scale, grow=args.grow)
             total = sum(int(g["count"]) for g in data["groups"])
             sources[str(args.file)] = text = json.dumps(data)
             scenario = load_text(text, str(args.file), max_agents=max(MAX_AGENTS, total))
+        compile_s = ready_kernels(args.engine, scenario)
     except DefinitionError as exc:
         from behaviortk.commands.diagnostics import print_issues
 
         print_issues(exc.issues, sources=sources)
         return 1
+    except ScaleError as exc:  # a bad --scale / --grow: a usage error
+        print(f"{prog}: error: {args.file}: {exc}".splitlines()[0], file=sys.stderr)
+        return 2
     except (OSError, ValueError) as exc:
         print(f"{prog}: {args.file}: {exc}".splitlines()[0], file=sys.stderr)
         return 1
-    baseline = peak_rss_mb()
+    startup_peak = lifetime_peak_mb()  # compiling included
+    baseline = resident_mb()  # interpreter, libraries and kernels: before the simulation
+    scoped = reset_peak()
     build_start = time.perf_counter()
     sim = Simulation(scenario, engine=args.engine, seed=args.seed)
-    compile_s = sim.compile_s  # kernels compiled or loaded from the disk cache, apart
-    build_s = time.perf_counter() - build_start - compile_s
+    compile_s += sim.compile_s  # kernels compiled or loaded from the disk cache, apart
+    build_s = time.perf_counter() - build_start - sim.compile_s
     n = sim.agents.n
+    groups = {name: sl.stop - sl.start for name, sl in sim.agents.slices.items()}
     freeze_gc()
     from behaviortk.commands.progress import Progress
 
@@ -250,35 +255,51 @@ def run(args: argparse.Namespace) -> int:
     ) as progress:
         figures = measure(sim, args.ticks, args.warmup, progress.update)
     overlap = figures.pop("overlap_log")
-    peak = peak_rss_mb()
+    peak = peak_mb() if scoped else lifetime_peak_mb()
+    world = scenario.definition.world
     result = {
         "scenario": sim.name,
         "engine": sim.engine.name,
         "engine_requested": args.engine,
         "kernels": sim.kernel_name,
         "agents": n,
+        "groups": groups,
+        "scale": args.scale,
+        "grow": args.grow,
+        "world": [world.width, world.height],
+        "world_factor": 1.0 if s is None else s,
         "ticks": args.ticks,
         "warmup": args.warmup,
         **figures,
         "build_s": round(build_s, 3),
         "compile_s": round(compile_s, 3),
         "peak_rss_mb": round(peak, 1),
+        "peak_rss_scope": "simulation" if scoped else "process",
         "baseline_rss_mb": round(baseline, 1),
+        "startup_peak_rss_mb": round(startup_peak, 1),
         "bytes_per_agent": round((peak - baseline) * 1024 * 1024 / max(n, 1)),
     }
     phases = ", ".join(f"{p} {ms:.3f} ms" for p, ms in figures["phases_ms"].items())
+    counts = ", ".join(f"{name} {count:,}" for name, count in groups.items())
     print(
         f"{sim.name}: {n:,} agents, engine {engine_note(args.engine, sim)}, {args.ticks} ticks "
-        f"after {args.warmup} warm-up ({sim.kernel_name} kernels): median {figures['ms_per_tick']:.3f} ms per tick, "
-        f"{figures['ticks_per_s']:,.1f} ticks/s"
+        f"after {args.warmup} warm-up"
     )
-    print(f"per tick: {phases}")
-    print(overlap.describe())
-    print(
-        f"build {build_s:.2f} s, compile {compile_s:.2f} s (not in the ticks), "
-        f"peak memory {peak:,.0f} MB "
-        f"(~{result['bytes_per_agent']:,} bytes per agent above {baseline:,.0f} MB)"
-    )
+    rows = [
+        ("agents", f"{counts} ({n:,} in all)"),
+        ("scaled", scaling_note(args, s, world)),
+        (
+            "ms/tick",
+            f"{figures['ms_per_tick']:,.3f} median, {figures['mean_ms_per_tick']:,.3f} mean",
+        ),
+        ("ticks/s", f"{figures['ticks_per_s']:,.1f}"),
+        ("per phase", f"{phases} (mean per tick)"),
+        ("compile", f"{compile_s:.2f} s, {sim.kernel_name} kernels (not in the ticks)"),
+        ("build", f"{build_s:.2f} s"),
+        ("peak memory", memory_note(result)),
+        ("overlap", overlap_note(overlap)),
+    ]
+    print(report(rows))
     if args.json:
         print(json.dumps(result, separators=(",", ":")))
     return 0

@@ -66,7 +66,8 @@ def act(sim: Any, sense: Sense, decisions: dict[str, Decision]) -> tuple[Array, 
             )
             out = run(job, float(node.model.weight))
             mine[emit_index] = (job.rows, out.linear)
-            nonzero = np.any(out.linear != 0.0, axis=1)
+            force = out.linear  # np.any(force != 0.0, axis=1), without a slow short-axis reduce
+            nonzero = (force[:, 0] != 0.0) | (force[:, 1] != 0.0)
             if out.angular is not None:
                 nonzero |= out.angular != 0.0
             acted[local, emit_index] = nonzero

@@ -177,7 +177,7 @@ class Simulation:
 
     def sense(self) -> Sense:
         """The sensed facts of the current tick (each agent's random numbers of this tick)."""
-        draw = uniforms if self.kernels is None else self.kernels.uniforms
+        draw = uniforms if self.kernels is None else self.kernels.uniforms_later
         rand = draw(self.seed, self.agents.ids, self.tick, self.n_rand)
         return Sense(
             self.world,

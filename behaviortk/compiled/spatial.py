@@ -354,12 +354,6 @@ def neighbour_query(
     return offsets, sums, out_i[:p], out_j[:p], out_d[:p], out_dist[:p]
 
 
-@inline
-def _exactly_shortest(d: float, size: float, wrap: bool) -> float:
-    """``vec.shortest`` as the plain formula (no branch on the value: loops over it vectorise)."""
-    return d - size * np.rint(d / size) if wrap else d
-
-
 @kernel
 def nearest_small(
     pos: np.ndarray,
@@ -390,8 +384,8 @@ def nearest_small(
             b2 = np.inf
             bj = -1
             for j in range(b_lo, b_hi):
-                dx = _exactly_shortest(pos[j, 0] - xi, width, wrap)
-                dy = _exactly_shortest(pos[j, 1] - yi, height, wrap)
+                dx = shortest_near(pos[j, 0] - xi, width, wrap)
+                dy = shortest_near(pos[j, 1] - yi, height, wrap)
                 d2 = dx * dx + dy * dy
                 if not apart:
                     d2 = np.inf if i == j else d2
@@ -408,8 +402,8 @@ def nearest_small(
             b2 = np.inf
             for q in range(n_b):
                 j = b_lo + q
-                dx = _exactly_shortest(pos[j, 0] - xi, width, wrap)
-                dy = _exactly_shortest(pos[j, 1] - yi, height, wrap)
+                dx = shortest_near(pos[j, 0] - xi, width, wrap)
+                dy = shortest_near(pos[j, 1] - yi, height, wrap)
                 d2 = dx * dx + dy * dy
                 if not apart:
                     d2 = np.inf if i == j else d2

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from behaviortk.compiled import conditions as kc
 from behaviortk.compiled import forces as kf
 from behaviortk.compiled import motion, spatial, streams
 from behaviortk.compiled import non_penetration as knp
@@ -182,6 +183,20 @@ class Kernels:
         )
         return TargetFacts(pos=pos, vel=vel, agent=rows, valid=valid)
 
+    @staticmethod
+    def in_range(
+        pos: Array, facts: TargetFacts, radius: float, hysteresis: float, prev: np.ndarray
+    ) -> np.ndarray:
+        """``conditions.in_range`` from the target's facts (positions of the group's rows)."""
+        return kc.in_range(
+            np.ascontiguousarray(pos, dtype=np.float64),
+            np.ascontiguousarray(facts.pos, dtype=np.float64),
+            np.ascontiguousarray(facts.valid, dtype=np.bool_),
+            float(radius),
+            float(hysteresis),
+            np.ascontiguousarray(prev, dtype=np.bool_),
+        )
+
     # ------------------------------------------------------- integrate
     @staticmethod
     def relax(
@@ -276,6 +291,7 @@ class Kernels:
             )  # fmt: skip
         spatial.nearest_small(pos, 0, 2, 2, n, 5.0, 10.0, 10.0, True)
         spatial.agent_facts(pos, pos, vel, i64, 10.0, 10.0, True)
+        kc.in_range(pos, pos, yes, 1.0, 0.5, yes)
         motion.step(pos, vel, head, vel, f, f, f, f, f, f, f, False, f, f, 0.1, 10.0, 10.0, 0)
         motion.smooth(np.zeros((2, n, 2)), 0, head, head)
         kf.accumulate_rows(np.zeros((n, 2)), i64, vel, f)

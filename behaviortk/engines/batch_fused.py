@@ -63,6 +63,8 @@ class _Writer:
         self.leaf: dict[int, str] = {}
         self.cond: dict[int, str] = {}
         self.tables: dict[tuple[int, ...], str] = {}
+        self.nodes: set[int] = set()  # every node's status is the local n{k} of agent i
+        self.composites: set[int] = set()  # and a composite's current child c{k}
 
     # ------------------------------------------------------------ helpers
     def put(self, depth: int, text: str) -> None:
@@ -84,43 +86,46 @@ class _Writer:
         """``node.stop(rows, status)`` for agent ``i``."""
         k, kind = node.k, type(node)
         if kind is bc.Leaf:  # no terminate hook (checked by tick)
-            self.put(d, f"st[{k}, i] = {status}")
+            self.put(d, f"n{k} = {status}")
         elif kind in (bc.SelectorNode, bc.SequenceNode):  # Composite.stop
             if status == INVALID or isinstance(status, str):
                 inner = d
                 if isinstance(status, str):
                     self.put(d, f"if {status} == {INVALID}:")
                     inner = d + 1
-                self.put(inner, f"cur[{k}, i] = -1")
+                self.put(inner, f"c{k} = -1")
                 for child in node.children:
-                    self.put(inner, f"if st[{child.k}, i] != {INVALID}:")
+                    self.put(inner, f"if n{child.k} != {INVALID}:")
                     self.stop(child, INVALID, inner + 1)
-            self.put(d, f"st[{k}, i] = {status}")
+            self.put(d, f"n{k} = {status}")
         elif kind in (bc.MapDecorator, bc.EternalGuardNode):  # Decorator.stop, no terminate
             child = node.children[0]
             if status == INVALID:
                 # child.stop(INVALID) leaves it INVALID: the RUNNING check after it never fires
                 self.stop(child, INVALID, d)
             elif isinstance(status, str):
-                self.put(d, f"if {status} == {INVALID} or st[{child.k}, i] == {RUNNING}:")
+                self.put(d, f"if {status} == {INVALID} or n{child.k} == {RUNNING}:")
                 self.stop(child, INVALID, d + 1)
             else:
-                self.put(d, f"if st[{child.k}, i] == {RUNNING}:")
+                self.put(d, f"if n{child.k} == {RUNNING}:")
                 self.stop(child, INVALID, d + 1)
-            self.put(d, f"st[{k}, i] = {status}")
+            self.put(d, f"n{k} = {status}")
         else:
             raise Unsupported(kind.__name__)
 
     def stop_unless_invalid(self, nodes: list[bc.Node], d: int) -> None:
         """``stop_unless(child, rows, INVALID)`` for each of ``nodes`` in turn."""
         for child in nodes:
-            self.put(d, f"if st[{child.k}, i] != {INVALID}:")
+            self.put(d, f"if n{child.k} != {INVALID}:")
             self.stop(child, INVALID, d + 1)
 
     # --------------------------------------------------------------- tick
     def tick(self, node: bc.Node, d: int) -> None:
         """``node.tick(rows)`` for agent ``i``."""
         kind = type(node)
+        self.nodes.add(node.k)
+        if kind in (bc.SelectorNode, bc.SequenceNode):
+            self.composites.add(node.k)
         if kind is bc.Leaf:
             self.tick_leaf(node, d)
         elif kind is bc.SelectorNode:
@@ -148,9 +153,9 @@ class _Writer:
             self.put(d, f"v{k} = {self.leaf_arg(ops.k)}[i]")
             self.put(d, f"if v{k} != {FAILURE}:")
             self.put(d + 1, f"emitted[i, {ops.emit}] = True")
-            self.put(d, f"st[{k}, i] = v{k}")
+            self.put(d, f"n{k} = v{k}")
         elif type(ops) is bl.ConditionOps:
-            self.put(d, f"st[{k}, i] = {SUCCESS} if {self.cond_arg(ops.k)}[i] else {FAILURE}")
+            self.put(d, f"n{k} = {SUCCESS} if {self.cond_arg(ops.k)}[i] else {FAILURE}")
         else:
             raise Unsupported(type(ops).__name__)
 
@@ -160,27 +165,27 @@ class _Writer:
         self.tick(child, d)
         if isinstance(node, bc.MapDecorator):
             values = tuple(int(v) for v in node.table)
-            self.put(d, f"u{k} = {self.table(values)}[st[{child.k}, i]]")
+            self.put(d, f"u{k} = {self.table(values)}[n{child.k}]")
         else:
-            self.put(d, f"u{k} = st[{child.k}, i]")
+            self.put(d, f"u{k} = n{child.k}")
         self.put(d, f"if u{k} != {RUNNING}:")
         self.stop(node, f"u{k}", d + 1)
-        self.put(d, f"st[{k}, i] = u{k}")
+        self.put(d, f"n{k} = u{k}")
 
     def tick_selector(self, node: bc.Node, d: int) -> None:
         """``SelectorNode.tick``: the first child RUNNING or SUCCESS wins, later ones stopped."""
         assert isinstance(node, bc.SelectorNode)
         k, kids = node.k, node.children
-        self.put(d, f"if st[{k}, i] != {RUNNING}:")
-        self.put(d + 1, f"cur[{k}, i] = {0 if kids else -1}")
+        self.put(d, f"if n{k} != {RUNNING}:")
+        self.put(d + 1, f"c{k} = {0 if kids else -1}")
         if not kids:
-            self.put(d, f"cur[{k}, i] = -1")
+            self.put(d, f"c{k} = -1")
             self.stop(node, FAILURE, d)
             return
         if node.memory:
-            self.put(d, f"start{k} = cur[{k}, i]")
+            self.put(d, f"start{k} = c{k}")
             for p, child in enumerate(kids[:-1]):
-                self.put(d, f"if start{k} > {p} and st[{child.k}, i] != {INVALID}:")
+                self.put(d, f"if start{k} > {p} and n{child.k} != {INVALID}:")
                 self.stop(child, INVALID, d + 1)
         self.put(d, "for _ in range(1):")
         for p, child in enumerate(kids):
@@ -189,36 +194,36 @@ class _Writer:
                 self.put(inner, f"if start{k} <= {p}:")
                 inner += 1
             self.tick(child, inner)
-            self.put(inner, f"s{k} = st[{child.k}, i]")
+            self.put(inner, f"s{k} = n{child.k}")
             self.put(inner, f"if s{k} == {RUNNING} or s{k} == {SUCCESS}:")
-            self.put(inner + 1, f"if cur[{k}, i] != {p}:")
-            self.put(inner + 2, f"cur[{k}, i] = {p}")
+            self.put(inner + 1, f"if c{k} != {p}:")
+            self.put(inner + 2, f"c{k} = {p}")
             self.stop_unless_invalid(kids[p + 1 :], inner + 2)
             self.put(inner + 1, f"if s{k} == {SUCCESS}:")
             self.stop(node, SUCCESS, inner + 2)
             self.put(inner + 1, "else:")
-            self.put(inner + 2, f"st[{k}, i] = {RUNNING}")
+            self.put(inner + 2, f"n{k} = {RUNNING}")
             self.put(inner + 1, "break")
         # still in the loop: no child won
         self.stop(node, FAILURE, d + 1)
-        self.put(d + 1, f"cur[{k}, i] = {len(kids) - 1}")
+        self.put(d + 1, f"c{k} = {len(kids) - 1}")
 
     def tick_sequence(self, node: bc.Node, d: int) -> None:
         """``SequenceNode.tick``: children in turn while they succeed."""
         assert isinstance(node, bc.SequenceNode)
         k, kids = node.k, node.children
-        self.put(d, f"if st[{k}, i] != {RUNNING}:")
-        self.put(d + 1, f"cur[{k}, i] = {0 if kids else -1}")
+        self.put(d, f"if n{k} != {RUNNING}:")
+        self.put(d + 1, f"c{k} = {0 if kids else -1}")
         self.stop_unless_invalid(kids, d + 1)
         if not node.memory:
             self.put(d, "else:")
-            self.put(d + 1, f"cur[{k}, i] = {0 if kids else -1}")
+            self.put(d + 1, f"c{k} = {0 if kids else -1}")
         if not kids:
-            self.put(d, f"cur[{k}, i] = -1")
+            self.put(d, f"c{k} = -1")
             self.stop(node, SUCCESS, d)
             return
         if node.memory:
-            self.put(d, f"start{k} = cur[{k}, i]")
+            self.put(d, f"start{k} = c{k}")
         self.put(d, "for _ in range(1):")
         last = len(kids) - 1
         for p, child in enumerate(kids):
@@ -227,17 +232,17 @@ class _Writer:
                 self.put(inner, f"if start{k} <= {p}:")
                 inner += 1
             self.tick(child, inner)
-            self.put(inner, f"s{k} = st[{child.k}, i]")
+            self.put(inner, f"s{k} = n{child.k}")
             self.put(inner, f"if s{k} != {SUCCESS}:")
             if not node.memory:
                 self.stop_unless_invalid(kids[p + 1 :], inner + 1)
             self.put(inner + 1, f"if s{k} != {RUNNING}:")
             self.stop(node, f"s{k}", inner + 2)
             self.put(inner + 1, "else:")
-            self.put(inner + 2, f"st[{k}, i] = {RUNNING}")
+            self.put(inner + 2, f"n{k} = {RUNNING}")
             self.put(inner + 1, "break")
             if p < last:
-                self.put(inner, f"cur[{k}, i] = {p + 1}")
+                self.put(inner, f"c{k} = {p + 1}")
         # still in the loop: every child succeeded
         self.stop(node, SUCCESS, d + 1)
 
@@ -259,6 +264,12 @@ def source(root: bc.Node) -> FusedTree | None:
         head.append(f"{name} = np.array({list(values)}, dtype=np.int8)")
     head += ["", "", f"def decide({', '.join(args)}):"]
     head += ["    for i in range(st.shape[1]):"]
-    tail = ["        for k in range(st.shape[0]):", "            status[i, k] = st[k, i]"]
+    # statuses and current children live in locals while the agent ticks (registers: the
+    # arrays may alias as far as the compiler knows), read before and written back after
+    head += [f"        n{k} = st[{k}, i]" for k in sorted(w.nodes)]
+    head += [f"        c{k} = cur[{k}, i]" for k in sorted(w.composites)]
+    tail = [f"        st[{k}, i] = n{k}" for k in sorted(w.nodes)]
+    tail += [f"        cur[{k}, i] = c{k}" for k in sorted(w.composites)]
+    tail += [f"        status[i, {k}] = n{k}" for k in sorted(w.nodes)]
     text = "\n".join(head + w.lines + tail) + "\n"
     return FusedTree(text, leaf_nodes, cond_nodes)

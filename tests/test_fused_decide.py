@@ -1,7 +1,7 @@
 """A reactive tree ticked as one generated function decides exactly as ``batch_core``.
 
 ``engines/batch_fused.py`` writes a group's tree (selector and sequence with or
-without memory, eternal guards on sensed conditions, status converters,
+without memory, parallel, eternal guards on sensed conditions, status converters,
 steering leaves, sensed conditions) as the source of one loop over the agents.
 Random trees of those nodes (hypothesis) run in a real Simulation; every tick,
 from the same state and the same facts, the node-by-node ``batch_core`` tick
@@ -61,6 +61,15 @@ def leaves() -> st.SearchStrategy[dict[str, Any]]:
     )
 
 
+def parallel(policy: str, sync: bool, children: list[Any], pick: list[int]) -> dict[str, Any]:
+    node: dict[str, Any] = {"type": "parallel", "policy": policy, "children": children}
+    if policy != "success_on_one":
+        node["synchronise"] = sync
+    if policy == "success_on_selected":
+        node["selected"] = sorted({p % len(children) for p in pick})
+    return node
+
+
 def extend(inner: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[dict[str, Any]]:
     composite = st.builds(
         lambda t, m, c: {"type": t, "memory": m, "children": c},
@@ -68,13 +77,20 @@ def extend(inner: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[dict[s
         st.booleans(),
         st.lists(inner, min_size=1, max_size=4),
     )
+    par = st.builds(
+        parallel,
+        st.sampled_from(["success_on_all", "success_on_one", "success_on_selected"]),
+        st.booleans(),
+        st.lists(inner, min_size=1, max_size=4),
+        st.lists(st.integers(0, 3), min_size=1, max_size=3),
+    )
     conv = st.builds(lambda t, c: {"type": t, "child": c}, st.sampled_from(CONVERTERS), inner)
     guard = st.builds(
         lambda cond, c: {"type": "eternal_guard", "condition": cond, "child": c},
         sensed_conditions(),
         inner,
     )
-    return st.one_of(composite, conv, guard)
+    return st.one_of(composite, par, conv, guard)
 
 
 reactive_trees = st.recursive(leaves(), extend, max_leaves=12).filter(lambda t: depth(t) <= 5)
@@ -110,7 +126,7 @@ def checked(engine: Any, fused: dict[str, Any]) -> Any:
 
 
 @settings(
-    max_examples=80,
+    max_examples=120,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
@@ -170,7 +186,7 @@ def test_a_false_guard_stops_its_child_and_the_selector_moves_on() -> None:
 @pytest.mark.parametrize(
     "root",
     [
-        {"type": "parallel", "policy": "success_on_all", "children": [{"type": "wander"}]},
+        {"type": "retry", "num_failures": 2, "child": {"type": "wander"}},
         {"type": "repeat", "num_success": 2, "child": {"type": "wander"}},
         {
             "type": "sequence",
@@ -183,7 +199,7 @@ def test_a_false_guard_stops_its_child_and_the_selector_moves_on() -> None:
             "child": {"type": "wander"},
         },
     ],
-    ids=["parallel", "repeat", "action", "ticked-guard"],
+    ids=["retry", "repeat", "action", "ticked-guard"],
 )
 def test_other_nodes_keep_batch_core(root: dict[str, Any]) -> None:
     sim = Simulation(load_text(scenario_text(root, 1)), engine="batch", kernels="numpy")

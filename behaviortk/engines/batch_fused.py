@@ -4,9 +4,9 @@
 number of array passes per node, each over tens of thousands of rows (about
 2 ms a tick for evade_or_flock's prey at 50,000). On compiled kernels, a tree
 made only of nodes whose tick reads this tick's facts and the tree's own
-statuses (selector and sequence, with or without memory; ``eternal_guard`` on
-a sensed condition; the status converters; steering leaves and sensed
-conditions) is written out here as Python source instead: the very rules of
+statuses (selector and sequence, with or without memory; parallel;
+``eternal_guard`` on a sensed condition; the status converters; steering
+leaves and sensed conditions) is written out here as Python source instead: the very rules of
 ``batch_core``, transcribed for one agent with the tree unrolled (each node's
 tick and stop inlined where its parent calls them), in a loop over the
 agents. ``compiled/generated.py`` compiles it with numba. Agents never
@@ -14,7 +14,7 @@ interact in these nodes, so running each agent's whole tick in turn leaves
 the same statuses, current children and requests as the node-by-node passes
 (``tests/test_fused_decide.py`` checks it tick by tick on random trees).
 
-Anything else (parallel, repeat, retry, one_shot, timeout, cooldown, actions,
+Anything else (repeat, retry, one_shot, timeout, cooldown, actions,
 ticked conditions, plugin nodes, a guard read when ticked) makes :func:`source`
 answer None and the group keeps ``batch_core``. Only node classes exactly
 (not subclasses) are transcribed: a plugin's subclass may change the rules.
@@ -87,7 +87,11 @@ class _Writer:
         k, kind = node.k, type(node)
         if kind is bc.Leaf:  # no terminate hook (checked by tick)
             self.put(d, f"n{k} = {status}")
-        elif kind in (bc.SelectorNode, bc.SequenceNode):  # Composite.stop
+        elif kind in (bc.SelectorNode, bc.SequenceNode, bc.ParallelNode):  # Composite.stop
+            if kind is bc.ParallelNode:  # first every RUNNING child is stopped (INVALID)
+                for child in node.children:
+                    self.put(d, f"if n{child.k} == {RUNNING}:")
+                    self.stop(child, INVALID, d + 1)
             if status == INVALID or isinstance(status, str):
                 inner = d
                 if isinstance(status, str):
@@ -124,7 +128,7 @@ class _Writer:
         """``node.tick(rows)`` for agent ``i``."""
         kind = type(node)
         self.nodes.add(node.k)
-        if kind in (bc.SelectorNode, bc.SequenceNode):
+        if kind in (bc.SelectorNode, bc.SequenceNode, bc.ParallelNode):
             self.composites.add(node.k)
         if kind is bc.Leaf:
             self.tick_leaf(node, d)
@@ -132,6 +136,8 @@ class _Writer:
             self.tick_selector(node, d)
         elif kind is bc.SequenceNode:
             self.tick_sequence(node, d)
+        elif kind is bc.ParallelNode:
+            self.tick_parallel(node, d)
         elif isinstance(node, bc.EternalGuardNode) and kind is bc.EternalGuardNode:
             if node.fact is None:
                 raise Unsupported("eternal_guard read when ticked")
@@ -245,6 +251,51 @@ class _Writer:
                 self.put(inner, f"c{k} = {p + 1}")
         # still in the loop: every child succeeded
         self.stop(node, SUCCESS, d + 1)
+
+    def tick_parallel(self, node: bc.Node, d: int) -> None:
+        """``ParallelNode.tick``: every child ticked (synchronised: those not yet SUCCESS),
+        then the policy; the first failing child fails it."""
+        assert isinstance(node, bc.ParallelNode)
+        k, kids = node.k, node.children
+        self.put(d, f"if n{k} != {RUNNING}:")
+        self.stop_unless_invalid(kids, d + 1)
+        self.put(d + 1, f"c{k} = -1")
+        if not kids:
+            self.put(d, f"c{k} = -1")
+            self.stop(node, SUCCESS, d)
+            return
+        if node.policy == node.SELECTED and not node.selected:
+            raise Unsupported("success_on_selected without a selection")
+        for child in kids:
+            if node.synchronise:
+                self.put(d, f"if n{child.k} != {SUCCESS}:")
+                self.tick(child, d + 1)
+            else:
+                self.tick(child, d)
+        codes = [f"n{child.k}" for child in kids]
+        self.put(d, f"new{k} = {RUNNING}")
+        self.put(d, f"at{k} = {len(kids) - 1}")
+        if node.policy == node.ALL:
+            self.put(d, f"if {' and '.join(f'{c} == {SUCCESS}' for c in codes)}:")
+            self.put(d + 1, f"new{k} = {SUCCESS}")
+        elif node.policy == node.ONE:
+            for p, c in enumerate(codes):  # the last succeeding child
+                self.put(d, f"if {c} == {SUCCESS}:")
+                self.put(d + 1, f"new{k} = {SUCCESS}")
+                self.put(d + 1, f"at{k} = {p}")
+        else:
+            chosen = [codes[p] for p in node.selected]
+            self.put(d, f"if {' and '.join(f'{c} == {SUCCESS}' for c in chosen)}:")
+            self.put(d + 1, f"new{k} = {SUCCESS}")
+            self.put(d + 1, f"at{k} = {node.selected[-1]}")
+        for p, c in reversed(list(enumerate(codes))):  # the first failing child wins
+            self.put(d, f"if {c} == {FAILURE}:")
+            self.put(d + 1, f"new{k} = {FAILURE}")
+            self.put(d + 1, f"at{k} = {p}")
+        self.put(d, f"c{k} = at{k}")
+        self.put(d, f"if new{k} != {RUNNING}:")
+        self.stop(node, f"new{k}", d + 1)
+        self.put(d, f"n{k} = new{k}")
 
 
 def source(root: bc.Node) -> FusedTree | None:

@@ -436,13 +436,16 @@ def agent_facts(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``Sense.agent_facts``: agents ``agent`` (global rows, -1: none) seen from positions ``own``."""
     n = own.shape[0]
-    tpos = np.zeros((n, 2))
-    tvel = np.zeros((n, 2))
-    valid = np.zeros(n, dtype=np.bool_)
-    out = np.full(n, -1, dtype=np.int64)
+    tpos = np.empty((n, 2))  # every entry written below: no zeroing pass first
+    tvel = np.empty((n, 2))
+    valid = np.empty(n, dtype=np.bool_)
+    out = np.empty(n, dtype=np.int64)
     for r in range(n):
         a = agent[r]
         if a < 0:
+            tpos[r, 0] = tpos[r, 1] = tvel[r, 0] = tvel[r, 1] = 0.0
+            valid[r] = False
+            out[r] = -1
             continue
         ox, oy = own[r, 0], own[r, 1]
         tpos[r, 0] = ox + shortest(pos[a, 0] - ox, width, wrap)

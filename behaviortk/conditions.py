@@ -297,6 +297,10 @@ def in_range(
 ) -> BoolArray:
     facts = sense.target(m.target, group)
     rows = _own(sense, group)
+    if sense.kernels is not None:  # the same formulas in one pass (compiled/conditions.py)
+        return sense.kernels.in_range(
+            sense.agents.pos[rows], facts, float(m.radius), float(m.hysteresis), prev
+        )
     dist = distances(sense.agents.pos[rows], facts.pos)
     return in_range_mask(dist, facts.valid, m.radius, m.hysteresis, prev)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -312,6 +312,19 @@ def _levels(
     return np.minimum(levels, NEIGHBOUR_LEVELS)
 
 
+class DrawnLater(Protocol):
+    """A tick's random table not drawn yet (``world/streams.py``: each number depends only on
+    the seed, the agent's id, the tick and the slot, so any part is drawn alone)."""
+
+    def table(self) -> Array:
+        """The whole table, agents x slots."""
+        ...
+
+    def rows(self, rows: np.ndarray, first: int, width: int) -> Array:
+        """``table()[rows, first:first + width]``."""
+        ...
+
+
 class Sense:
     """Per-tick sensed facts; ``pointer`` and ``blackboard_points`` may be set after creation."""
 
@@ -319,7 +332,7 @@ class Sense:
         self,
         world: World,
         agents: Agents,
-        rand: Array,
+        rand: Array | DrawnLater,
         tick: int,
         time: float,
         *,
@@ -335,7 +348,7 @@ class Sense:
         and agent queries, or None: the NumPy code below."""
         self.world = world
         self.agents = agents
-        self.rand = rand
+        self._rand = rand
         self.tick = tick
         self.time = time
         self.blackboard_points = blackboard_points
@@ -345,6 +358,21 @@ class Sense:
         self._nearest: dict[tuple[str, str, float], tuple[np.ndarray, Array]] = {}
         self._visible: dict[tuple[str, str, float], tuple[np.ndarray, Array]] = {}
         self._targets: dict[tuple[Any, str], TargetFacts] = {}
+
+    @property
+    def rand(self) -> Array:
+        """The tick's random table (agents x slots), drawn on first use when given as a
+        :class:`DrawnLater` (the compiled path: most ticks only a few rows are read)."""
+        if not isinstance(self._rand, np.ndarray):
+            self._rand = self._rand.table()
+        return self._rand
+
+    def rand_rows(self, rows: np.ndarray, first: int, width: int) -> Array:
+        """``rand[rows, first:first + width]`` (a copy), the same numbers, without drawing the
+        whole table when it has not been drawn yet."""
+        if isinstance(self._rand, np.ndarray):
+            return np.ascontiguousarray(self._rand[rows, first : first + width], dtype=np.float64)
+        return self._rand.rows(rows, first, width)
 
     # ----------------------------------------------------------------- rows
     def rows(self, group: str) -> slice:
@@ -597,12 +625,12 @@ class Sense:
 
     def agent_facts(self, own: Array, agent: np.ndarray) -> TargetFacts:
         """Facts of target agents (global rows, -1 = none) seen from positions ``own``."""
-        valid = agent >= 0
-        safe = np.where(valid, agent, 0)
         if self.agents.n == 0:
             return self.point_facts(own, None)
         if self.kernels is not None:
             return self.kernels.agent_facts(self.world, self.agents, own, agent)
+        valid = agent >= 0
+        safe = np.where(valid, agent, 0)
         pos = own + displacement(own, self.agents.pos[safe], self.world)
         vel = self.agents.vel[safe].copy()
         pos[~valid] = 0.0

@@ -155,6 +155,9 @@ class Simulation:
         if self.kernels is not None:
             self._act = self.kernels.act
             self._integrate = self.kernels.integrate
+            compile_trees = getattr(self.engine, "compile_trees", None)
+            if compile_trees is not None:  # the batch engine's fused trees (batch_fused.py)
+                self.compile_s += compile_trees()
             if self.non_penetration is not None:
                 self.non_penetration.kernels = self.kernels
 
@@ -174,7 +177,7 @@ class Simulation:
 
     def sense(self) -> Sense:
         """The sensed facts of the current tick (each agent's random numbers of this tick)."""
-        draw = uniforms if self.kernels is None else self.kernels.uniforms
+        draw = uniforms if self.kernels is None else self.kernels.uniforms_later
         rand = draw(self.seed, self.agents.ids, self.tick, self.n_rand)
         return Sense(
             self.world,

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -132,7 +133,7 @@ def main() -> int:
         "| scene | agents | engine ms/tick | ceiling ms/tick | ratio | CPU ratio |",
         "| --- | ---: | ---: | ---: | ---: | ---: |",
     ]
-    raw: dict[str, Any] = {}
+    raw: dict[str, Any] = {"load_average_start": os.getloadavg()[0]}
     for n in args.sizes:
         rounds = [interleaved(n, args.ticks, args.warmup) for _ in range(args.rounds)]
         med = {k: statistics.median(r[k] for r in rounds) for k in rounds[0]}
@@ -159,7 +160,10 @@ def main() -> int:
     summary = (
         f"\n100,000 agents of evade_or_flock in a fresh process: peak resident memory "
         f"{memory.get('peak_rss_mb', '?')} MB, {memory.get('ms_per_tick', '?')} ms per tick, "
-        f"compile (disk cache) {memory.get('compile_s', '?')} s."
+        f"compile (disk cache) {memory.get('compile_s', '?')} s.\n"
+        f"\nMachine load (1-minute load average, 2 cores, other work running): "
+        f"{raw['load_average_start']:.1f} at the start, {os.getloadavg()[0]:.1f} at the end; "
+        "wall times grow with it, the CPU ratio much less."
     )
     print(summary)
     Path(args.out).write_text("\n".join(lines) + "\n" + summary + "\n")

@@ -148,6 +148,23 @@ def test_random_table_is_the_same_bits(kernels: Any) -> None:
         assert np.array_equal(kernels.uniforms(seed, ids, tick, 3), uniforms(seed, ids, tick, 3))
 
 
+def test_random_rows_drawn_alone_are_the_table_s_bits(kernels: Any) -> None:
+    """The compiled Sense draws the table when first read, or only the rows a leaf reads."""
+    ids = np.array([0, 1, 5, 2**40, 123456789], dtype=np.int64)
+    rows = np.array([4, 1, 3], dtype=np.int64)
+    for seed, tick in ((0, 0), (7, 3), (2**63 + 5, 10**12)):
+        table = uniforms(seed, ids, tick, 4)
+        later = kernels.uniforms_later(seed, ids, tick, 4)
+        assert np.array_equal(later.rows(rows, 1, 2), table[rows, 1:3])
+        assert np.array_equal(later.table(), table)
+    sim = Simulation(load(DEFINITIONS / "evade_or_flock.json"), engine="batch", kernels="numba")
+    sense = sim.sense()
+    table = uniforms(sim.seed, sim.agents.ids, sim.tick, sim.n_rand)
+    assert np.array_equal(sense.rand_rows(rows, 0, 2), table[rows, :2])  # before the table
+    assert np.array_equal(sense.rand, table)
+    assert np.array_equal(sense.rand_rows(rows, 0, 2), table[rows, :2])  # from the table
+
+
 # ---------------------------------------------------------------- neighbours
 def crowd(
     n: int, *, edges: str, width: float = 200.0, height: float = 120.0, seed: int = 0, **group: Any

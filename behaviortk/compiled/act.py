@@ -16,7 +16,9 @@ from typing import Any
 import numpy as np
 
 from behaviortk.compiled import forces as kf
+from behaviortk.compiled.jit import kernel
 from behaviortk.compiled.leaves import Job, run
+from behaviortk.compiled.vec import accumulate
 from behaviortk.sense import Sense
 from behaviortk.steering import act as numpy_act
 from behaviortk.steering.combiners import clamp_angular
@@ -24,6 +26,25 @@ from behaviortk.steering.context import LeafMemory
 from behaviortk.steering.requests import Requests
 from behaviortk.tree.flat import Decision
 from behaviortk.vec import Array
+
+
+@kernel
+def accumulate_acted(
+    linear: Array,
+    rows: np.ndarray,
+    force: Array,
+    max_force: Array,
+    acted: np.ndarray,
+    emit: int,
+    start: int,
+) -> None:
+    """``forces.accumulate_rows`` of one leaf's forces, and ``acted[row - start, emit]``: whether
+    the row's force is not zero (``start``: the group's first row)."""
+    for r in range(rows.shape[0]):
+        i = rows[r]
+        fx, fy = force[r, 0], force[r, 1]
+        acted[i - start, emit] = fx != 0.0 or fy != 0.0
+        linear[i, 0], linear[i, 1] = accumulate(linear[i, 0], linear[i, 1], fx, fy, max_force[i])
 
 
 def act(sim: Any, sense: Sense, decisions: dict[str, Decision]) -> tuple[Array, Array]:
@@ -66,12 +87,15 @@ def act(sim: Any, sense: Sense, decisions: dict[str, Decision]) -> tuple[Array, 
             )
             out = run(job, float(node.model.weight))
             mine[emit_index] = (job.rows, out.linear)
-            nonzero = np.any(out.linear != 0.0, axis=1)
-            if out.angular is not None:
-                nonzero |= out.angular != 0.0
-            acted[local, emit_index] = nonzero
-            kf.accumulate_rows(linear, job.rows, out.linear, agents.max_force)
-            if out.angular is not None:
+            if out.angular is None:  # acted where the force is not zero, and AccumulateForce
+                accumulate_acted(
+                    linear, job.rows, out.linear, agents.max_force, acted, emit_index, start
+                )
+            else:
+                force = out.linear  # np.any(force != 0.0, axis=1) without a short-axis reduce
+                nonzero = (force[:, 0] != 0.0) | (force[:, 1] != 0.0)
+                acted[local, emit_index] = nonzero | (out.angular != 0.0)
+                kf.accumulate_rows(linear, job.rows, out.linear, agents.max_force)
                 angular[job.rows] += out.angular
                 turned = True
         contributions[group] = mine

@@ -13,10 +13,11 @@ from typing import Any
 
 import numpy as np
 
+from behaviortk.compiled import conditions as kc
 from behaviortk.compiled import forces as kf
 from behaviortk.compiled import motion, spatial, streams
 from behaviortk.compiled import non_penetration as knp
-from behaviortk.compiled.act import act
+from behaviortk.compiled.act import accumulate_acted, act
 from behaviortk.compiled.order import cell_order
 from behaviortk.sense import FOV_COS_TOLERANCE, Neighbours, TargetFacts
 from behaviortk.vec import Array
@@ -63,6 +64,22 @@ class QueriedNeighbours(Neighbours):
         return self._get()[3]
 
 
+class DrawnLater:
+    """``Kernels.uniforms`` not drawn yet (``sense.DrawnLater``): the whole table on first use,
+    or only the rows a leaf reads (the compiled wander asks for its rows alone)."""
+
+    def __init__(self, seed: int, ids: np.ndarray, tick: int, slots: int) -> None:
+        self.seed, self.tick, self.slots = np.uint64(seed % 2**64), np.uint64(tick % 2**64), slots
+        self.ids = np.ascontiguousarray(ids, dtype=np.int64)
+
+    def table(self) -> np.ndarray:
+        return streams.uniforms(self.seed, self.ids, self.tick, self.slots)
+
+    def rows(self, rows: np.ndarray, first: int, width: int) -> np.ndarray:
+        rows = np.ascontiguousarray(rows, dtype=np.int64)
+        return streams.uniforms_rows(self.seed, self.ids, rows, self.tick, first, width)
+
+
 class Kernels:
     """The compiled path (see the package docstring)."""
 
@@ -77,6 +94,11 @@ class Kernels:
         """``world.streams.uniforms``, bit for bit."""
         ids = np.ascontiguousarray(ids, dtype=np.int64)
         return streams.uniforms(np.uint64(seed % 2**64), ids, np.uint64(tick % 2**64), slots)
+
+    @staticmethod
+    def uniforms_later(seed: int, ids: np.ndarray, tick: int, slots: int) -> DrawnLater:
+        """:meth:`uniforms`, drawn when (and where) first read."""
+        return DrawnLater(seed, ids, tick, slots)
 
     @staticmethod
     def neighbours(world: World, agents: Any, a: slice, b: slice) -> Neighbours:
@@ -160,6 +182,20 @@ class Kernels:
             world.edges == "wrap",
         )
         return TargetFacts(pos=pos, vel=vel, agent=rows, valid=valid)
+
+    @staticmethod
+    def in_range(
+        pos: Array, facts: TargetFacts, radius: float, hysteresis: float, prev: np.ndarray
+    ) -> np.ndarray:
+        """``conditions.in_range`` from the target's facts (positions of the group's rows)."""
+        return kc.in_range(
+            np.ascontiguousarray(pos, dtype=np.float64),
+            np.ascontiguousarray(facts.pos, dtype=np.float64),
+            np.ascontiguousarray(facts.valid, dtype=np.bool_),
+            float(radius),
+            float(hysteresis),
+            np.ascontiguousarray(prev, dtype=np.bool_),
+        )
 
     # ------------------------------------------------------- integrate
     @staticmethod
@@ -247,6 +283,7 @@ class Kernels:
         out = np.empty((n, 2))
         none = np.empty((0, 2))
         streams.uniforms(np.uint64(1), i64, np.uint64(0), 2)
+        streams.uniforms_rows(np.uint64(1), i64, i64[:2], np.uint64(0), 1, 2)
         for pairs in (False, True):
             spatial.neighbour_query(
                 pos, vel, head, f, f, ~yes, i64, 0, n, 0, n, 10.0, 10.0, True, True, True, 3, 3,
@@ -254,9 +291,11 @@ class Kernels:
             )  # fmt: skip
         spatial.nearest_small(pos, 0, 2, 2, n, 5.0, 10.0, 10.0, True)
         spatial.agent_facts(pos, pos, vel, i64, 10.0, 10.0, True)
+        kc.in_range(pos, pos, yes, 1.0, 0.5, yes)
         motion.step(pos, vel, head, vel, f, f, f, f, f, f, f, False, f, f, 0.1, 10.0, 10.0, 0)
         motion.smooth(np.zeros((2, n, 2)), 0, head, head)
         kf.accumulate_rows(np.zeros((n, 2)), i64, vel, f)
+        accumulate_acted(np.zeros((n, 2)), i64, vel, f, np.zeros((n, 3), dtype=np.bool_), 1, 0)
         kf.requests(np.ones((n, 3), dtype=np.bool_))
         kf.seek(i64, i64, pos, vel, f, pos, yes, 1.0, out)
         kf.flee(i64, i64, pos, vel, head, f, pos, yes, 1.0, 1.0, out)
@@ -264,7 +303,7 @@ class Kernels:
         kf.pursuit(i64, i64, pos, vel, head, f, pos, vel, i64, yes, False, 0, 0.0, 1.0, out)
         kf.evade(i64, i64, pos, vel, head, f, pos, vel, yes, 0, 0.0, 1.0, 1.0, out)
         kf.wander(
-            i64, pos, vel, head, f, f, np.zeros((n, 2)), np.zeros((n, 2)), 0,
+            i64, pos, vel, head, f, f, np.zeros((n, 2)), np.zeros((n, 2)),
             True, 1.0, 1.0, 1.0, 0.1, False, 1.0, out,
         )  # fmt: skip
         kf.velocity_match(i64, i64, vel, f, vel, yes, 1.0, 1.0, out)

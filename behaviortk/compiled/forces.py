@@ -276,10 +276,11 @@ def evade(
 
 @kernel
 def wander(
-    rows, pos, vel, heading, max_speed, radius_of, memory, rand, slot,
+    rows, pos, vel, heading, max_speed, radius_of, memory, rand,
     in_radii, radius, distance, jitter, dt, displacement, weight, out,
 ):  # fmt: skip
-    """``primitives.wander``: jitter the remembered circle target, then seek it (or displacement)."""
+    """``primitives.wander``: jitter the remembered circle target, then seek it (or displacement).
+    ``rand``: the two random numbers of each row (``rows`` order)."""
     for r in range(rows.shape[0]):
         i = rows[r]
         scale = radius_of[i] if in_radii else 1.0
@@ -288,8 +289,8 @@ def wander(
         if not (math.isfinite(lx) and math.isfinite(ly)):
             lx, ly = rad, 0.0
         step = jitter * scale * dt
-        mx = lx + (2.0 * rand[i, slot] - 1.0) * step
-        my = ly + (2.0 * rand[i, slot + 1] - 1.0) * step
+        mx = lx + (2.0 * rand[r, 0] - 1.0) * step
+        my = ly + (2.0 * rand[r, 1] - 1.0) * step
         ux, uy = normalize(mx, my)
         if length(mx, my) <= EPS:
             ux, uy = 1.0, 0.0

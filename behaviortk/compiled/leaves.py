@@ -252,7 +252,8 @@ def _wander(job: Job, weight: float, out: Array) -> None:
     memory = job.state("wander_target", (2,), fill=np.nan)
     kf.wander(
         job.rows, ag.pos, ag.vel, ag.heading, ag.max_speed, ag.radius, memory,
-        job.sense.rand, job.rand_slot, p.units != "world", float(p.radius), float(p.distance),
+        job.sense.rand_rows(job.rows, job.rand_slot, 2), p.units != "world", float(p.radius),
+        float(p.distance),
         float(p.jitter), float(job.dt), p.steer == "displacement", weight, out,
     )  # fmt: skip
 

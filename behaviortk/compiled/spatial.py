@@ -354,12 +354,6 @@ def neighbour_query(
     return offsets, sums, out_i[:p], out_j[:p], out_d[:p], out_dist[:p]
 
 
-@inline
-def _exactly_shortest(d: float, size: float, wrap: bool) -> float:
-    """``vec.shortest`` as the plain formula (no branch on the value: loops over it vectorise)."""
-    return d - size * np.rint(d / size) if wrap else d
-
-
 @kernel
 def nearest_small(
     pos: np.ndarray,
@@ -390,8 +384,8 @@ def nearest_small(
             b2 = np.inf
             bj = -1
             for j in range(b_lo, b_hi):
-                dx = _exactly_shortest(pos[j, 0] - xi, width, wrap)
-                dy = _exactly_shortest(pos[j, 1] - yi, height, wrap)
+                dx = shortest_near(pos[j, 0] - xi, width, wrap)
+                dy = shortest_near(pos[j, 1] - yi, height, wrap)
                 d2 = dx * dx + dy * dy
                 if not apart:
                     d2 = np.inf if i == j else d2
@@ -408,8 +402,8 @@ def nearest_small(
             b2 = np.inf
             for q in range(n_b):
                 j = b_lo + q
-                dx = _exactly_shortest(pos[j, 0] - xi, width, wrap)
-                dy = _exactly_shortest(pos[j, 1] - yi, height, wrap)
+                dx = shortest_near(pos[j, 0] - xi, width, wrap)
+                dy = shortest_near(pos[j, 1] - yi, height, wrap)
                 d2 = dx * dx + dy * dy
                 if not apart:
                     d2 = np.inf if i == j else d2
@@ -442,13 +436,16 @@ def agent_facts(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``Sense.agent_facts``: agents ``agent`` (global rows, -1: none) seen from positions ``own``."""
     n = own.shape[0]
-    tpos = np.zeros((n, 2))
-    tvel = np.zeros((n, 2))
-    valid = np.zeros(n, dtype=np.bool_)
-    out = np.full(n, -1, dtype=np.int64)
+    tpos = np.empty((n, 2))  # every entry written below: no zeroing pass first
+    tvel = np.empty((n, 2))
+    valid = np.empty(n, dtype=np.bool_)
+    out = np.empty(n, dtype=np.int64)
     for r in range(n):
         a = agent[r]
         if a < 0:
+            tpos[r, 0] = tpos[r, 1] = tvel[r, 0] = tvel[r, 1] = 0.0
+            valid[r] = False
+            out[r] = -1
             continue
         ox, oy = own[r, 0], own[r, 1]
         tpos[r, 0] = ox + shortest(pos[a, 0] - ox, width, wrap)

@@ -29,3 +29,18 @@ def uniforms(seed: np.uint64, ids: np.ndarray, tick: np.uint64, slots: int) -> n
         for s in range(slots):
             out[r, s] = np.float64(_mix(h ^ np.uint64(s)) >> np.uint64(11)) * (1.0 / 2.0**53)
     return out
+
+
+@kernel
+def uniforms_rows(
+    seed: np.uint64, ids: np.ndarray, rows: np.ndarray, tick: np.uint64, first: int, width: int
+) -> np.ndarray:
+    """``uniforms(seed, ids, tick, first + width)[rows, first:]``, drawing only those numbers."""
+    out = np.empty((rows.shape[0], width))
+    start = _mix(seed)
+    for r in range(rows.shape[0]):
+        h = _mix(_mix(start ^ np.uint64(ids[rows[r]])) ^ tick)
+        for s in range(width):
+            slot = np.uint64(first + s)
+            out[r, s] = np.float64(_mix(h ^ slot) >> np.uint64(11)) * (1.0 / 2.0**53)
+    return out

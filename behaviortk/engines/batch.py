@@ -12,6 +12,8 @@ and statuses equal the py_trees engine's bit for bit
 
 from __future__ import annotations
 
+import sys
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +23,7 @@ import py_trees
 from py_trees.common import Status
 
 from behaviortk.engines import batch_core as bc
+from behaviortk.engines import batch_fused
 from behaviortk.engines import batch_leaves as bl
 from behaviortk.engines.base import EngineBase, GroupRuntime, RowChange
 from behaviortk.engines.builders import Builders, always, decorator_ops, leaf_ops, sensed
@@ -31,6 +34,19 @@ from behaviortk.tree.facts import TickFacts, guard_condition, is_sensed
 from behaviortk.tree.flat import Decision, FlatNode, FlatTree
 from behaviortk.tree.ops import NodeContext, carry_rows
 from behaviortk.tree.status import FAILURE, SUCCESS
+
+_fuse_failed = False
+
+
+def _fuse_failure(exc: Exception) -> None:
+    """One warning line for the first tree that fails to compile; batch_core decides after."""
+    global _fuse_failed
+    _fuse_failed = True
+    reason = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
+    print(
+        f"behaviortk: warning: compiled decide unavailable, using NumPy ({reason})", file=sys.stderr
+    )
+
 
 STATUSES = (Status.INVALID, Status.RUNNING, Status.SUCCESS, Status.FAILURE)
 _ONE_SHOT = {"on_completion": (SUCCESS, FAILURE), "on_successful_completion": (SUCCESS,)}
@@ -114,7 +130,7 @@ def _eternal_guard(node: FlatNode, kids: Kids, c: Compiler) -> bc.Node:
     guard, k = guard_condition(node.model), node.index
     if is_sensed(guard, c.registries):
         facts = c.facts
-        return bc.EternalGuardNode(k, c.state, kids[0], lambda rows: facts.cond[k][rows])
+        return bc.EternalGuardNode(k, c.state, kids[0], lambda rows: facts.cond[k][rows], k)
     ops = c.ops_for(k, guard)
     return bc.EternalGuardNode(k, c.state, kids[0], lambda rows: ops.update(rows) == SUCCESS)
 
@@ -162,6 +178,8 @@ class GroupProgram(GroupRuntime):
     facts: bl.GroupFacts = field(default_factory=lambda: bl.GroupFacts(0, 0, 0))
     every: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     ops: dict[int, Any] = field(default_factory=dict)  # shared ops by node index
+    fused: Any = None  # the tree as one compiled function (batch_fused), or None: batch_core
+    fused_tree: batch_fused.FusedTree | None = None
 
 
 class BatchEngine(EngineBase[GroupProgram]):
@@ -171,8 +189,42 @@ class BatchEngine(EngineBase[GroupProgram]):
     default_builders = BUILDERS
 
     def __init__(self, sim: Any, builders: Builders | None = None) -> None:
+        self._fuse = False  # before the groups are built
         super().__init__(sim, builders)
         self._skeletons: dict[str, list[py_trees.behaviour.Behaviour]] = {}
+
+    def compile_trees(self) -> float:
+        """Tick every group whose tree ``batch_fused`` transcribes as one compiled function
+        from now on (the Simulation calls this when it runs on compiled kernels); returns
+        the seconds spent compiling them or loading them from the disk cache."""
+        start = time.perf_counter()
+        self._fuse = True
+        for g in self.groups.values():
+            self._attach(g)
+        return time.perf_counter() - start
+
+    def _attach(self, g: GroupProgram) -> None:
+        assert g.root is not None
+        tree = batch_fused.source(g.root)
+        if tree is None or _fuse_failed:
+            return
+        try:
+            from behaviortk.compiled.generated import compile_function
+
+            fn = compile_function(tree.source, "decide")
+            nodes, steering = g.state.status.shape[0], len(g.flat.steering)
+            fn(
+                np.zeros((nodes, 0), dtype=np.int8),
+                np.zeros((nodes, 0), dtype=np.int16),
+                np.zeros((0, steering), dtype=bool),
+                np.zeros((0, nodes), dtype=np.int8),
+                *(np.zeros(0, dtype=np.int8) for _ in tree.leaf_nodes),
+                *(np.zeros(0, dtype=bool) for _ in tree.cond_nodes),
+            )  # compiled (or loaded) now, not on the first tick
+        except Exception as exc:  # a compile failure: batch_core decides, one warning line
+            _fuse_failure(exc)
+            return
+        g.fused, g.fused_tree = fn, tree
 
     def build_group(self, name: str, rows: slice, tree: FlatTree) -> GroupProgram:
         n = rows.stop - rows.start
@@ -183,7 +235,7 @@ class BatchEngine(EngineBase[GroupProgram]):
             facts=bl.GroupFacts(n, len(tree), len(tree.steering)),
             context=self.context(name, n, board),
         )
-        return GroupProgram(
+        program = GroupProgram(
             **self.group_record(name, rows, tree),
             board=board,
             state=c.state,
@@ -192,6 +244,9 @@ class BatchEngine(EngineBase[GroupProgram]):
             every=np.arange(n, dtype=np.int64),
             ops=c.ops,
         )
+        if self._fuse:
+            self._attach(program)
+        return program
 
     def resize_group(self, g: GroupProgram, change: RowChange) -> GroupProgram:
         """A fresh compile for the new size, then the survivors' rows of every state array."""
@@ -220,8 +275,21 @@ class BatchEngine(EngineBase[GroupProgram]):
 
     def tick_group(self, g: GroupProgram) -> Decision:
         assert g.root is not None
-        g.root.tick(g.every)
-        return Decision(emitted=g.facts.emitted, status=np.ascontiguousarray(g.state.status.T))
+        facts, fused = g.facts, g.fused_tree
+        if g.fused is None or fused is None:
+            g.root.tick(g.every)
+            status = np.ascontiguousarray(g.state.status.T)
+            return Decision(emitted=facts.emitted, status=status)
+        status = np.empty((g.n, g.state.status.shape[0]), dtype=np.int8)
+        g.fused(
+            g.state.status,
+            g.state.current,
+            facts.emitted,
+            status,
+            *(np.ascontiguousarray(facts.leaf[k], dtype=np.int8) for k in fused.leaf_nodes),
+            *(np.ascontiguousarray(facts.cond[k], dtype=bool) for k in fused.cond_nodes),
+        )
+        return Decision(emitted=facts.emitted, status=status)
 
     def group_ops(self, g: GroupProgram) -> Iterable[Any]:
         return g.ops.values()

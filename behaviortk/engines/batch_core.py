@@ -530,10 +530,17 @@ class EternalGuardNode(Decorator):
     """py_trees ``EternalGuard``: check the condition every tick; when false, stop with FAILURE."""
 
     def __init__(
-        self, index: int, state: TreeState, child: Node, condition: Callable[[Rows], np.ndarray]
+        self,
+        index: int,
+        state: TreeState,
+        child: Node,
+        condition: Callable[[Rows], np.ndarray],
+        fact: int | None = None,
     ) -> None:
         super().__init__(index, state, child)
         self.condition = condition
+        self.fact = fact
+        """The flat node whose sensed result (``GroupFacts.cond``) ``condition`` reads, if any."""
 
     def tick(self, rows: Rows) -> None:
         if not rows.size:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, GetCoreSchemaHandler, GetJsonSchemaHandler, ValidationInfo
@@ -190,13 +191,22 @@ Check = Annotated[Model, Slot(CHECK)]
 """A check on any registered metric, chosen by `metric` (``format/checks.py``)."""
 
 
+@cache
+def _target_names(cls: type[BaseModel]) -> tuple[str, ...]:
+    """Names of ``cls``'s ``Target`` fields, in field order (asked every tick: kept per class)."""
+    return tuple(
+        name
+        for name, info in cls.model_fields.items()
+        if any(isinstance(m, Slot) and m.kind is TARGET for m in info.metadata)
+    )
+
+
 def target_fields(model: BaseModel) -> list[Any]:
     """The targets a node names in its ``Target`` fields (``target``, interpose's ``other``...),
     in field order; a field left null is skipped."""
     found = []
-    for name, info in type(model).model_fields.items():
-        if any(isinstance(m, Slot) and m.kind is TARGET for m in info.metadata):
-            value = getattr(model, name)
-            if value is not None:
-                found.append(value)
+    for name in _target_names(type(model)):
+        value = getattr(model, name)
+        if value is not None:
+            found.append(value)
     return found

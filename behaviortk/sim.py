@@ -199,6 +199,7 @@ class Simulation:
         sense = self.sense()
         self.engine.prepare(self, sense)
         t1 = clock()
+        self.decisions = {}  # last tick's are dropped first: an engine may read held ones (Decision)
         self.decisions = self.engine.decide(self, sense)
         t2 = clock()
         linear, angular = self._act(self, sense, self.decisions)

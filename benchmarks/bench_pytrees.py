@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import statistics
 import subprocess
 import sys
@@ -42,6 +43,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 REFERENCE = HERE.parent / "definitions" / "evade_or_flock.json"
 WARMUP = 20
+KERNELS = "auto"  # --kernels: "auto" is NumPy on the py_trees engine
 
 
 def scaled_definition(n: int, grow: bool) -> str:
@@ -66,7 +68,8 @@ def make_sim(n: int, grow: bool, engine: str) -> Any:
     from behaviortk.format.loader import load_text
     from behaviortk.sim import Simulation
 
-    return Simulation(load_text(scaled_definition(n, grow), f"evade_or_flock_{n}.json"), engine)
+    scenario = load_text(scaled_definition(n, grow), f"evade_or_flock_{n}.json")
+    return Simulation(scenario, engine, kernels=KERNELS)
 
 
 def timed_ticks(sims: list[Any], ticks: int, ask: list[bool]) -> list[list[float]]:
@@ -121,7 +124,14 @@ def against(args: argparse.Namespace) -> int:
     for _ in range(args.rounds):
         for key, root in roots.items():
             cmd = [sys.executable, __file__, "--root", root, "--json", "--ticks", str(args.ticks)]
-            cmd += ["--engine", args.engine, "--sizes", str(args.sizes[0])]
+            cmd += [
+                "--engine",
+                args.engine,
+                "--sizes",
+                str(args.sizes[0]),
+                "--kernels",
+                args.kernels,
+            ]
             cmd += ["--grow"] if args.grow else []
             out = subprocess.run(cmd, check=True, capture_output=True, text=True, cwd=root)
             medians[key].append(json.loads(out.stdout.splitlines()[-1])["median"])
@@ -138,6 +148,7 @@ def main() -> int:
     parser.add_argument("--ticks", type=int, default=300)
     parser.add_argument("--sizes", type=int, nargs="+", default=[100, 300, 1000])
     parser.add_argument("--engine", default="py_trees")
+    parser.add_argument("--kernels", default="auto", help="auto, numpy or numba (sense, act)")
     parser.add_argument("--grow", action="store_true", help="grow the prey only (3 predators)")
     parser.add_argument("--statuses", action="store_true", help="cost of reading statuses")
     parser.add_argument("--against", help="another checkout to compare with (before/after)")
@@ -148,10 +159,14 @@ def main() -> int:
     if args.against:
         return against(args)
     sys.path.insert(0, args.root or str(HERE.parent))
+    global KERNELS
+    KERNELS = args.kernels
     if args.json:
         print(json.dumps(measure(args.sizes[0], args.ticks, args.engine, args.grow)))
         return 0
-    print(f"engine {args.engine}, {args.ticks} ticks after {WARMUP} warm-up ticks\n")
+    grown = "prey grown, 3 predators" if args.grow else "prey and predators 20:1"
+    print(f"engine {args.engine}, kernels {args.kernels}, {grown}, load {os.getloadavg()[0]:.1f}")
+    print(f"{args.ticks} ticks after {WARMUP} warm-up ticks\n")
     if args.statuses:
         print("| agents | nobody asks ms/tick | statuses read every tick ms/tick | ratio |")
         print("|---:|---:|---:|---:|")

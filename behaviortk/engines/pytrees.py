@@ -633,7 +633,8 @@ class PyTreesEngine(EngineBase[GroupTrees]):
 
     def tick_group(self, g: GroupTrees) -> Decision:
         for bt in g.trees:
-            bt.root.tick_once()
+            for _ in bt.root.tick():  # py_trees' tick_once, without one call per agent
+                pass
             bt.count += 1
         emitted = np.frombuffer(g.facts.emitted, dtype=bool).reshape(g.n, g.facts.width)
         return Decision(emitted=emitted, status=TreeStatuses(g.nodes, len(g.flat)))

@@ -11,10 +11,15 @@ Actions, ticked conditions and plugin decorators are the shared ops of
 Speed: steering leaves and sensed conditions never call NumPy. Before the
 trees are ticked, the skeleton (``base.py``) computes their results for the
 whole group; they are turned into Python lists once and a leaf's ``update``
-only indexes ``facts.leaf[node][row]``. Trees are ticked with
-``root.tick_once()`` (``BehaviourTree.tick`` walks the whole tree again for
-visitors after every tick; nothing here uses visitors), and ``tree.count`` is
-kept up to date by hand.
+only indexes ``facts.leaf[node][row]``; a steering leaf that asks for a force
+sets its byte of one buffer the Decision reads without a copy. Trees are
+ticked through the root's ``tick()`` generator, as ``root.tick_once()`` does
+(``BehaviourTree.tick`` walks the whole tree again for visitors after every
+tick; nothing here uses visitors), and ``tree.count`` is kept up to date by
+hand. Our leaves and guards tick with py_trees' steps minus its debug lines
+and per-tick checks (``_AgentLeaf``). Node statuses stay in the behaviours
+until somebody asks (``TreeStatuses``): reading them every tick cost a fifth
+of the decide phase and only traces, the viewer and watched agents need them.
 
 Each agent's blackboard is one py_trees ``Client`` in the namespace
 ``/sim<k>/agents/row<r>`` (``k`` numbers engines in the process, so two
@@ -76,7 +81,7 @@ _status_of = operator.attrgetter("status")
 
 def status_codes(behaviours: list[behaviour.Behaviour]) -> np.ndarray:
     """int8 code of each behaviour's status: identities gathered in C, matched in NumPy."""
-    ids = np.fromiter(map(id, map(_status_of, behaviours)), dtype=np.intp, count=len(behaviours))
+    ids = np.array(list(map(id, map(_status_of, behaviours))), dtype=np.intp)
     return _ID_ORDER[np.searchsorted(_SORTED_IDS, ids)].astype(np.int8)
 
 

@@ -79,8 +79,11 @@ def timed_ticks(sims: list[Any], ticks: int, ask: list[bool]) -> list[list[float
     """
     times: list[list[float]] = [[] for _ in sims]
     clock = time.perf_counter
+    order = list(range(len(sims)))
     for _ in range(ticks):
-        for i, sim in enumerate(sims):
+        order.reverse()  # each simulation goes first every other tick
+        for i in order:
+            sim = sims[i]
             start = clock()
             sim.step()
             if ask[i]:

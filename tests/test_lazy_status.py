@@ -153,19 +153,43 @@ def test_decisions_dropped_are_never_read(reads: dict[str, int]) -> None:
     assert reads == {"all": 0, "rows": 1}
 
 
-def test_spawn_keeps_last_ticks_statuses_for_survivors() -> None:
-    """Spawning between ticks: survivors keep their rows' statuses, newcomers are INVALID (0)."""
+def test_spawn_keeps_last_ticks_statuses_for_survivors(reads: dict[str, int]) -> None:
+    """Spawning between ticks: survivors keep their rows' statuses, newcomers are INVALID (0);
+    nothing is read until asked."""
     ref, batch = pair("evade_or_flock")
     for _ in range(12):
         step_both(ref, batch)
     for sim in (ref, batch):
         sim.despawn([2, 9])
         sim.spawn("prey", 3, pos=[100, 100])
+    assert reads == {"all": 0, "rows": 0}
+    n = ref.agents.slices["prey"].stop - ref.agents.slices["prey"].start
+    # one row read through the re-rowed Decision: prey row 2 is now the agent with id 3
+    assert np.array_equal(
+        ref.decisions["prey"].status_of([2, n - 1]), batch.decisions["prey"].status[[2, n - 1]]
+    )
+    assert reads == {"all": 0, "rows": 1}
     for group, d in ref.decisions.items():
         assert np.array_equal(d.status, batch.decisions[group].status), group
-    n = ref.agents.slices["prey"].stop - ref.agents.slices["prey"].start
     assert ref.decisions["prey"].status[n - 3 :].tolist() == [[0] * len(ref.trees["prey"])] * 3
     for _ in range(10):
         step_both(ref, batch)
     for group, d in ref.decisions.items():
         assert np.array_equal(d.status, batch.decisions[group].status), group
+
+
+def test_decision_held_across_spawn_and_ticks_keeps_its_tick(reads: dict[str, int]) -> None:
+    """A re-rowed Decision held while the trees tick on still gives the statuses of its tick."""
+    ref, batch = pair("evade_or_flock")
+    for _ in range(15):
+        step_both(ref, batch)
+    for sim in (ref, batch):
+        sim.despawn([0, 1])
+        sim.spawn("prey", 2)
+    held = ref.decisions["prey"]
+    truth = batch.decisions["prey"].status.copy()
+    assert not held.collected
+    for _ in range(40):
+        step_both(ref, batch)
+    assert not np.array_equal(batch.decisions["prey"].status, truth)  # the trees moved on
+    assert np.array_equal(held.status, truth)

@@ -192,7 +192,7 @@ class EventLog:
         decision = self.sim.decisions.get(group)
         if decision is None:
             return np.zeros(len(self.sim.trees[group]), dtype=np.int8)
-        return np.array(decision.status[local], dtype=np.int8)
+        return decision.status_of([local])[0]
 
     # -------------------------------------------------------- subscribing
     def known_names(self) -> list[str]:
@@ -259,7 +259,7 @@ class EventLog:
             decision = sim.decisions.get(group)
             if lo == hi or decision is None:
                 continue
-            now = decision.status[rows[lo:hi] - span.start]  # (k, nodes), a copy
+            now = decision.status_of(rows[lo:hi] - span.start)  # (k, nodes), a copy
             agents = ids[lo:hi].tolist()
             changed = np.argwhere(now != np.stack([watched[a] for a in agents]))
             if not changed.size:

@@ -202,6 +202,7 @@ class Simulation:
         sense = self.sense()
         self.engine.prepare(self, sense)
         t1 = clock()
+        self.decisions = {}  # last tick's are dropped first: an engine may read held ones (Decision)
         self.decisions = self.engine.decide(self, sense)
         t2 = clock()
         linear, angular = self._act(self, sense, self.decisions)
@@ -404,7 +405,8 @@ class Simulation:
         for memory in self.memory.values():
             memory.rerow(mapping, agents.n)
         self.decisions = {
-            name: _rerow_decision(d, changes[name]) for name, d in self.decisions.items()
+            name: _rerow_decision(d, changes[name], len(self.trees[name]))
+            for name, d in self.decisions.items()
         }
         self.contributions = {}
         self.engine.regroup(changes)
@@ -509,17 +511,48 @@ def _acted(decision: Decision) -> np.ndarray:
     return decision.emitted if decision.acted is None else decision.acted
 
 
-def _rerow_decision(d: Decision, change: RowChange) -> Decision:
-    """Last tick's decision with survivors' rows kept and new agents' rows empty."""
+def _rerow_decision(d: Decision, change: RowChange, nodes: int) -> Decision:
+    """Last tick's decision with survivors' rows kept and new agents' rows empty.
+
+    Statuses nobody has read yet stay unread (:class:`RerowedStatuses`).
+    """
     emitted = np.zeros((change.n, d.emitted.shape[1]), dtype=bool)
-    status = np.zeros((change.n, d.status.shape[1]), dtype=np.int8)
     emitted[: change.keep.size] = d.emitted[change.keep]
-    status[: change.keep.size] = d.status[change.keep]
     acted = None
     if d.acted is not None:
         acted = np.zeros_like(emitted)
         acted[: change.keep.size] = d.acted[change.keep]
-    return Decision(emitted=emitted, status=status, acted=acted)
+    status = RerowedStatuses(d, change, nodes)
+    return Decision(emitted=emitted, status=status.all() if d.collected else status, acted=acted)
+
+
+class RerowedStatuses:
+    """Last tick's statuses after agents spawned or despawned, read from the old Decision
+    when asked: survivors' rows in their new order, INVALID (0) for new agents.
+
+    Holding the old Decision keeps it true: the engine reads a held Decision
+    before the trees tick again (``tree/flat.Decision``).
+    """
+
+    __slots__ = ("change", "nodes", "old")
+
+    def __init__(self, old: Decision, change: RowChange, nodes: int) -> None:
+        self.old, self.change, self.nodes = old, change, nodes
+
+    def all(self) -> np.ndarray:
+        keep = self.change.keep
+        status = np.zeros((self.change.n, self.nodes), dtype=np.int8)
+        if keep.size:
+            status[: keep.size] = self.old.status_of(keep)
+        return status
+
+    def rows(self, local: np.ndarray) -> np.ndarray:
+        keep = self.change.keep
+        status = np.zeros((local.size, self.nodes), dtype=np.int8)
+        kept = local < keep.size
+        if kept.any():
+            status[kept] = self.old.status_of(keep[local[kept]])
+        return status
 
 
 def _id_ranges(ids: np.ndarray) -> str:

@@ -11,10 +11,15 @@ Actions, ticked conditions and plugin decorators are the shared ops of
 Speed: steering leaves and sensed conditions never call NumPy. Before the
 trees are ticked, the skeleton (``base.py``) computes their results for the
 whole group; they are turned into Python lists once and a leaf's ``update``
-only indexes ``facts.leaf[node][row]``. Trees are ticked with
-``root.tick_once()`` (``BehaviourTree.tick`` walks the whole tree again for
-visitors after every tick; nothing here uses visitors), and ``tree.count`` is
-kept up to date by hand.
+only indexes ``facts.leaf[node][row]``; a steering leaf that asks for a force
+sets its byte of one buffer the Decision reads without a copy. Trees are
+ticked through the root's ``tick()`` generator, as ``root.tick_once()`` does
+(``BehaviourTree.tick`` walks the whole tree again for visitors after every
+tick; nothing here uses visitors), and ``tree.count`` is kept up to date by
+hand. Our leaves and guards tick with py_trees' steps minus its debug lines
+and per-tick checks (``_AgentLeaf``). Node statuses stay in the behaviours
+until somebody asks (``TreeStatuses``): reading them every tick cost a fifth
+of the decide phase and only traces, the viewer and watched agents need them.
 
 Each agent's blackboard is one py_trees ``Client`` in the namespace
 ``/sim<k>/agents/row<r>`` (``k`` numbers engines in the process, so two
@@ -29,9 +34,10 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import operator
 import typing
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,6 +57,7 @@ from behaviortk.registry import (
     STEERING,
     Registries,
 )
+from behaviortk.sense import Sense
 from behaviortk.tree.blackboard import Keys, Stamps
 from behaviortk.tree.clock import Clock
 from behaviortk.tree.facts import TickFacts, guard_condition, is_sensed
@@ -62,21 +69,61 @@ STATUSES = (Status.INVALID, Status.RUNNING, Status.SUCCESS, Status.FAILURE)
 """py_trees status of each int8 code (index = code)."""
 CODE = {s: i for i, s in enumerate(STATUSES)}
 """int8 code of each py_trees status."""
-_CODE_BY_ID = {id(s): i for i, s in enumerate(STATUSES)}
-"""The same, keyed by identity: Enum.__hash__ is Python code, id() is not (hot loop)."""
 
 _serial = itertools.count()
 
 
+_STATUS_IDS = np.array([id(s) for s in STATUSES], dtype=np.intp)
+_ID_ORDER = np.argsort(_STATUS_IDS)
+_SORTED_IDS = _STATUS_IDS[_ID_ORDER]
+_status_of = operator.attrgetter("status")
+
+
+def status_codes(behaviours: list[behaviour.Behaviour]) -> np.ndarray:
+    """int8 code of each behaviour's status: identities gathered in C, matched in NumPy."""
+    ids = np.array(list(map(id, map(_status_of, behaviours))), dtype=np.intp)
+    return _ID_ORDER[np.searchsorted(_SORTED_IDS, ids)].astype(np.int8)
+
+
+class TreeStatuses:
+    """A group's node statuses as its agents' behaviours hold them (a ``Decision``'s source).
+
+    Read only when somebody asks (``Decision.status``, ``status_of``): walking
+    every behaviour of every agent each tick was a fifth of the decide phase.
+    The engine makes sure this is read before the trees tick again when the
+    Decision is still held (``PyTreesEngine.decide``).
+    """
+
+    __slots__ = ("nodes", "width")
+
+    def __init__(self, nodes: list[list[behaviour.Behaviour]], width: int) -> None:
+        self.nodes = list(nodes)  # this tick's rows, even if the group's list changes later
+        self.width = width
+
+    def all(self) -> np.ndarray:
+        flat = [b for behaviours in self.nodes for b in behaviours]
+        return status_codes(flat).reshape(len(self.nodes), self.width)
+
+    def rows(self, local: np.ndarray) -> np.ndarray:
+        nodes = self.nodes
+        flat = [b for row in local.tolist() for b in nodes[row]]
+        return status_codes(flat).reshape(len(local), self.width)
+
+
 class RowFacts:
-    """What a group's leaves index during one tick, as Python lists (refilled before ticking)."""
+    """What a group's leaves index during one tick, as Python lists (refilled before ticking).
 
-    __slots__ = ("cond", "emitted", "leaf")
+    ``emitted`` is one byte per (row, steering leaf), row-major: a steering leaf
+    sets its own byte and the engine hands the buffer to NumPy without a copy.
+    """
 
-    def __init__(self, n_nodes: int) -> None:
+    __slots__ = ("cond", "emitted", "leaf", "width")
+
+    def __init__(self, n_nodes: int, width: int = 0) -> None:
         self.leaf: list[list[int]] = [[] for _ in range(n_nodes)]
         self.cond: list[list[bool]] = [[] for _ in range(n_nodes)]
-        self.emitted: list[list[bool]] = []
+        self.width = width  # steering leaves of the tree
+        self.emitted = bytearray()
 
 
 def read_blackboard(client: py_trees.blackboard.Client, key: str) -> Any:
@@ -160,8 +207,22 @@ class ClientBoard:
 # ------------------------------------------------------------------ leaves
 
 
+_RUNNING, _INVALID, _FAILURE = Status.RUNNING, Status.INVALID, Status.FAILURE
+
+
 class _AgentLeaf(behaviour.Behaviour):
-    """Common setup of leaves: which flat node, which row, the group's facts."""
+    """Common setup of leaves: which flat node, which row, the group's facts.
+
+    ``tick`` and ``stop`` take py_trees' own steps (``Behaviour.tick``:
+    initialise unless RUNNING, update, stop unless RUNNING, set the status;
+    ``Behaviour.stop``: terminate, set the status) and leave out what costs
+    time and does nothing here: the debug log lines, whose text is formatted
+    even with logging off, the check that update returned a member of
+    ``list(Status)`` (a list built every tick; ours return a Status by
+    construction), and the fresh generator ``stop`` stores in ``iterator``,
+    which py_trees never reads. ``tests/test_pytrees_lifecycle.py`` runs random
+    trees with these and with py_trees' own methods: the same statuses.
+    """
 
     def __init__(self, name: str, node: FlatNode) -> None:
         super().__init__(name=name)
@@ -174,6 +235,19 @@ class _AgentLeaf(behaviour.Behaviour):
         self.row = int(kwargs["row"])
         self.facts = kwargs["facts"]
 
+    def tick(self) -> Iterator[behaviour.Behaviour]:
+        if self.status is not _RUNNING:
+            self.initialise()
+        new_status = self.update()
+        if new_status is not _RUNNING:
+            self.stop(new_status)
+        self.status = new_status
+        yield self
+
+    def stop(self, new_status: Status) -> None:
+        self.terminate(new_status)
+        self.status = new_status
+
 
 _STEER_MESSAGE = ("", "steering", "done (still steering)", "no target")
 
@@ -184,11 +258,16 @@ class SteeringLeaf(_AgentLeaf):
     def __init__(self, name: str, node: FlatNode) -> None:
         super().__init__(name, node)
         self.emit = node.emit_index
+        self.slot = 0
+
+    def setup(self, **kwargs: Any) -> None:
+        super().setup(**kwargs)
+        self.slot = self.row * self.facts.width + self.emit  # its byte of ``facts.emitted``
 
     def update(self) -> Status:
         code = self.facts.leaf[self.index][self.row]
         if code != FAILURE:
-            self.facts.emitted[self.row][self.emit] = True
+            self.facts.emitted[self.slot] = 1
         self.feedback_message = _STEER_MESSAGE[code]
         return STATUSES[code]
 
@@ -271,6 +350,31 @@ class Guard(py_trees.decorators.EternalGuard):
         if self.ops is not None:
             return bool(self.ops.update(self.rows)[0] == SUCCESS)
         return bool(self.facts.cond[self.index][self.row])
+
+    def tick(self) -> Iterator[behaviour.Behaviour]:
+        """py_trees' ``EternalGuard.tick`` and ``Decorator.tick``, step for step, without
+        the debug lines and the ``list(Status)`` check (see ``_AgentLeaf``)."""
+        if not self.check():
+            self.stop(_FAILURE)
+            yield self
+            return
+        if self.status is not _RUNNING:
+            self.initialise()
+        yield from self.decorated.tick()
+        new_status = self.update()
+        if new_status is not _RUNNING:
+            self.stop(new_status)
+        self.status = new_status
+        yield self
+
+    def stop(self, new_status: Status) -> None:
+        """py_trees' ``Decorator.stop`` without its debug line."""
+        self.terminate(new_status)
+        if new_status is _INVALID:
+            self.decorated.stop(new_status)
+        if self.decorated.status is _RUNNING:
+            self.decorated.stop(_INVALID)
+        self.status = new_status
 
 
 # -------------------------------------------------------------- building
@@ -446,6 +550,7 @@ class PyTreesEngine(EngineBase[GroupTrees]):
         self.namespace = f"/sim{next(_serial)}/agents"
         self._all_clients: list[py_trees.blackboard.Client] = []
         weakref.finalize(self, _release, self._all_clients)
+        self._pending: list[weakref.ref[Decision]] = []  # last tick's decisions (``decide``)
         super().__init__(sim, builders)
         self._skeletons: dict[str, list[behaviour.Behaviour]] = {}
 
@@ -475,7 +580,7 @@ class PyTreesEngine(EngineBase[GroupTrees]):
             g.trees.append(py_trees.trees.BehaviourTree(root=behaviours[0]))
             g.nodes.append(behaviours)
             self._all_clients.extend(c for b in behaviours for c in b.blackboards)
-        g.facts = RowFacts(len(g.flat))
+        g.facts = RowFacts(len(g.flat), len(g.flat.steering))
         for local, bt in enumerate(g.trees):
             bt.setup(row=local, facts=g.facts, clock=self.sim, blackboard=g.clients[local])
 
@@ -512,19 +617,32 @@ class PyTreesEngine(EngineBase[GroupTrees]):
             g.facts.leaf[index] = codes.tolist()
         for index, result in facts.cond.items():
             g.facts.cond[index] = result.tolist()
-        width = len(g.flat.steering)
-        g.facts.emitted = [[False] * width for _ in range(g.n)]
+        g.facts.emitted = bytearray(g.n * g.facts.width)  # a fresh buffer: last tick's is in use
+
+    def decide(self, sim: Any, sense: Sense) -> dict[str, Decision]:
+        """Tick every tree; a Decision of the last tick still held elsewhere is read first.
+
+        Statuses are left in the trees (``TreeStatuses``) until somebody asks. The
+        Simulation drops its own ``decisions`` before deciding, so a last-tick
+        Decision alive now is held by a reader (a test, a game): its statuses are
+        read before the trees change. Nobody holding it: nothing is read.
+        """
+        pending, self._pending = self._pending, []
+        for ref in pending:
+            decision = ref()
+            if decision is not None and not decision.collected:
+                decision.status  # noqa: B018 (reading it keeps it)
+        decisions = super().decide(sim, sense)
+        self._pending = [weakref.ref(d) for d in decisions.values()]
+        return decisions
 
     def tick_group(self, g: GroupTrees) -> Decision:
         for bt in g.trees:
-            bt.root.tick_once()
+            for _ in bt.root.tick():  # py_trees' tick_once, without one call per agent
+                pass
             bt.count += 1
-        n, k = len(g.trees), len(g.flat)
-        by_id = _CODE_BY_ID
-        codes = [by_id[id(b.status)] for behaviours in g.nodes for b in behaviours]
-        status = np.array(codes, dtype=np.int8).reshape(n, k)
-        emitted = np.array(g.facts.emitted, dtype=bool).reshape(n, len(g.flat.steering))
-        return Decision(emitted=emitted, status=status)
+        emitted = np.frombuffer(g.facts.emitted, dtype=bool).reshape(g.n, g.facts.width)
+        return Decision(emitted=emitted, status=TreeStatuses(g.nodes, len(g.flat)))
 
     def group_ops(self, g: GroupTrees) -> Iterable[Any]:
         return () if g.env is None else g.env.ops.values()
@@ -538,4 +656,4 @@ class PyTreesEngine(EngineBase[GroupTrees]):
 
     def node_status(self, agent: int) -> np.ndarray:
         g, local = self.locate(agent)
-        return np.array([CODE[b.status] for b in g.nodes[local]], dtype=np.int8)
+        return status_codes(g.nodes[local])

@@ -9,7 +9,7 @@ engine and the batch engine agree on them by construction.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -108,13 +108,74 @@ def flatten(root: Any, registries: Registries, rand_offset: int = 0) -> FlatTree
     return FlatTree(nodes=nodes, steering=tuple(steering), n_rand=n_rand)
 
 
-@dataclass
-class Decision:
-    """What decide produced for one group this tick."""
+class StatusSource(Protocol):
+    """Where an engine reads a group's node statuses when somebody asks (see :class:`Decision`)."""
 
-    emitted: np.ndarray  # bool (n_agents_in_group, n_steering_leaves)
-    status: np.ndarray  # int8 (n_agents_in_group, n_nodes)
-    acted: np.ndarray | None = None
-    """bool like ``emitted``, filled by the act phase: the requests whose weighted force or
-    torque was not zero (a separation with no neighbour asks and gives nothing). Traces'
-    ``active`` lists and colour-by-action read it; None until the act phase ran."""
+    def all(self) -> np.ndarray:
+        """``(n, nodes)`` int8 codes of every agent of the group, a new array."""
+        ...
+
+    def rows(self, local: np.ndarray) -> np.ndarray:
+        """``(len(local), nodes)`` int8 codes of the group-local rows ``local``, a new array."""
+        ...
+
+
+class Decision:
+    """What decide produced for one group this tick.
+
+    ``emitted`` is needed every tick (the act phase reads it). ``status``, every
+    node's status, is read only by traces, the viewer's tree panel, watched
+    agents' events and tests, so an engine may hand a :class:`StatusSource`
+    instead of an array: the statuses are then read when first asked for
+    (``status``: every row, kept; ``status_of``: a few rows) and ``collected``
+    says whether that happened. An engine that does so keeps the answer true:
+    the py_trees engine reads a Decision it left uncollected before it ticks
+    the trees again if anybody but the Simulation still holds it
+    (``engines/pytrees.py``), so a late reader gets that tick's statuses too.
+    """
+
+    __slots__ = ("__weakref__", "_source", "_status", "acted", "emitted")
+
+    def __init__(
+        self,
+        emitted: np.ndarray,
+        status: np.ndarray | StatusSource,
+        acted: np.ndarray | None = None,
+    ) -> None:
+        self.emitted = emitted
+        """bool ``(n_agents_in_group, n_steering_leaves)``: which steering leaves asked for a force."""
+        self.acted = acted
+        """bool like ``emitted``, filled by the act phase: the requests whose weighted force or
+        torque was not zero (a separation with no neighbour asks and gives nothing). Traces'
+        ``active`` lists and colour-by-action read it; None until the act phase ran."""
+        self._status: np.ndarray | None = None
+        self._source: StatusSource | None = None
+        if isinstance(status, np.ndarray):
+            self._status = status
+        else:
+            self._source = status
+
+    @property
+    def status(self) -> np.ndarray:
+        """int8 ``(n_agents_in_group, n_nodes)``: every node's status code (``tree/status.py``)."""
+        if self._status is None:
+            assert self._source is not None
+            self._status, self._source = self._source.all(), None
+        return self._status
+
+    @property
+    def collected(self) -> bool:
+        """Whether ``status`` is in hand (False: nobody has asked for it yet)."""
+        return self._status is not None
+
+    def status_of(self, local: Any) -> np.ndarray:
+        """``(k, n_nodes)`` statuses of the group-local rows ``local``, a new array; while
+        uncollected only those rows are read (a watched agent, the viewer's tree panel)."""
+        rows = np.asarray(local, dtype=np.int64).reshape(-1)
+        if self._source is not None:
+            return self._source.rows(rows)
+        return self.status[rows]
+
+    def __repr__(self) -> str:
+        status = "collected" if self.collected else "not collected"
+        return f"Decision(emitted={self.emitted.shape}, status {status}, acted={self.acted is not None})"

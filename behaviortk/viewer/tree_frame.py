@@ -56,8 +56,8 @@ def frame_from_sim(sim: Any, row: int) -> TreeFrame | None:
     local = row - ag.slices[group].start
     decision = (getattr(sim, "decisions", None) or {}).get(group)
     status = None
-    if decision is not None and local < decision.status.shape[0]:
-        status = decision.status[local]
+    if decision is not None and local < decision.emitted.shape[0]:
+        status = decision.status_of([local])[0]  # one row: the engine reads only this agent
     forces = np.full((len(tree.steering), 2), np.nan)
     for k, (rows, f) in (getattr(sim, "contributions", None) or {}).get(group, {}).items():
         hit = np.flatnonzero(np.asarray(rows) == row)

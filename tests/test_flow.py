@@ -99,6 +99,21 @@ def test_obstacles_grow_by_the_agents_radius() -> None:
     assert grown.sum() == 5 and grown[2, 1] and grown[1, 2] and not grown[1, 1]
 
 
+def test_clearance_makes_cells_near_blocked_ones_dearer() -> None:
+    # one row of 5 cells of 10, cell 0 blocked (an obstacle of radius 1 at (5, 5)); cells
+    # 1..4 are 10, 20, 30, 40 from it. Clearance 20: cost 1 + clip(1 - (d - 10) / 20, 0, 1)
+    # = 2, 1.5, 1, 1. From the goal (cell 4) each step costs 10 x the mean of its two cells:
+    # 4->3: 10, 3->2: 12.5, 2->1: 17.5; so 0, 10, 22.5, 40 (40 without clearance: 30)
+    w = World(
+        50, 10, "contain", obstacle_pos=np.array([[5.0, 5.0]]), obstacle_radius=np.array([1.0])
+    )
+    plain = compute(w, Goal(point=(45.0, 5.0)), 10.0, 0.0)
+    dear = compute(w, Goal(point=(45.0, 5.0)), 10.0, 0.0, clearance=20.0)
+    np.testing.assert_allclose(plain.distance[0, 1:], [30, 20, 10, 0])
+    np.testing.assert_allclose(dear.distance[0, 1:], [40, 22.5, 10, 0])
+    assert np.isinf(dear.distance[0, 0])
+
+
 def test_gradient_of_a_straight_field_by_hand() -> None:
     # one row, distances 0 10 20 30 40: forward, central and backward differences all 1
     f = compute(world(50, 10), Goal(point=(5.0, 5.0)), 10.0, 0.0)

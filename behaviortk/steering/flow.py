@@ -15,7 +15,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import field_validator
 
-from behaviortk.format.fields import PPositive, doc
+from behaviortk.format.fields import PNonNeg, PPositive, doc
 from behaviortk.format.nodes import DefinitionFinding
 from behaviortk.registry import Registries
 from behaviortk.sense import Sense
@@ -42,13 +42,15 @@ class Flow(TargetedModel):
     the cells whose centre is inside a `zone`) is Dijkstra's over the
     8-connected grid of free cells (steps of one cell and sqrt(2) cells, no
     corner cutting), computed once per goal, cell size, radius and world
-    geometry. Where the sources solve the Eikonal equation (Treuille et al.'s
-    fast marching), this Dijkstra on a grid is up to about 8 % long off the
-    axes and diagonals. Each agent reads the gradient by bilinear interpolation
+    geometry. Where Treuille et al. solve the Eikonal equation (fast
+    marching), we depart: Dijkstra on the grid (a grid search, as Emerson's
+    integration field) is up to about 8 % long off the axes and diagonals. Each agent reads the gradient by bilinear interpolation
     between the four cell centres around it: desired velocity = max_speed along
     minus the gradient (normalised), force = desired - velocity (Reynolds' seek
     form). In a goal cell the desired velocity is zero (the agent brakes) and
-    the leaf reports SUCCESS. An agent in a blocked cell, or one the goal cannot
+    the leaf reports SUCCESS. With a `clearance`, cells near obstacles and walls cost more
+    to cross (Treuille et al.'s discomfort), so the field keeps crowds off door jambs and
+    walls where there is room. An agent in a blocked cell, or one the goal cannot
     be reached from, heads for the nearest cell that can; outside the grid it
     reads the nearest edge cells. The grid does not wrap on a wrapped world.
     Validation rejects a goal inside an obstacle, more than 100,000,000 cells
@@ -60,6 +62,13 @@ class Flow(TargetedModel):
         "Side of the grid's square cells: smaller follows the geometry more closely, costs "
         "more cells (width / cell_size x height / cell_size, at most 100,000,000)",
         10.0,
+        unit="world units",
+    )
+    clearance: PNonNeg = doc(
+        "Keep this far from obstacles and walls where there is room: cells within it of a "
+        "blocked cell cost up to twice as much to cross (Treuille et al.'s discomfort), so "
+        "crowds take the middle of a door instead of hugging its jambs; 0 = shortest paths",
+        0.0,
         unit="world units",
     )
 
@@ -87,7 +96,7 @@ def goal_of(p: Flow, world: World) -> Goal:
 
 
 def group_field(p: Flow, world: World, radius: float) -> FlowField:
-    return field_for(world, goal_of(p, world), float(p.cell_size), radius)
+    return field_for(world, goal_of(p, world), float(p.cell_size), radius, float(p.clearance))
 
 
 def flow_force(field: FlowField, pos: Array, vel: Array, max_speed: Array) -> Array:

@@ -36,7 +36,12 @@ the field has no better answer there; wall avoidance and non-penetration keep
 agents out of walls). Agents outside the grid read the nearest edge cells.
 The field does not wrap on a wrapped world (no way across the world's edge).
 
-Fields are cached by goal, cell size, radius and world geometry
+With a ``clearance``, cells near blocked ones cost more to cross (up to twice,
+next to one, falling linearly to the plain cost ``clearance`` farther): the
+discomfort of Treuille et al.'s unit cost field, so the way through a door runs
+down its middle rather than along a jamb (where every shortest path bends).
+
+Fields are cached by goal, cell size, radius, clearance and world geometry
 (:func:`field_for`), so a goal's field is computed once, not every tick.
 """
 
@@ -60,6 +65,9 @@ CACHE_SIZE = 16
 """Fields kept (least recently used dropped first): goals, cell sizes and geometries."""
 
 SQRT2 = math.sqrt(2.0)
+
+DISCOMFORT = 1.0
+"""Extra cost of crossing a cell next to a blocked one, with a ``clearance`` (twice the cost)."""
 
 # (di, dj, length in cells) of the 8 neighbours: the axes, then the diagonals
 NEIGHBOURS = (
@@ -284,9 +292,10 @@ def goal_cells(goal: Goal, shape: tuple[int, int], h: float) -> np.ndarray:
 
 
 # ------------------------------------------------------------------ distances
-def grid_graph(free: np.ndarray, h: float) -> Any:
+def grid_graph(free: np.ndarray, h: float, cost: Array | None = None) -> Any:
     """The 8-connected graph of ``free`` cells (CSR, node ``j * nx + i``), edges ``h`` and
-    ``h sqrt(2)``; a diagonal only when both cells it passes by are free."""
+    ``h sqrt(2)`` (times the mean ``cost`` of their two cells, when given); a diagonal only
+    when both cells it passes by are free."""
     from scipy.sparse import csr_matrix
 
     ny, nx = free.shape
@@ -301,23 +310,29 @@ def grid_graph(free: np.ndarray, h: float) -> Any:
             ok = ok & free[max(0, -dj) : ny - max(0, dj), max(0, di) : nx + min(0, di)]
             ok = ok & free[max(0, dj) : ny + min(0, dj), max(0, -di) : nx - max(0, di)]
         a = index[max(0, -dj) : ny - max(0, dj), max(0, -di) : nx - max(0, di)][ok]
+        b = a + dj * nx + di
         src.append(a)
-        dst.append(a + dj * nx + di)
-        weight.append(np.full(a.size, steps * h))
+        dst.append(b)
+        if cost is None:
+            weight.append(np.full(a.size, steps * h))
+        else:
+            flat = cost.ravel()
+            weight.append(steps * h * (np.take(flat, a) + np.take(flat, b)) / 2.0)
     n = ny * nx
     return csr_matrix(
         (np.concatenate(weight), (np.concatenate(src), np.concatenate(dst))), shape=(n, n)
     )
 
 
-def distances(free: np.ndarray, sources: np.ndarray, h: float) -> Array:
-    """(ny, nx) shortest distance from the nearest of ``sources`` (bool) over the free cells."""
+def distances(free: np.ndarray, sources: np.ndarray, h: float, cost: Array | None = None) -> Array:
+    """(ny, nx) shortest distance from the nearest of ``sources`` (bool) over the free cells
+    (each step weighted by the mean ``cost`` of its two cells, when given)."""
     from scipy.sparse.csgraph import dijkstra
 
     starts = np.flatnonzero(sources)
     if starts.size == 0:
         return np.full(free.shape, np.inf)
-    d = dijkstra(grid_graph(free, h), directed=True, indices=starts, min_only=True)
+    d = dijkstra(grid_graph(free, h, cost), directed=True, indices=starts, min_only=True)
     return np.asarray(d, dtype=np.float64).reshape(free.shape)
 
 
@@ -344,7 +359,18 @@ def gradient_of(d: Array, h: float) -> Array:
     return np.stack([axis_gradient(d, h, 1), axis_gradient(d, h, 0)], axis=-1)
 
 
-def compute(world: World, goal: Goal, cell_size: float, radius: float) -> FlowField:
+def discomfort(blocked: np.ndarray, h: float, clearance: float) -> Array | None:
+    """(ny, nx) cost of crossing each cell: ``1 + DISCOMFORT`` next to a blocked cell, falling
+    linearly to 1 at ``clearance`` farther (None: no clearance, or nothing blocked)."""
+    if clearance <= 0 or not blocked.any():
+        return None
+    near = distances(np.ones_like(blocked), blocked, h)  # h for a cell next to a blocked one
+    return np.asarray(1.0 + DISCOMFORT * np.clip(1.0 - (near - h) / clearance, 0.0, 1.0))
+
+
+def compute(
+    world: World, goal: Goal, cell_size: float, radius: float, clearance: float = 0.0
+) -> FlowField:
     """The field of ``goal``: raises :class:`FlowFieldError` on a grid too large or a goal
     whose cells are all blocked."""
     why = too_many_cells(world.width, world.height, cell_size)
@@ -359,7 +385,7 @@ def compute(world: World, goal: Goal, cell_size: float, radius: float) -> FlowFi
             "use a smaller cell_size",
             "flow_goal_blocked",
         )
-    d = distances(~blocked, goal_mask, cell_size)
+    d = distances(~blocked, goal_mask, cell_size, discomfort(blocked, cell_size, clearance))
     grad = gradient_of(d, cell_size)
     lost = ~np.isfinite(d)
     if lost.any() and (~lost).any():
@@ -385,15 +411,17 @@ def geometry_key(world: World) -> tuple[Any, ...]:
     )
 
 
-def field_for(world: World, goal: Goal, cell_size: float, radius: float) -> FlowField:
+def field_for(
+    world: World, goal: Goal, cell_size: float, radius: float, clearance: float = 0.0
+) -> FlowField:
     """The field of ``goal`` on this world, computed on first use and cached."""
-    key = (goal.key(), float(cell_size), float(radius), geometry_key(world))
+    key = (goal.key(), float(cell_size), float(radius), float(clearance), geometry_key(world))
     with _lock:
         found = _cache.get(key)
         if found is not None:
             _cache.move_to_end(key)
             return found
-    made = compute(world, goal, cell_size, radius)
+    made = compute(world, goal, cell_size, radius, clearance)
     with _lock:
         _cache[key] = made
         while len(_cache) > CACHE_SIZE:

@@ -17,6 +17,7 @@ from test_equivalence import assert_same_decisions
 from behaviortk.cli import main
 from behaviortk.commands.validate import check
 from behaviortk.conditions import inside
+from behaviortk.format.errors import DefinitionError
 from behaviortk.format.loader import load, load_text
 from behaviortk.sim import Simulation
 from behaviortk.steering.flow import flow_force
@@ -277,6 +278,30 @@ def test_bad_input_is_one_located_error(
     assert main(["validate", f"{name}.json"]) == 1
     out = capsys.readouterr()
     assert "Traceback" not in out.out + out.err
+
+
+def test_a_grid_larger_than_the_memory_available_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # 40 x 30 cells of 10 over the 400 x 300 world: 1,200 cells x 600 bytes = 720,000 > 500,000
+    monkeypatch.setattr(flow_field, "available_memory", lambda: 500_000)
+    d = definition(flow_leaf([333.0, 17.0]), count=2)
+    d["world"].update(width=400, height=300)
+    with pytest.raises(DefinitionError) as err:
+        load_text(json.dumps(d))
+    (issue,) = err.value.issues
+    assert issue.pointer == "/trees/main/root/cell_size" and issue.kind == "flow_grid_too_large"
+    assert "1,200 cells" in issue.message and "GiB are available" in issue.message
+
+
+def test_a_goal_covered_after_loading_gives_no_force_and_no_traceback() -> None:
+    d = definition(flow_leaf([333.0, 17.0]), count=3)
+    sim = Simulation(load_text(json.dumps(d)), engine="batch")
+    sim.world.obstacle_pos = np.array([[333.0, 17.0]])  # dragged onto the goal in the viewer
+    sim.world.obstacle_radius = np.array([30.0])
+    sim.step()
+    assert not sim.contributions["a"][0][1].any()
+    assert (sim.decisions["a"].status[:, 0] == RUNNING).all()
 
 
 # ------------------------------------------------------------------ evacuation

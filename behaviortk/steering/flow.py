@@ -48,7 +48,8 @@ class Flow(TargetedModel):
     between the four cell centres around it: desired velocity = max_speed along
     minus the gradient (normalised), force = desired - velocity (Reynolds' seek
     form). In a goal cell the desired velocity is zero (the agent brakes) and
-    the leaf reports SUCCESS. With a `clearance`, cells near obstacles and walls cost more
+    the leaf reports SUCCESS (where no field can be made, say an obstacle dragged onto
+    the goal in the viewer, the force is zero). With a `clearance`, cells near obstacles and walls cost more
     to cross (Treuille et al.'s discomfort), so the field keeps crowds off door jambs and
     walls where there is room. An agent in a blocked cell, or one the goal cannot
     be reached from, heads for the nearest cell that can; outside the grid it
@@ -108,7 +109,10 @@ def flow_force(field: FlowField, pos: Array, vel: Array, max_speed: Array) -> Ar
 
 
 def flow(p: Flow, ctx: SteeringContext) -> Steering:
-    field = group_field(p, ctx.world, float(ctx.per_agent("radius").max()))
+    try:
+        field = group_field(p, ctx.world, float(ctx.per_agent("radius").max()))
+    except FlowFieldError:  # an obstacle dragged onto the goal in the viewer: no way to go
+        return Steering(np.zeros((ctx.n, 2)))
     return Steering(flow_force(field, ctx.pos, ctx.vel, ctx.per_agent("max_speed")))
 
 
@@ -117,8 +121,10 @@ def flow_done(p: Any, sense: Sense, group: str, memory: Any) -> np.ndarray:
     rows = sense.rows(group)
     if rows.stop <= rows.start:
         return np.zeros(0, dtype=bool)
-    radius = float(sense.agents.radius[rows].max())
-    field = group_field(p, sense.world, radius)
+    try:
+        field = group_field(p, sense.world, float(sense.agents.radius[rows].max()))
+    except FlowFieldError:
+        return np.zeros(rows.stop - rows.start, dtype=bool)
     return field.at_goal(sense.agents.pos[rows])
 
 
@@ -188,7 +194,8 @@ def definition_findings(p: Flow, definition: Any, group: Any) -> list[Definition
     try:
         field = group_field(p, world, float(group.radius))
     except FlowFieldError as exc:
-        return [(["target"], f"flow: {exc}", exc.kind)]
+        where = "cell_size" if exc.kind == "flow_grid_too_large" else "target"
+        return [([where], f"flow: {exc}", exc.kind)]
     if group.count == 0:
         return []
     j, i = spawn_cells(group, field)

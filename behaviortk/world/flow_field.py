@@ -48,6 +48,7 @@ Fields are cached by goal, cell size, radius, clearance and world geometry
 from __future__ import annotations
 
 import math
+import os
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -60,6 +61,10 @@ from behaviortk.world.state import World, Zone
 
 MAX_CELLS = 100_000_000
 """The largest grid a flow field may have (``nx * ny``)."""
+
+BYTES_PER_CELL = 600
+"""Peak memory of a field per cell: a 1,000 x 1,000 grid with a clearance (three Dijkstra runs
+over 8-connected graphs) peaked at 596 MB on the development VM (and took 7 s)."""
 
 CACHE_SIZE = 16
 """Fields kept (least recently used dropped first): goals, cell sizes and geometries."""
@@ -116,13 +121,33 @@ def grid_shape(width: float, height: float, cell_size: float) -> tuple[int, int]
     return max(1, math.ceil(height / cell_size)), max(1, math.ceil(width / cell_size))
 
 
+def available_memory() -> int:
+    """Bytes of memory available now (``MemAvailable`` of /proc/meminfo, else free pages)."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, ValueError, OSError):
+        return 1 << 62  # unknown: do not refuse
+
+
 def too_many_cells(width: float, height: float, cell_size: float) -> str:
-    """Why the grid is too large, or '' (computed without making it)."""
+    """Why the grid is too large, or '' (computed without making it): more than
+    :data:`MAX_CELLS` cells, or more memory than is available (``BYTES_PER_CELL`` each)."""
     ny, nx = grid_shape(width, height, cell_size)
+    grid = f"cell_size {cell_size:g} makes a grid of {nx:,} x {ny:,} = {nx * ny:,} cells over the {width:g} x {height:g} world"
     if nx * ny > MAX_CELLS:
+        return f"{grid}; the limit is {MAX_CELLS:,} (use a larger cell_size)"
+    need, have = nx * ny * BYTES_PER_CELL, available_memory()
+    if need > have:
         return (
-            f"cell_size {cell_size:g} makes a grid of {nx:,} x {ny:,} = {nx * ny:,} cells over the "
-            f"{width:g} x {height:g} world; the limit is {MAX_CELLS:,} (use a larger cell_size)"
+            f"{grid}, whose field needs about {need / 2**30:.1f} GiB of memory; "
+            f"{have / 2**30:.1f} GiB are available (use a larger cell_size)"
         )
     return ""
 
@@ -395,7 +420,7 @@ def compute(
     return FlowField(cell_size, d, grad, blocked, goal_mask)
 
 
-_cache: OrderedDict[tuple[Any, ...], FlowField] = OrderedDict()
+_cache: OrderedDict[tuple[Any, ...], FlowField | FlowFieldError] = OrderedDict()
 _lock = threading.Lock()
 
 
@@ -414,16 +439,25 @@ def geometry_key(world: World) -> tuple[Any, ...]:
 def field_for(
     world: World, goal: Goal, cell_size: float, radius: float, clearance: float = 0.0
 ) -> FlowField:
-    """The field of ``goal`` on this world, computed on first use and cached."""
+    """The field of ``goal`` on this world, computed on first use and cached (a field that
+    cannot be made is cached as its :class:`FlowFieldError`, raised again on every call)."""
     key = (goal.key(), float(cell_size), float(radius), float(clearance), geometry_key(world))
     with _lock:
         found = _cache.get(key)
         if found is not None:
             _cache.move_to_end(key)
+            if isinstance(found, FlowFieldError):
+                raise found
             return found
-    made = compute(world, goal, cell_size, radius, clearance)
+    made: FlowField | FlowFieldError
+    try:
+        made = compute(world, goal, cell_size, radius, clearance)
+    except FlowFieldError as exc:
+        made = exc
     with _lock:
         _cache[key] = made
         while len(_cache) > CACHE_SIZE:
             _cache.popitem(last=False)
+    if isinstance(made, FlowFieldError):
+        raise made
     return made

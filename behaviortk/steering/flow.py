@@ -16,7 +16,7 @@ import numpy as np
 from pydantic import field_validator
 
 from behaviortk.format.fields import PNonNeg, PPositive, doc
-from behaviortk.format.nodes import DefinitionFinding
+from behaviortk.format.nodes import DefinitionFinding, Target
 from behaviortk.registry import Registries
 from behaviortk.sense import Sense
 from behaviortk.steering.context import Steering, SteeringContext
@@ -59,6 +59,10 @@ class Flow(TargetedModel):
     """
 
     type: Literal["flow"] = "flow"
+    target: Target = doc(
+        "The goal: a `point` target (its cell) or a `zone` target (the cells whose centre is "
+        "inside the zone), goals that do not move, so one field serves every tick"
+    )
     cell_size: PPositive = doc(
         "Side of the grid's square cells: smaller follows the geometry more closely, costs "
         "more cells (width / cell_size x height / cell_size, at most 100,000,000)",

@@ -283,8 +283,8 @@ def test_bad_input_is_one_located_error(
 def test_a_grid_larger_than_the_memory_available_is_refused(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # 40 x 30 cells of 10 over the 400 x 300 world: 1,200 cells x 600 bytes = 720,000 > 500,000
-    monkeypatch.setattr(flow_field, "available_memory", lambda: 500_000)
+    # 40 x 30 cells of 10 over the 400 x 300 world: 1,200 cells x 300 bytes = 360,000 > 300,000
+    monkeypatch.setattr(flow_field, "available_memory", lambda: 300_000)
     d = definition(flow_leaf([333.0, 17.0]), count=2)
     d["world"].update(width=400, height=300)
     with pytest.raises(DefinitionError) as err:

@@ -62,9 +62,10 @@ from behaviortk.world.state import World, Zone
 MAX_CELLS = 100_000_000
 """The largest grid a flow field may have (``nx * ny``)."""
 
-BYTES_PER_CELL = 600
-"""Peak memory of a field per cell: a 1,000 x 1,000 grid with a clearance (three Dijkstra runs
-over 8-connected graphs) peaked at 596 MB on the development VM (and took 7 s)."""
+BYTES_PER_CELL = 300
+"""Peak memory of a field per cell, with a margin: a 1,000 x 1,000 grid with a clearance (three
+Dijkstra runs over 8-connected graphs) peaked 243 MB above the start on the development VM
+(and took 2.9 s)."""
 
 CACHE_SIZE = 16
 """Fields kept (least recently used dropped first): goals, cell sizes and geometries."""
@@ -320,33 +321,39 @@ def goal_cells(goal: Goal, shape: tuple[int, int], h: float) -> np.ndarray:
 def grid_graph(free: np.ndarray, h: float, cost: Array | None = None) -> Any:
     """The 8-connected graph of ``free`` cells (CSR, node ``j * nx + i``), edges ``h`` and
     ``h sqrt(2)`` (times the mean ``cost`` of their two cells, when given); a diagonal only
-    when both cells it passes by are free."""
+    when both cells it passes by are free.
+
+    Built row by row without sorting: each cell's (up to 8) neighbours in a fixed order,
+    so the CSR arrays come straight from a ``(cells, 8)`` table (no COO sort: a 1,000 x
+    1,000 grid in a fraction of the time)."""
     from scipy.sparse import csr_matrix
 
     ny, nx = free.shape
-    index = np.arange(ny * nx, dtype=np.int64).reshape(ny, nx)
-    src, dst, weight = [], [], []
-    for di, dj, steps in NEIGHBOURS:
-        # the cells (j, i) whose neighbour (j + dj, i + di) is inside the grid
-        ok = free[max(0, -dj) : ny - max(0, dj), max(0, -di) : nx - max(0, di)]
-        there = free[max(0, dj) : ny + min(0, dj), max(0, di) : nx + min(0, di)]
-        ok = ok & there
-        if di and dj:  # no corner cutting: both orthogonal cells must be free too
-            ok = ok & free[max(0, -dj) : ny - max(0, dj), max(0, di) : nx + min(0, di)]
-            ok = ok & free[max(0, dj) : ny + min(0, dj), max(0, -di) : nx - max(0, di)]
-        a = index[max(0, -dj) : ny - max(0, dj), max(0, -di) : nx - max(0, di)][ok]
-        b = a + dj * nx + di
-        src.append(a)
-        dst.append(b)
-        if cost is None:
-            weight.append(np.full(a.size, steps * h))
-        else:
-            flat = cost.ravel()
-            weight.append(steps * h * (np.take(flat, a) + np.take(flat, b)) / 2.0)
     n = ny * nx
-    return csr_matrix(
-        (np.concatenate(weight), (np.concatenate(src), np.concatenate(dst))), shape=(n, n)
-    )
+    index = np.arange(n, dtype=np.int32).reshape(ny, nx)
+    target = np.full((ny, nx, len(NEIGHBOURS)), -1, dtype=np.int32)
+    weight = np.zeros((ny, nx, len(NEIGHBOURS)))
+    flat = None if cost is None else cost.ravel()
+    for k, (di, dj, steps) in enumerate(NEIGHBOURS):
+        # the cells (j, i) whose neighbour (j + dj, i + di) is inside the grid
+        rows = slice(max(0, -dj), ny - max(0, dj))
+        cols = slice(max(0, -di), nx - max(0, di))
+        rows_there = slice(max(0, dj), ny + min(0, dj))
+        cols_there = slice(max(0, di), nx + min(0, di))
+        ok = free[rows, cols] & free[rows_there, cols_there]
+        if di and dj:  # no corner cutting: both orthogonal cells must be free too
+            ok &= free[rows, cols_there] & free[rows_there, cols]
+        there = index[rows_there, cols_there]
+        target[rows, cols, k] = np.where(ok, there, -1)
+        if flat is None:
+            weight[rows, cols, k] = steps * h
+        else:
+            here = index[rows, cols]
+            weight[rows, cols, k] = steps * h * (flat[here] + flat[there]) / 2.0
+    edge = target >= 0
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(edge.reshape(n, -1).sum(axis=1), out=indptr[1:])
+    return csr_matrix((weight[edge], target[edge], indptr), shape=(n, n))
 
 
 def distances(free: np.ndarray, sources: np.ndarray, h: float, cost: Array | None = None) -> Array:

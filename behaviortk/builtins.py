@@ -10,7 +10,7 @@ from __future__ import annotations
 from behaviortk import actions, conditions, derived_targets, memory, metrics, target_kinds
 from behaviortk.format.tree import COMPOSITES, DECORATORS
 from behaviortk.registry import Registries
-from behaviortk.steering import combiners, predictors, primitives
+from behaviortk.steering import combiners, flow, predictors, primitives
 
 
 def register(registries: Registries) -> None:
@@ -20,6 +20,7 @@ def register(registries: Registries) -> None:
         registries.decorators.register(decorator)
     for module in (
         primitives,
+        flow,
         combiners,
         conditions,
         actions,

@@ -51,6 +51,11 @@ PYDANTIC_ONLY = {
     "remember_into_bool_key",
     "remember_without_point_keys",
     "recall_undeclared_key",
+    "flow_too_many_cells",
+    "flow_goal_in_obstacle",
+    "flow_unreachable_goal",
+    "flow_spawn_enclosed",
+    "flow_moving_target",
 }
 
 

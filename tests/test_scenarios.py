@@ -22,6 +22,7 @@ import pytest
 
 from behaviortk import load, load_text
 from behaviortk.cli import main
+from behaviortk.engines.names import AUTO_BATCH_AGENTS
 from behaviortk.format.loader import Scenario
 from behaviortk.sim import Simulation
 from behaviortk.vec import Array, length
@@ -63,8 +64,11 @@ class Run:
 
 
 def record(scenario: Scenario, *, seed: int | None = None, ticks: int = TICKS) -> Run:
-    """Run ``ticks`` ticks on the py_trees engine, keeping positions, velocities and forces."""
-    sim = Simulation(scenario, engine="py_trees", seed=seed)
+    """Run ``ticks`` ticks on the py_trees engine (a crowd of ``AUTO_BATCH_AGENTS`` or more,
+    evacuation's 3,000, on the batch engine, which test_equivalence proves identical),
+    keeping positions, velocities and forces."""
+    crowd = sum(g.count for g in scenario.definition.groups) >= AUTO_BATCH_AGENTS
+    sim = Simulation(scenario, engine="batch" if crowd else "py_trees", seed=seed)
     pos, vel = [sim.agents.pos.copy()], [sim.agents.vel.copy()]
     forces: list[dict[str, dict[int, tuple[Array, Array]]]] = []
     for _ in range(ticks):

@@ -23,6 +23,9 @@ from behaviortk import registry
 from behaviortk.format.checks import check_model
 from behaviortk.format.fields import Model, ParamValue, doc
 
+DefinitionFinding = tuple[list[str | int], str, str]
+"""(path inside a node, message, kind) of :meth:`NodeModel.definition_findings`."""
+
 SLOT_KEY = "x-behaviortk-slot"
 """Placeholder key in generated JSON Schema, replaced by a ``$ref`` to the slot's union."""
 
@@ -37,6 +40,12 @@ class NodeModel(Model):
     @property
     def trace_name(self) -> str:
         return self.name or str(getattr(self, "type", type(self).__name__))
+
+    def definition_findings(self, definition: Any, group: Any) -> list[DefinitionFinding]:
+        """Mistakes only the whole definition shows (its world's geometry, the group's spawn),
+        as (path inside this node, message, kind); the loader locates them. A flow field's
+        goal inside an obstacle or out of reach is one. None by default."""
+        return []
 
 
 class Subtree(NodeModel):

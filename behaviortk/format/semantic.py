@@ -264,6 +264,14 @@ def check(
                     kind,
                 )
             )
+        for path, message, kind in _definition_findings(node, definition, group):
+            out.append(
+                (
+                    _origin(expanded, pointer_of(path), origins),
+                    f"group {group.name!r}: {message}",
+                    kind,
+                )
+            )
         result.trees[group.name] = node
         result.blackboards[group.name] = declared
     out.extend(_check_findings(definition, result.trees, known))
@@ -318,6 +326,26 @@ def _node_names(root: BaseModel) -> list[tuple[Path, str]]:
                 elif kids is not None:
                     stack.append(([*path, key], kids))
     return found
+
+
+def _definition_findings(
+    root: BaseModel, definition: Definition, group: Any
+) -> list[tuple[Path, str, str]]:
+    """What each node of an expanded tree finds wrong with it in this definition and group
+    (``NodeModel.definition_findings``: world geometry, spawn areas), with the node's path."""
+    out: list[tuple[Path, str, str]] = []
+    stack: list[tuple[Path, Any]] = [([], root)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, NodeModel):
+            for sub, message, kind in value.definition_findings(definition, group):
+                out.append(([*path, *sub], message, kind))
+        if isinstance(value, BaseModel):
+            for fname, info in reversed(type(value).model_fields.items()):
+                stack.append(([*path, info.alias or fname], getattr(value, fname)))
+        elif isinstance(value, list | tuple):
+            stack.extend(reversed([([*path, i], v) for i, v in enumerate(value)]))
+    return out
 
 
 def _param_findings(

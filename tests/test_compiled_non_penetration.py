@@ -23,6 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from behaviortk.compiled import choice
+from behaviortk.compiled import non_penetration as knp
 from behaviortk.format.loader import load_text
 from behaviortk.sim import Simulation
 from behaviortk.world.build import wall_geometry
@@ -52,6 +53,7 @@ def both(
     NonPenetration.apply(twin, world, other, before, fixed)
     NonPenetration.apply(constraint, world, agents, before, fixed)
     assert np.abs(other.pos - agents.pos).max(initial=0.0) <= TOLERANCE
+    assert np.array_equal(other.pos, agents.pos)  # in fact the same bits: the same order of sums
     assert (twin.builds, twin.last_passes) == (constraint.builds, constraint.last_passes)
     return twin
 
@@ -94,8 +96,13 @@ class _Wall:
     n=st.integers(2, 80),
     edges=st.sampled_from(["wrap", "contain"]),
     passes=st.integers(1, 30),
+    pick_below=st.sampled_from([0.0, knp.PICK_BELOW, 3.0]),
 )
-def test_random_packed_scenes_agree_with_numpy(seed: int, n: int, edges: str, passes: int) -> None:
+def test_random_packed_scenes_agree_with_numpy(
+    seed: int, n: int, edges: str, passes: int, pick_below: float
+) -> None:
+    """``pick_below`` 0: later passes scan the whole list; 3: they always pick the pairs of
+    the agents just moved through the per-agent index (and sort them): the same bits."""
     found, _ = choice.load()
     rng = np.random.default_rng(seed)
     w = World(width=60.0, height=60.0, edges=edges)
@@ -110,7 +117,12 @@ def test_random_packed_scenes_agree_with_numpy(seed: int, n: int, edges: str, pa
     ag = make_agents(pos, radius=rng.uniform(2.0, 6.0, n), mass=rng.uniform(0.5, 2.0, n))
     fixed = rng.random(n) < 0.1
     constraint = NonPenetration(passes, skin_radii=rng.choice([0.5, 3.0]))
-    for _ in range(3):  # successive ticks: lists kept, then stale
-        before = ag.pos.copy()
-        ag.pos = np.clip(before + rng.normal(0.0, 3.0, (n, 2)), 0.0, 59.999)  # some cross a wall
-        both(constraint, found, w, ag, before, fixed)
+    shipped = knp.PICK_BELOW
+    knp.PICK_BELOW = pick_below
+    try:
+        for _ in range(3):  # successive ticks: lists kept, then stale
+            before = ag.pos.copy()
+            ag.pos = np.clip(before + rng.normal(0.0, 3.0, (n, 2)), 0.0, 59.999)  # some cross
+            both(constraint, found, w, ag, before, fixed)  # a wall
+    finally:
+        knp.PICK_BELOW = shipped

@@ -174,31 +174,10 @@ class Kernels:
         (``compiled/non_penetration.py``): ``(passes run, rebuild)``; ``x``, ``y``,
         ``touched`` changed in place. ``scratch`` (the caller's, kept between ticks)
         holds the kernel's work arrays, grown when too small."""
-        i, j, contact, share = (np.ascontiguousarray(v) for v in pairs)
-        ao, oo, aw, ww = (np.ascontiguousarray(v) for v in (*obstacles, *walls))
-        n = int(x.shape[0])
-        longest = max(int(i.shape[0]), int(obstacles[0].shape[0]), int(walls[0].shape[0]), 1)
-        if scratch.get("acc", np.zeros((2, 0))).shape[1] != n:
-            scratch["acc"] = np.zeros((2, n))
-            scratch["marks"] = np.zeros((3, n), dtype=np.bool_)
-            scratch["lists"] = np.empty((3, n), dtype=np.int64)
-        if scratch.get("who", np.zeros(0)).shape[0] < longest:
-            scratch["who"] = np.empty(2 * longest, dtype=np.int64)
-            scratch["moves"] = np.empty((2, 2 * longest))
-        ran, rebuild = knp.relax(
-            x, y, old_x, old_y, np.ascontiguousarray(radius, dtype=np.float64),
-            i, j, contact, share, ao, oo, aw, ww,
-            np.ascontiguousarray(world.obstacle_pos, dtype=np.float64).reshape(-1, 2),
-            np.ascontiguousarray(world.obstacle_radius, dtype=np.float64).reshape(-1),
-            np.ascontiguousarray(world.wall_a, dtype=np.float64).reshape(-1, 2),
-            np.ascontiguousarray(world.wall_b, dtype=np.float64).reshape(-1, 2),
-            np.ascontiguousarray(world.wall_normal, dtype=np.float64).reshape(-1, 2),
-            float(world.width), float(world.height), world.edges == "wrap",
-            anchor_x, anchor_y, float(skin), int(passes), float(over_relaxation),
-            float(margin), touched, scratch["acc"], scratch["marks"], scratch["lists"],
-            scratch["who"], scratch["moves"],
+        return knp.run(
+            world, radius, x, y, old_x, old_y, pairs, obstacles, walls, anchor_x, anchor_y,
+            skin, passes, over_relaxation, margin, touched, scratch,
         )  # fmt: skip
-        return int(ran), bool(rebuild)
 
     @staticmethod
     def close_pairs(
@@ -286,16 +265,7 @@ class Kernels:
             i64, i64, pos, vel, f, yes, pos, np.zeros(n, np.int64), 1.0, True, 1.0, out
         )
         kf.containment(i64, pos, vel, np.zeros(2), np.ones(2), 1.0, 1.0, 1.0, out)
-        x, y, touched = pos[:, 0].copy(), pos[:, 1].copy(), np.zeros(n, dtype=np.bool_)
-        knp.relax(
-            x, y, x.copy(), y.copy(), f, i64[:2], i64[1:3], f[:2], f[:2] * 0.5, i64[:1],
-            i64[:1], i64[:1], i64[:1], obstacles, radii, obstacles, obstacles * 2.0, obstacles,
-            10.0, 10.0, True, x.copy(), y.copy(), 3.0, 3, 1.6, 0.02, touched, np.zeros((2, n)),
-            np.zeros((3, n), dtype=np.bool_), np.empty((3, n), dtype=np.int64), i64.copy(),
-            np.empty((2, n)),
-        )  # fmt: skip
-        knp.close_pairs(x, y, f, 1.0, 10.0, 10.0, True, 3, 3)
-        knp.moved_too_far(x, y, x, y, 10.0, 10.0, True, 1.0)
+        knp.warm()
         forces = np.ones((2, n, 2))
         kf.blend(forces, i64, f, 1.0, out)
         kf.prioritized_sum(forces, i64, f, 1.0, out)

@@ -13,16 +13,80 @@ when nothing moved, after ``passes``, or when a push took an agent half the
 skin from where the lists were built: then it returns and the caller builds
 the lists again (NumPy code) and calls it for the passes left, measuring
 everything.
+
+Where the time goes, and how it is kept down (evade_or_flock at 50,000 agents:
+some 110,000 candidate pairs, a third of them pushed in the first pass, a
+thirtieth in the third, a handful after the fifth): a pass first finds the
+pairs closer than their trigger, compacting their indices and offsets without
+a branch, then pushes only those. A later pass that has few agents to
+re-measure picks their pairs through a per-agent index of the list
+(:func:`pairs_by_agent`, made once per list) and sorts them into list order,
+instead of scanning the whole list; with many it measures the whole list (a
+pair of two agents that did not move cannot have come closer, so it is not
+pushed either way).
 """
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
 from behaviortk.compiled.jit import inline, kernel
 from behaviortk.compiled.vec import EPS, shortest
+
+#: A pass after the first picks the pairs of the agents just moved through the per-agent
+#: index when they are fewer than this fraction of the list (and sorts them into list
+#: order); more, and scanning the list for them is cheaper. In evade_or_flock at 50,000
+#: agents the second and third passes scan, the later ones (a few hundred agents) pick.
+PICK_BELOW = 0.25
+
+
+def run(
+    world: Any, radius: np.ndarray, x: np.ndarray, y: np.ndarray, old_x: np.ndarray,
+    old_y: np.ndarray, pairs: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    obstacles: tuple[np.ndarray, np.ndarray], walls: tuple[np.ndarray, np.ndarray],
+    anchor_x: np.ndarray, anchor_y: np.ndarray, skin: float, passes: int,
+    over_relaxation: float, margin: float, touched: np.ndarray, scratch: dict[str, Any],
+) -> tuple[int, bool]:  # fmt: skip
+    """:func:`relax` on a world's arrays: ``(passes run, rebuild)``. ``scratch`` (the
+    caller's, kept between ticks) holds the work arrays, grown when too small, and the
+    per-agent index of the pairs, made again when the list changes."""
+    i, j, contact, share = (np.ascontiguousarray(v) for v in pairs)
+    ao, oo, aw, ww = (np.ascontiguousarray(v) for v in (*obstacles, *walls))
+    n = int(x.shape[0])
+    npairs = int(i.shape[0])
+    longest = max(npairs, int(ao.shape[0]), int(aw.shape[0]), 1)
+    if scratch.get("acc", np.zeros((2, 0))).shape[1] != n:
+        scratch["acc"] = np.zeros((2, n))
+        scratch["marks"] = np.zeros((3, n), dtype=np.bool_)
+        scratch["lists"] = np.empty((3, n), dtype=np.int64)
+    if scratch.get("who", np.zeros(0)).shape[0] < longest:
+        scratch["who"] = np.empty(2 * longest, dtype=np.int64)
+        scratch["moves"] = np.empty((2, 2 * longest))
+        scratch["picks"] = np.empty(2 * longest + 1, dtype=np.int64)
+        scratch["hits"] = np.empty((2, 2 * longest + 1))
+        scratch["chosen"] = np.zeros(2 * longest, dtype=np.bool_)
+    if scratch.get("indexed") is not pairs[0] or scratch["index"][0].shape[0] != n + 1:
+        scratch["index"] = pairs_by_agent(i, j, n)
+        scratch["indexed"] = pairs[0]
+    upper, lower, lower_pairs = scratch["index"]
+    ran, rebuild = relax(
+        x, y, old_x, old_y, np.ascontiguousarray(radius, dtype=np.float64),
+        i, j, contact, share, upper, lower, lower_pairs, ao, oo, aw, ww,
+        np.ascontiguousarray(world.obstacle_pos, dtype=np.float64).reshape(-1, 2),
+        np.ascontiguousarray(world.obstacle_radius, dtype=np.float64).reshape(-1),
+        np.ascontiguousarray(world.wall_a, dtype=np.float64).reshape(-1, 2),
+        np.ascontiguousarray(world.wall_b, dtype=np.float64).reshape(-1, 2),
+        np.ascontiguousarray(world.wall_normal, dtype=np.float64).reshape(-1, 2),
+        float(world.width), float(world.height), world.edges == "wrap",
+        anchor_x, anchor_y, float(skin), int(passes), float(over_relaxation),
+        float(margin), float(PICK_BELOW), touched, scratch["acc"], scratch["marks"],
+        scratch["lists"], scratch["who"], scratch["moves"], scratch["picks"], scratch["hits"],
+        scratch["chosen"],
+    )  # fmt: skip
+    return int(ran), bool(rebuild)
 
 
 @inline
@@ -41,6 +105,9 @@ def relax(
     pj: np.ndarray,
     contact: np.ndarray,
     share: np.ndarray,
+    upper: np.ndarray,
+    lower: np.ndarray,
+    lower_pairs: np.ndarray,
     ao: np.ndarray,
     oo: np.ndarray,
     aw: np.ndarray,
@@ -59,25 +126,35 @@ def relax(
     passes: int,
     over_relaxation: float,
     margin: float,
+    pick_below: float,
     touched: np.ndarray,
     acc: np.ndarray,
     marks: np.ndarray,
     lists: np.ndarray,
     who: np.ndarray,
     moves: np.ndarray,
+    picks: np.ndarray,
+    hits: np.ndarray,
+    chosen: np.ndarray,
 ) -> tuple[int, bool]:
     """Up to ``passes`` passes moving ``x``/``y`` in place, marking moved rows in ``touched``.
 
-    Returns ``(passes run, whether the lists must be built again)``. Scratch kept by
-    the caller between ticks (allocating it every tick costs more than the passes):
-    ``acc`` (2, n) zeros, ``marks`` (3, n) False, both left so; ``lists`` (3, n) int;
-    ``who`` and ``moves`` (2, ...) as long as the longest candidate list.
+    Returns ``(passes run, whether the lists must be built again)``. ``upper``,
+    ``lower`` and ``lower_pairs`` index the pairs by agent (:func:`pairs_by_agent`).
+    A pass after the first picks the pairs of the agents the previous pass moved
+    through that index (then sorts them into list order) when they are fewer than
+    ``pick_below`` of the list; otherwise it scans the list for them. Scratch kept
+    by the caller between ticks (allocating it every tick costs more than the
+    passes): ``acc`` (2, n) zeros, ``marks`` (3, n) False, both left so; ``lists``
+    (3, n) int; ``who`` and ``moves`` (2, ...) as long as the longest candidate
+    list; ``picks`` (pairs + 1,) int, ``hits`` (2, pairs + 1) and ``chosen`` (pairs,) False, left so.
     """
     bounded = not wrap
     acc_x, acc_y = acc[0], acc[1]
     now, dirty, staged = marks[0], marks[1], marks[2]  # moved: this pass, the last one; staged
     rows, dirty_rows, stage_rows = lists[0], lists[1], lists[2]
     mx, my = moves[0], moves[1]
+    hit_k, hit_x, hit_y = picks, hits[0], hits[1]
     n_dirty = 0
     everything = True
     npairs = pi.shape[0]
@@ -89,19 +166,52 @@ def relax(
         ran += 1
         count = 0
         # ------------------------------------------------------------ pairs
-        seen = 0
-        nj = 0
-        for k in range(npairs):
+        # which pairs to measure: all (first pass), those of the agents just moved
+        # picked through the index (few), or the list scanned for them (many)
+        scan = npairs
+        picked = False
+        if not everything:
+            owned = 0
+            for m in range(n_dirty):
+                r = dirty_rows[m]
+                owned += upper[r + 1] - upper[r] + lower[r + 1] - lower[r]
+            if owned < pick_below * npairs:
+                picked = True
+                scan = 0
+                for m in range(n_dirty):
+                    r = dirty_rows[m]
+                    for k in range(upper[r], upper[r + 1]):
+                        if not chosen[k]:
+                            chosen[k] = True
+                            hit_k[scan] = k
+                            scan += 1
+                    for h in range(lower[r], lower[r + 1]):
+                        k = lower_pairs[h]
+                        if not chosen[k]:
+                            chosen[k] = True
+                            hit_k[scan] = k
+                            scan += 1
+                hit_k[:scan].sort()  # list order: the moves add up in the reference's order
+                for h in range(scan):
+                    chosen[hit_k[h]] = False
+        # the pairs closer than their trigger, in list order (compacted without a branch)
+        nh = 0
+        for q in range(scan):
+            k = hit_k[q] if picked else q
             a, b = pi[k], pj[k]
-            if not everything and not (dirty[a] or dirty[b]):
-                continue
             dx = shortest(x[b] - x[a], width, wrap)
             dy = shortest(y[b] - y[a], height, wrap)
             d2 = dx * dx + dy * dy
             trigger = contact[k] * trigger_factor
-            if not d2 < trigger * trigger:
-                continue
-            dist = math.sqrt(d2)
+            hit_k[nh] = k  # nh <= q: the picks not yet read are not overwritten
+            hit_x[nh], hit_y[nh] = dx, dy
+            nh += 1 if d2 < trigger * trigger else 0
+        nj = 0
+        for h in range(nh):
+            k = hit_k[h]
+            a, b = pi[k], pj[k]
+            dx, dy = hit_x[h], hit_y[h]
+            dist = math.sqrt(dx * dx + dy * dy)
             if dist > EPS:
                 inv = 1.0 / dist
                 ux, uy = dx * inv, dy * inv
@@ -112,18 +222,33 @@ def relax(
                 ux, uy = math.cos(angle) * sign, math.sin(angle) * sign
             push = contact[k] * (1.0 + margin) - dist
             push *= over_relaxation
-            si = push * share[k]
-            if share[k] > 0.0:  # i sides now, in list order; j sides after (np.bincount's order)
-                seen, count = _one(a, -ux * si, -uy * si, acc_x, acc_y, staged, stage_rows,
-                                   seen, now, rows, count)  # fmt: skip
-            if share[k] < 1.0:
+            part = share[k]
+            si = push * part
+            if part > 0.0:  # i sides now, in list order; j sides after (np.bincount's order)
+                acc_x[a] += -ux * si
+                acc_y[a] += -uy * si
+                if not now[a]:
+                    now[a] = True
+                    rows[count] = a
+                    count += 1
+            if part < 1.0:
                 sj = push - si
                 who[nj], mx[nj], my[nj] = b, ux * sj, uy * sj
                 nj += 1
         for h in range(nj):
-            seen, count = _one(who[h], mx[h], my[h], acc_x, acc_y, staged, stage_rows, seen,
-                               now, rows, count)  # fmt: skip
-        _apply(stage_rows, seen, acc_x, acc_y, staged, x, y)
+            b = who[h]
+            acc_x[b] += mx[h]
+            acc_y[b] += my[h]
+            if not now[b]:
+                now[b] = True
+                rows[count] = b
+                count += 1
+        for m in range(count):
+            r = rows[m]
+            x[r] += acc_x[r]
+            y[r] += acc_y[r]
+            acc_x[r] = 0.0
+            acc_y[r] = 0.0
         # -------------------------------------------------------- obstacles
         nh = 0
         for k in range(ao.shape[0]):
@@ -364,6 +489,29 @@ def close_pairs(
 
 
 @kernel
+def pairs_by_agent(
+    pi: np.ndarray, pj: np.ndarray, n: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pairs of each agent: ``(upper, lower, lower_pairs)``. Agent ``r``'s pairs
+    ``(r, j)`` are ``upper[r]:upper[r + 1]`` (the list is sorted by ``i``); its pairs
+    ``(i, r)`` are ``lower_pairs[lower[r]:lower[r + 1]]``, in list order."""
+    upper = np.zeros(n + 1, dtype=np.int64)
+    lower = np.zeros(n + 1, dtype=np.int64)
+    for k in range(pi.shape[0]):
+        upper[pi[k] + 1] += 1
+        lower[pj[k] + 1] += 1
+    for r in range(n):
+        upper[r + 1] += upper[r]
+        lower[r + 1] += lower[r]
+    fill = lower[:-1].copy()
+    lower_pairs = np.empty(pj.shape[0], dtype=np.int64)
+    for k in range(pj.shape[0]):
+        lower_pairs[fill[pj[k]]] = k
+        fill[pj[k]] += 1
+    return upper, lower, lower_pairs
+
+
+@kernel
 def moved_too_far(
     x: np.ndarray,
     y: np.ndarray,
@@ -384,3 +532,27 @@ def moved_too_far(
         if dx >= limit * limit:
             return True
     return False
+
+
+def warm() -> None:
+    """Compile (or load from the cache) this module's kernels on tiny inputs of the real types."""
+    n = 4
+    x, y = np.array([1.0, 2.0, 3.0, 1.5]), np.array([1.0, 1.5, 2.0, 3.0])
+    f, i64 = np.ones(n), np.arange(n, dtype=np.int64)
+    touched = np.zeros(n, dtype=np.bool_)
+    pairs = (i64[:2], i64[1:3], f[:2], f[:2] * 0.5)
+    world = _Warm()
+    run(
+        world, f, x, y, x.copy(), y.copy(), pairs, (i64[:1], i64[:1]), (i64[:1], i64[:1]),
+        x.copy(), y.copy(), 3.0, 3, 1.6, 0.02, touched, {},
+    )  # fmt: skip
+    close_pairs(x, y, f, 1.0, 10.0, 10.0, True, 3, 3)
+    moved_too_far(x, y, x, y, 10.0, 10.0, True, 1.0)
+
+
+class _Warm:
+    """A world of the types :func:`run` reads: one obstacle and one wall."""
+
+    width, height, edges = 10.0, 10.0, "wrap"
+    obstacle_pos, obstacle_radius = np.ones((1, 2)), np.ones(1)
+    wall_a, wall_b, wall_normal = np.ones((1, 2)), np.full((1, 2), 2.0), np.ones((1, 2))

@@ -20,7 +20,6 @@ from behaviortk.compiled.act import act
 from behaviortk.compiled.order import cell_order
 from behaviortk.sense import FOV_COS_TOLERANCE, Neighbours, TargetFacts
 from behaviortk.vec import Array
-from behaviortk.world.grid import grid_shape
 from behaviortk.world.spatial import SMALL_SIDE, padded
 from behaviortk.world.state import World
 
@@ -180,27 +179,20 @@ class Kernels:
         )  # fmt: skip
 
     @staticmethod
-    def close_pairs(
-        world: World, x: Array, y: Array, radius: Array, reach: float
-    ) -> tuple[np.ndarray, np.ndarray] | None:
-        """``world.overlap.close_pairs`` at ``(x, y)``, sorted by ``(i, j)``; None where its grid
-        does not fit (fewer than 3 cells across a wrapped world: NumPy)."""
-        n = int(x.shape[0])
-        if n < 2:
-            return None
-        search = 2.0 * float(radius.max()) + float(reach)
-        if not search > 0.0:
-            return None
-        nx, ny = grid_shape(float(world.width), float(world.height), search, n)
-        wrap = world.edges == "wrap"
-        if wrap and min(nx, ny) < 3:
-            return None
-        x = np.ascontiguousarray(x, dtype=np.float64)
-        y = np.ascontiguousarray(y, dtype=np.float64)
-        r = np.ascontiguousarray(radius, dtype=np.float64)
-        w, h = float(world.width), float(world.height)
-        i, j = knp.close_pairs(x, y, r, float(reach), w, h, wrap, nx, ny)
-        return i, j
+    def candidates(
+        world: World, x: Array, y: Array, radius: Array, reach: float, inv_mass: Array
+    ) -> tuple[np.ndarray, np.ndarray, Array, Array] | None:
+        """Non-penetration's candidate pairs and their constants, sorted by ``(i, j)``
+        (``compiled/non_penetration.candidates``); None where its grid does not fit."""
+        return knp.candidates(world, x, y, radius, reach, inv_mass)
+
+    @staticmethod
+    def settled(world: World, x: Array, y: Array, moved: np.ndarray) -> Array:
+        """The positions ``(x, y)`` as an (N, 2) array, the ``moved`` rows folded back into
+        a wrapped world (``NonPenetration.apply``'s last step)."""
+        return knp.settled(
+            x, y, moved, float(world.width), float(world.height), world.edges == "wrap"
+        )
 
     @staticmethod
     def moved_too_far(

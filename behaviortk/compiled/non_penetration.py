@@ -20,8 +20,8 @@ thirtieth in the third, a handful after the fifth): a pass first finds the
 pairs closer than their trigger, compacting their indices and offsets without
 a branch, then pushes only those. A later pass that has few agents to
 re-measure picks their pairs through a per-agent index of the list
-(:func:`pairs_by_agent`, made once per list) and sorts them into list order,
-instead of scanning the whole list; with many it measures the whole list (a
+(:func:`pairs_by_agent`, made once per list) and marks them, then reads the
+marks back in list order, 8 at a time, instead of scanning the whole list; with many it measures the whole list (a
 pair of two agents that did not move cannot have come closer, so it is not
 pushed either way).
 """
@@ -40,7 +40,7 @@ from behaviortk.compiled.vec import EPS, shortest
 #: index when they are fewer than this fraction of the list (and sorts them into list
 #: order); more, and scanning the list for them is cheaper. In evade_or_flock at 50,000
 #: agents the second and third passes scan, the later ones (a few hundred agents) pick.
-PICK_BELOW = 0.25
+PICK_BELOW = 0.5
 
 
 def run(
@@ -67,7 +67,7 @@ def run(
         scratch["moves"] = np.empty((2, 2 * longest))
         scratch["picks"] = np.empty(2 * longest + 1, dtype=np.int64)
         scratch["hits"] = np.empty((2, 2 * longest + 1))
-        scratch["chosen"] = np.zeros(2 * longest, dtype=np.bool_)
+        scratch["chosen"] = np.zeros(16 * (longest // 8 + 1), dtype=np.uint8)
     if scratch.get("indexed") is not pairs[0] or scratch["index"][0].shape[0] != n + 1:
         scratch["index"] = pairs_by_agent(i, j, n)
         scratch["indexed"] = pairs[0]
@@ -84,7 +84,7 @@ def run(
         anchor_x, anchor_y, float(skin), int(passes), float(over_relaxation),
         float(margin), float(PICK_BELOW), touched, scratch["acc"], scratch["marks"],
         scratch["lists"], scratch["who"], scratch["moves"], scratch["picks"], scratch["hits"],
-        scratch["chosen"],
+        scratch["chosen"], scratch["chosen"].view(np.uint64),
     )  # fmt: skip
     return int(ran), bool(rebuild)
 
@@ -136,18 +136,20 @@ def relax(
     picks: np.ndarray,
     hits: np.ndarray,
     chosen: np.ndarray,
+    chosen_words: np.ndarray,
 ) -> tuple[int, bool]:
     """Up to ``passes`` passes moving ``x``/``y`` in place, marking moved rows in ``touched``.
 
     Returns ``(passes run, whether the lists must be built again)``. ``upper``,
     ``lower`` and ``lower_pairs`` index the pairs by agent (:func:`pairs_by_agent`).
     A pass after the first picks the pairs of the agents the previous pass moved
-    through that index (then sorts them into list order) when they are fewer than
+    through that index (marks, read back in list order) when they are fewer than
     ``pick_below`` of the list; otherwise it scans the list for them. Scratch kept
     by the caller between ticks (allocating it every tick costs more than the
     passes): ``acc`` (2, n) zeros, ``marks`` (3, n) False, both left so; ``lists``
     (3, n) int; ``who`` and ``moves`` (2, ...) as long as the longest candidate
-    list; ``picks`` (pairs + 1,) int, ``hits`` (2, pairs + 1) and ``chosen`` (pairs,) False, left so.
+    list; ``picks`` (pairs + 1,) int, ``hits`` (2, pairs + 1) and ``chosen`` (pairs rounded up to 8,)
+    uint8 zeros, left so, with ``chosen_words`` the same memory as uint64.
     """
     bounded = not wrap
     acc_x, acc_y = acc[0], acc[1]
@@ -177,23 +179,21 @@ def relax(
                 owned += upper[r + 1] - upper[r] + lower[r + 1] - lower[r]
             if owned < pick_below * npairs:
                 picked = True
-                scan = 0
                 for m in range(n_dirty):
                     r = dirty_rows[m]
                     for k in range(upper[r], upper[r + 1]):
-                        if not chosen[k]:
-                            chosen[k] = True
-                            hit_k[scan] = k
-                            scan += 1
+                        chosen[k] = 1
                     for h in range(lower[r], lower[r + 1]):
-                        k = lower_pairs[h]
-                        if not chosen[k]:
-                            chosen[k] = True
+                        chosen[lower_pairs[h]] = 1
+                scan = 0  # in list order, so the moves add up in the reference's order:
+                for w in range(chosen_words.shape[0]):  # the marks read 8 at a time
+                    if chosen_words[w] == 0:
+                        continue
+                    for k in range(8 * w, 8 * w + 8):
+                        if chosen[k]:
+                            chosen[k] = 0
                             hit_k[scan] = k
                             scan += 1
-                hit_k[:scan].sort()  # list order: the moves add up in the reference's order
-                for h in range(scan):
-                    chosen[hit_k[h]] = False
         # the pairs closer than their trigger, in list order (compacted without a branch)
         nh = 0
         for q in range(scan):
@@ -391,8 +391,11 @@ def _apply(
 
 @inline
 def _exact_short(d: float, size: float, wrap: bool) -> float:
-    """``world.spatial.displacement``'s ``d - size * round(d / size)`` (a division)."""
+    """``world.spatial.displacement``'s ``d - size * round(d / size)``: the same bits
+    (but for the sign of a zero), without its division where ``|d| < size / 2``."""
     if not wrap:
+        return d
+    if abs(d) < 0.5 * size:
         return d
     return d - size * np.rint(d / size)
 
@@ -408,10 +411,13 @@ def close_pairs(
     wrap: bool,
     nx: int,
     ny: int,
-) -> tuple[np.ndarray, np.ndarray]:
+    inv_mass: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``world.overlap.close_pairs``: pairs ``i < j`` closer than ``r_i + r_j + reach``
     (minimum image), sorted by ``(i, j)``, from a grid of ``nx`` x ``ny`` cells at least
-    as wide as the search (``2 max r + reach``); on wrapped worlds ``nx, ny >= 3``.
+    as wide as the search (``2 max r + reach``); on wrapped worlds ``nx, ny >= 3``. With
+    their constants as ``world.non_penetration.pair_constants`` gives them: ``(i, j,
+    contact, share)`` of the pairs that can move (``inv_mass`` not 0 on both).
 
     A position outside the world (pushed past an edge between passes) is binned in
     the cell it wraps into, or the nearest edge cell of a bounded world.
@@ -419,6 +425,8 @@ def close_pairs(
     n = x.shape[0]
     cw, ch = width / nx, height / ny
     cell = np.empty(n, dtype=np.int64)
+    cell_x = np.empty(n, dtype=np.int64)
+    cell_y = np.empty(n, dtype=np.int64)
     start = np.zeros(nx * ny + 1, dtype=np.int64)
     for p in range(n):
         px, py = x[p], y[p]
@@ -427,6 +435,7 @@ def close_pairs(
             py -= height * math.floor(py / height)
         cx = min(max(int(px / cw), 0), nx - 1)
         cy = min(max(int(py / ch), 0), ny - 1)
+        cell_x[p], cell_y[p] = cx, cy
         cell[p] = cy * nx + cx
         start[cell[p] + 1] += 1
     for c in range(nx * ny):
@@ -439,23 +448,25 @@ def close_pairs(
     cap = max(16, 4 * n)
     out_i = np.empty(cap, dtype=np.int64)
     out_j = np.empty(cap, dtype=np.int64)
+    out_c = np.empty(cap)
+    out_s = np.empty(cap)
     found = 0
     mine = np.empty(n, dtype=np.int64)
     for i in range(n):
-        cx, cy = cell[i] % nx, cell[i] // nx
+        cx, cy = cell_x[i], cell_y[i]
         k = 0
         for oy in range(-1, 2):
             gy = cy + oy
-            if wrap:
-                gy = (gy + ny) % ny
-            elif gy < 0 or gy >= ny:
-                continue
+            if gy < 0 or gy >= ny:  # no integer division: it cost more than the distances
+                if not wrap:
+                    continue
+                gy += ny if gy < 0 else -ny
             for ox in range(-1, 2):
                 gx = cx + ox
-                if wrap:
-                    gx = (gx + nx) % nx
-                elif gx < 0 or gx >= nx:
-                    continue
+                if gx < 0 or gx >= nx:
+                    if not wrap:
+                        continue
+                    gx += nx if gx < 0 else -nx
                 g = gy * nx + gx
                 for m in range(start[g + 1] - 1, start[g] - 1, -1):  # rows descending
                     j = members[m]
@@ -478,14 +489,25 @@ def close_pairs(
             cap = max(2 * cap, found + k)
             grown_i = np.empty(cap, dtype=np.int64)
             grown_j = np.empty(cap, dtype=np.int64)
+            grown_c = np.empty(cap)
+            grown_s = np.empty(cap)
             grown_i[:found] = out_i[:found]
             grown_j[:found] = out_j[:found]
-            out_i, out_j = grown_i, grown_j
+            grown_c[:found] = out_c[:found]
+            grown_s[:found] = out_s[:found]
+            out_i, out_j, out_c, out_s = grown_i, grown_j, grown_c, grown_s
+        wi = inv_mass[i]
         for a in range(k):
+            j = mine[a]
+            total = wi + inv_mass[j]
+            if not total > 0.0:  # both never move
+                continue
             out_i[found] = i
-            out_j[found] = mine[a]
+            out_j[found] = j
+            out_c[found] = radius[i] + radius[j]
+            out_s[found] = wi / total
             found += 1
-    return out_i[:found].copy(), out_j[:found].copy()
+    return out_i[:found].copy(), out_j[:found].copy(), out_c[:found].copy(), out_s[:found].copy()
 
 
 @kernel
@@ -511,6 +533,30 @@ def pairs_by_agent(
     return upper, lower, lower_pairs
 
 
+@inline
+def _fold(v: float, size: float) -> float:
+    """``world.non_penetration._fold`` of one coordinate: folded into ``[0, size)``."""
+    v = v - size * np.floor(v * (1.0 / size))
+    return 0.0 if (v >= size or v < 0.0) else v
+
+
+@kernel
+def settled(
+    x: np.ndarray, y: np.ndarray, moved: np.ndarray, width: float, height: float, wrap: bool
+) -> np.ndarray:
+    """``np.stack([x, y], axis=1)`` with the ``moved`` rows folded back into a wrapped world."""
+    n = x.shape[0]
+    pos = np.empty((n, 2))
+    for r in range(n):
+        if wrap and moved[r]:
+            pos[r, 0] = _fold(x[r], width)
+            pos[r, 1] = _fold(y[r], height)
+        else:
+            pos[r, 0] = x[r]
+            pos[r, 1] = y[r]
+    return pos
+
+
 @kernel
 def moved_too_far(
     x: np.ndarray,
@@ -534,6 +580,42 @@ def moved_too_far(
     return False
 
 
+#: The candidate search's grid has cells at least as wide as the search and at most this
+#: many cells per agent: narrow cells hold few agents to measure in packed flocks (the
+#: spatial index's grid, capped at 65,535 cells, has cells twice as wide at 50,000 agents
+#: and measures three to four times as many).
+CELLS_PER_AGENT = 4
+
+
+def candidates(
+    world: Any, x: np.ndarray, y: np.ndarray, radius: np.ndarray, reach: float,
+    inv_mass: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:  # fmt: skip
+    """``pair_constants(radius, inv_mass, *close_pairs(world, (x, y), radius, reach))`` of
+    ``world.non_penetration`` (pairs sorted by ``(i, j)``); None where the grid does not
+    fit (fewer than 3 cells across a wrapped world: NumPy)."""
+    n = int(x.shape[0])
+    if n < 2:
+        return None
+    search = 2.0 * float(radius.max()) + float(reach)
+    if not search > 0.0:
+        return None
+    w, h = float(world.width), float(world.height)
+    side = max(search, math.sqrt(w * h / (CELLS_PER_AGENT * n)))
+    nx, ny = max(1, int(w // side)), max(1, int(h // side))
+    wrap = world.edges == "wrap"
+    if wrap and min(nx, ny) < 3:
+        return None
+    found: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] = close_pairs(
+        np.ascontiguousarray(x, dtype=np.float64),
+        np.ascontiguousarray(y, dtype=np.float64),
+        np.ascontiguousarray(radius, dtype=np.float64),
+        float(reach), w, h, wrap, nx, ny,
+        np.ascontiguousarray(inv_mass, dtype=np.float64),
+    )  # fmt: skip
+    return found
+
+
 def warm() -> None:
     """Compile (or load from the cache) this module's kernels on tiny inputs of the real types."""
     n = 4
@@ -546,8 +628,9 @@ def warm() -> None:
         world, f, x, y, x.copy(), y.copy(), pairs, (i64[:1], i64[:1]), (i64[:1], i64[:1]),
         x.copy(), y.copy(), 3.0, 3, 1.6, 0.02, touched, {},
     )  # fmt: skip
-    close_pairs(x, y, f, 1.0, 10.0, 10.0, True, 3, 3)
+    close_pairs(x, y, f, 1.0, 10.0, 10.0, True, 3, 3, f)
     moved_too_far(x, y, x, y, 10.0, 10.0, True, 1.0)
+    settled(x, y, touched, 10.0, 10.0, True)
 
 
 class _Warm:

@@ -339,8 +339,12 @@ class NonPenetration:
         y = np.array(agents.pos[:, 1])
         if self._stale(world, agents, x, y):
             self._build(world, agents, x, y, fixed)
-        relax = self._relax if self.kernels is None else self._relax_compiled
-        touched = relax(world, agents, x, y, before, fixed)
+        if self.kernels is not None:  # the passes, then the fold, compiled
+            moved = self._relax_compiled(world, agents, x, y, before, fixed)
+            if moved.any():
+                agents.pos = self.kernels.settled(world, x, y, moved)
+            return
+        touched = self._relax(world, agents, x, y, before, fixed)
         if touched.size == 0:
             return
         if world.edges == "wrap":  # the rows pushed may have left the world: fold them back in
@@ -388,11 +392,12 @@ class NonPenetration:
         self.builds += 1
         radius = agents.radius
         self._skin = self.skin_radii * float(radius.max())
+        inv_mass = np.where(fixed, 0.0, 1.0 / agents.mass)
         # the compiled search takes the coordinates as they are (cells clamped, minimum image)
         found = (
             None
             if self.kernels is None
-            else self.kernels.close_pairs(world, x, y, radius, self._skin)
+            else self.kernels.candidates(world, x, y, radius, self._skin, inv_mass)
         )
         if found is None:
             pos = np.stack([x, y], axis=1)
@@ -402,15 +407,13 @@ class NonPenetration:
             keys = (i << 32) | j  # sorted by (i, j): the compiled search's order, so the
             keys.sort()  # moves add up in the same order on both paths
             i, j = keys >> 32, keys & 0xFFFFFFFF
-        else:
-            i, j = found
-        inv_mass = np.where(fixed, 0.0, 1.0 / agents.mass)
+            found = pair_constants(radius, inv_mass, i, j)
         ao, oo, aw, ww = near_static(x, y, radius, world, self._skin)
         free = ~np.take(fixed, ao)
         ao, oo = ao[free], oo[free]
         free = ~np.take(fixed, aw)
         aw, ww = aw[free], ww[free]
-        self._pairs = pair_constants(radius, inv_mass, i, j)
+        self._pairs = found
         self._obstacles, self._walls = (ao, oo), (aw, ww)
         self._ids = agents.ids
         self._static = self._static_key(world)
@@ -473,9 +476,10 @@ class NonPenetration:
 
     def _relax_compiled(
         self, world: World, agents: Agents, x: Array, y: Array, before: Array, fixed: np.ndarray
-    ) -> IntArray:
+    ) -> np.ndarray:
         """:meth:`_relax` on the compiled kernel (``compiled/non_penetration.py``): the same
-        passes and positions; the kernel returns when the lists must be built again."""
+        passes and positions; the kernel returns when the lists must be built again. The
+        rows moved, as an (N,) bool mask."""
         assert self.kernels is not None
         old_x = np.ascontiguousarray(before[:, 0])
         old_y = np.ascontiguousarray(before[:, 1])
@@ -493,7 +497,7 @@ class NonPenetration:
             if not rebuild:
                 break
             self._build(world, agents, x, y, fixed)
-        return np.flatnonzero(touched)
+        return touched
 
     @staticmethod
     def _add(x: Array, y: Array, found: Moves | None, moved: list[IntArray]) -> None:

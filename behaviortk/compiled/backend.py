@@ -163,8 +163,8 @@ class Kernels:
     # ------------------------------------------------------- integrate
     @staticmethod
     def relax(
-        world: World, radius: Array, x: Array, y: Array, old_x: Array, old_y: Array,
-        pairs: tuple[np.ndarray, np.ndarray, Array, Array],
+        world: World, radius: Array, inv_mass: Array, x: Array, y: Array, old_x: Array,
+        old_y: Array, pairs: tuple[np.ndarray, ...],
         obstacles: tuple[np.ndarray, np.ndarray], walls: tuple[np.ndarray, np.ndarray],
         anchor_x: Array, anchor_y: Array, skin: float, passes: int, over_relaxation: float,
         margin: float, touched: np.ndarray, scratch: dict[str, np.ndarray],
@@ -174,16 +174,16 @@ class Kernels:
         ``touched`` changed in place. ``scratch`` (the caller's, kept between ticks)
         holds the kernel's work arrays, grown when too small."""
         return knp.run(
-            world, radius, x, y, old_x, old_y, pairs, obstacles, walls, anchor_x, anchor_y,
-            skin, passes, over_relaxation, margin, touched, scratch,
+            world, radius, inv_mass, x, y, old_x, old_y, pairs, obstacles, walls, anchor_x,
+            anchor_y, skin, passes, over_relaxation, margin, touched, scratch,
         )  # fmt: skip
 
     @staticmethod
     def candidates(
         world: World, x: Array, y: Array, radius: Array, reach: float, inv_mass: Array
-    ) -> tuple[np.ndarray, np.ndarray, Array, Array] | None:
-        """Non-penetration's candidate pairs and their constants, sorted by ``(i, j)``
-        (``compiled/non_penetration.candidates``); None where its grid does not fit."""
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """Non-penetration's candidate pairs (int32 rows, sorted by ``(i, j)``;
+        ``compiled/non_penetration.candidates``); None where its grid does not fit."""
         return knp.candidates(world, x, y, radius, reach, inv_mass)
 
     @staticmethod

@@ -44,8 +44,8 @@ PICK_BELOW = 0.5
 
 
 def run(
-    world: Any, radius: np.ndarray, x: np.ndarray, y: np.ndarray, old_x: np.ndarray,
-    old_y: np.ndarray, pairs: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    world: Any, radius: np.ndarray, inv_mass: np.ndarray, x: np.ndarray, y: np.ndarray,
+    old_x: np.ndarray, old_y: np.ndarray, pairs: tuple[np.ndarray, ...],
     obstacles: tuple[np.ndarray, np.ndarray], walls: tuple[np.ndarray, np.ndarray],
     anchor_x: np.ndarray, anchor_y: np.ndarray, skin: float, passes: int,
     over_relaxation: float, margin: float, touched: np.ndarray, scratch: dict[str, Any],
@@ -53,9 +53,13 @@ def run(
     """:func:`relax` on a world's arrays: ``(passes run, rebuild)``. ``scratch`` (the
     caller's, kept between ticks) holds the work arrays, grown when too small, and the
     per-agent index of the pairs, made again when the list changes."""
-    i, j, contact, share = (np.ascontiguousarray(v) for v in pairs)
     ao, oo, aw, ww = (np.ascontiguousarray(v) for v in (*obstacles, *walls))
     n = int(x.shape[0])
+    if scratch.get("indexed") is not pairs[0] or scratch["index"][0].shape[0] != n + 1:
+        i, j = (np.ascontiguousarray(v, dtype=np.int32) for v in pairs[:2])
+        scratch["index"] = (*pairs_by_agent(i, j, n), i, j)
+        scratch["indexed"] = pairs[0]
+    upper, lower, lower_pairs, i, j = scratch["index"]
     npairs = int(i.shape[0])
     longest = max(npairs, int(ao.shape[0]), int(aw.shape[0]), 1)
     if scratch.get("acc", np.zeros((2, 0))).shape[1] != n:
@@ -68,13 +72,10 @@ def run(
         scratch["picks"] = np.empty(2 * longest + 1, dtype=np.int64)
         scratch["hits"] = np.empty((2, 2 * longest + 1))
         scratch["chosen"] = np.zeros(16 * (longest // 8 + 1), dtype=np.uint8)
-    if scratch.get("indexed") is not pairs[0] or scratch["index"][0].shape[0] != n + 1:
-        scratch["index"] = pairs_by_agent(i, j, n)
-        scratch["indexed"] = pairs[0]
-    upper, lower, lower_pairs = scratch["index"]
     ran, rebuild = relax(
         x, y, old_x, old_y, np.ascontiguousarray(radius, dtype=np.float64),
-        i, j, contact, share, upper, lower, lower_pairs, ao, oo, aw, ww,
+        i, j, np.ascontiguousarray(inv_mass, dtype=np.float64), upper, lower, lower_pairs,
+        ao, oo, aw, ww,
         np.ascontiguousarray(world.obstacle_pos, dtype=np.float64).reshape(-1, 2),
         np.ascontiguousarray(world.obstacle_radius, dtype=np.float64).reshape(-1),
         np.ascontiguousarray(world.wall_a, dtype=np.float64).reshape(-1, 2),
@@ -103,8 +104,7 @@ def relax(
     radius: np.ndarray,
     pi: np.ndarray,
     pj: np.ndarray,
-    contact: np.ndarray,
-    share: np.ndarray,
+    inv_mass: np.ndarray,
     upper: np.ndarray,
     lower: np.ndarray,
     lower_pairs: np.ndarray,
@@ -202,7 +202,7 @@ def relax(
             dx = shortest(x[b] - x[a], width, wrap)
             dy = shortest(y[b] - y[a], height, wrap)
             d2 = dx * dx + dy * dy
-            trigger = contact[k] * trigger_factor
+            trigger = (radius[a] + radius[b]) * trigger_factor
             hit_k[nh] = k  # nh <= q: the picks not yet read are not overwritten
             hit_x[nh], hit_y[nh] = dx, dy
             nh += 1 if d2 < trigger * trigger else 0
@@ -220,9 +220,10 @@ def relax(
                 angle = (lo * 2.399963229728653 + hi * 0.7071067811865476) % (2.0 * np.pi)
                 sign = 1.0 if a < b else -1.0
                 ux, uy = math.cos(angle) * sign, math.sin(angle) * sign
-            push = contact[k] * (1.0 + margin) - dist
+            push = (radius[a] + radius[b]) * (1.0 + margin) - dist
             push *= over_relaxation
-            part = share[k]
+            wa = inv_mass[a]
+            part = wa / (wa + inv_mass[b])
             si = push * part
             if part > 0.0:  # i sides now, in list order; j sides after (np.bincount's order)
                 acc_x[a] += -ux * si
@@ -412,12 +413,12 @@ def close_pairs(
     nx: int,
     ny: int,
     inv_mass: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray]:
     """``world.overlap.close_pairs``: pairs ``i < j`` closer than ``r_i + r_j + reach``
     (minimum image), sorted by ``(i, j)``, from a grid of ``nx`` x ``ny`` cells at least
-    as wide as the search (``2 max r + reach``); on wrapped worlds ``nx, ny >= 3``. With
-    their constants as ``world.non_penetration.pair_constants`` gives them: ``(i, j,
-    contact, share)`` of the pairs that can move (``inv_mass`` not 0 on both).
+    as wide as the search (``2 max r + reach``); on wrapped worlds ``nx, ny >= 3``. Only
+    the pairs that can move (``inv_mass`` not 0 on both), as
+    ``world.non_penetration.pair_constants`` keeps them; rows as int32.
 
     A position outside the world (pushed past an edge between passes) is binned in
     the cell it wraps into, or the nearest edge cell of a bounded world.
@@ -446,10 +447,8 @@ def close_pairs(
         members[fill[cell[p]]] = p
         fill[cell[p]] += 1
     cap = max(16, 4 * n)
-    out_i = np.empty(cap, dtype=np.int64)
-    out_j = np.empty(cap, dtype=np.int64)
-    out_c = np.empty(cap)
-    out_s = np.empty(cap)
+    out_i = np.empty(cap, dtype=np.int32)
+    out_j = np.empty(cap, dtype=np.int32)
     found = 0
     mine = np.empty(n, dtype=np.int64)
     for i in range(n):
@@ -487,27 +486,20 @@ def close_pairs(
             mine[b + 1] = v
         if found + k > cap:
             cap = max(2 * cap, found + k)
-            grown_i = np.empty(cap, dtype=np.int64)
-            grown_j = np.empty(cap, dtype=np.int64)
-            grown_c = np.empty(cap)
-            grown_s = np.empty(cap)
+            grown_i = np.empty(cap, dtype=np.int32)
+            grown_j = np.empty(cap, dtype=np.int32)
             grown_i[:found] = out_i[:found]
             grown_j[:found] = out_j[:found]
-            grown_c[:found] = out_c[:found]
-            grown_s[:found] = out_s[:found]
-            out_i, out_j, out_c, out_s = grown_i, grown_j, grown_c, grown_s
+            out_i, out_j = grown_i, grown_j
         wi = inv_mass[i]
         for a in range(k):
             j = mine[a]
-            total = wi + inv_mass[j]
-            if not total > 0.0:  # both never move
+            if not wi + inv_mass[j] > 0.0:  # both never move
                 continue
             out_i[found] = i
             out_j[found] = j
-            out_c[found] = radius[i] + radius[j]
-            out_s[found] = wi / total
             found += 1
-    return out_i[:found].copy(), out_j[:found].copy(), out_c[:found].copy(), out_s[:found].copy()
+    return out_i[:found].copy(), out_j[:found].copy()
 
 
 @kernel
@@ -526,7 +518,7 @@ def pairs_by_agent(
         upper[r + 1] += upper[r]
         lower[r + 1] += lower[r]
     fill = lower[:-1].copy()
-    lower_pairs = np.empty(pj.shape[0], dtype=np.int64)
+    lower_pairs = np.empty(pj.shape[0], dtype=np.int32)
     for k in range(pj.shape[0]):
         lower_pairs[fill[pj[k]]] = k
         fill[pj[k]] += 1
@@ -590,10 +582,11 @@ CELLS_PER_AGENT = 4
 def candidates(
     world: Any, x: np.ndarray, y: np.ndarray, radius: np.ndarray, reach: float,
     inv_mass: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:  # fmt: skip
-    """``pair_constants(radius, inv_mass, *close_pairs(world, (x, y), radius, reach))`` of
-    ``world.non_penetration`` (pairs sorted by ``(i, j)``); None where the grid does not
-    fit (fewer than 3 cells across a wrapped world: NumPy)."""
+) -> tuple[np.ndarray, np.ndarray] | None:  # fmt: skip
+    """The rows ``(i, j)`` (int32, sorted by ``(i, j)``) of ``world.non_penetration``'s
+    candidate pairs (``close_pairs`` then ``pair_constants``; the kernel works out the
+    constants itself); None where the grid does not fit (fewer than 3 cells across a
+    wrapped world: NumPy)."""
     n = int(x.shape[0])
     if n < 2:
         return None
@@ -606,7 +599,7 @@ def candidates(
     wrap = world.edges == "wrap"
     if wrap and min(nx, ny) < 3:
         return None
-    found: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] = close_pairs(
+    found: tuple[np.ndarray, np.ndarray] = close_pairs(
         np.ascontiguousarray(x, dtype=np.float64),
         np.ascontiguousarray(y, dtype=np.float64),
         np.ascontiguousarray(radius, dtype=np.float64),
@@ -622,10 +615,10 @@ def warm() -> None:
     x, y = np.array([1.0, 2.0, 3.0, 1.5]), np.array([1.0, 1.5, 2.0, 3.0])
     f, i64 = np.ones(n), np.arange(n, dtype=np.int64)
     touched = np.zeros(n, dtype=np.bool_)
-    pairs = (i64[:2], i64[1:3], f[:2], f[:2] * 0.5)
+    pairs = (i64[:2].astype(np.int32), i64[1:3].astype(np.int32))
     world = _Warm()
     run(
-        world, f, x, y, x.copy(), y.copy(), pairs, (i64[:1], i64[:1]), (i64[:1], i64[:1]),
+        world, f, f, x, y, x.copy(), y.copy(), pairs, (i64[:1], i64[:1]), (i64[:1], i64[:1]),
         x.copy(), y.copy(), 3.0, 3, 1.6, 0.02, touched, {},
     )  # fmt: skip
     close_pairs(x, y, f, 1.0, 10.0, 10.0, True, 3, 3, f)

@@ -323,6 +323,9 @@ class NonPenetration:
         self._anchor_y = np.zeros(0)
         self._skin = 0.0
         self._pairs: tuple[IntArray, IntArray, Array, Array] = (_EMPTY, _EMPTY, _NONE, _NONE)
+        """Candidate pairs ``(i, j, contact, share)``; lists built on compiled kernels hold
+        int32 rows and leave ``contact`` and ``share`` empty (the kernel works them out)."""
+        self._inv_mass = _NONE
         self._obstacles = (_EMPTY, _EMPTY)
         self._walls = (_EMPTY, _EMPTY)
 
@@ -408,12 +411,15 @@ class NonPenetration:
             keys.sort()  # moves add up in the same order on both paths
             i, j = keys >> 32, keys & 0xFFFFFFFF
             found = pair_constants(radius, inv_mass, i, j)
+        else:  # the kernel works out each pair's contact and share from radius and inv_mass
+            found = (*found, _NONE, _NONE)
         ao, oo, aw, ww = near_static(x, y, radius, world, self._skin)
         free = ~np.take(fixed, ao)
         ao, oo = ao[free], oo[free]
         free = ~np.take(fixed, aw)
         aw, ww = aw[free], ww[free]
         self._pairs = found
+        self._inv_mass = inv_mass
         self._obstacles, self._walls = (ao, oo), (aw, ww)
         self._ids = agents.ids
         self._static = self._static_key(world)
@@ -481,15 +487,17 @@ class NonPenetration:
         passes and positions; the kernel returns when the lists must be built again. The
         rows moved, as an (N,) bool mask."""
         assert self.kernels is not None
-        old_x = np.ascontiguousarray(before[:, 0])
-        old_y = np.ascontiguousarray(before[:, 1])
+        old_x = old_y = x  # the positions before the move are read only near walls
         touched = np.zeros(agents.n, dtype=bool)
         left = self.passes
         self.last_passes = 0
         while left > 0:
+            if self._walls[0].size and old_x is x:
+                old_x = np.ascontiguousarray(before[:, 0])
+                old_y = np.ascontiguousarray(before[:, 1])
             ran, rebuild = self.kernels.relax(
-                world, agents.radius, x, y, old_x, old_y, self._pairs, self._obstacles,
-                self._walls, self._anchor_x, self._anchor_y, self._skin, left,
+                world, agents.radius, self._inv_mass, x, y, old_x, old_y, self._pairs,
+                self._obstacles, self._walls, self._anchor_x, self._anchor_y, self._skin, left,
                 self.over_relaxation, CONTACT_MARGIN, touched, self._scratch,
             )  # fmt: skip
             self.last_passes += ran

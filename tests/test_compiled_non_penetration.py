@@ -28,7 +28,9 @@ from behaviortk.format.loader import load_text
 from behaviortk.sim import Simulation
 from behaviortk.world.build import wall_geometry
 from behaviortk.world.factory import make_agents
-from behaviortk.world.non_penetration import NonPenetration
+from behaviortk.world.non_penetration import NonPenetration, pair_constants
+from behaviortk.world.overlap import close_pairs
+from behaviortk.world.spatial import wrap_positions
 from behaviortk.world.state import World
 
 DEFINITIONS = Path(__file__).resolve().parents[1] / "definitions"
@@ -126,3 +128,33 @@ def test_random_packed_scenes_agree_with_numpy(
             both(constraint, found, w, ag, before, fixed)  # a wall
     finally:
         knp.PICK_BELOW = shipped
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    n=st.integers(2, 300),
+    edges=st.sampled_from(["wrap", "contain"]),
+    reach=st.sampled_from([0.0, 1.5, 12.0]),
+)
+def test_compiled_candidates_are_the_numpy_pairs(
+    seed: int, n: int, edges: str, reach: float
+) -> None:
+    """The compiled search (a half stencil over its own grid, then sorted) finds exactly the
+    pairs of ``world.overlap.close_pairs`` that ``pair_constants`` keeps, in ``(i, j)`` order."""
+    found, _ = choice.load()
+    rng = np.random.default_rng(seed)
+    w = World(width=90.0, height=70.0, edges=edges)
+    x = rng.uniform(0.0, 90.0, n)
+    y = rng.uniform(0.0, 70.0, n)
+    x[: n // 3] = np.round(x[: n // 3])  # agents on cell borders and at equal distances
+    radius = rng.uniform(1.0, 4.0, n)
+    inv_mass = np.where(rng.random(n) < 0.2, 0.0, rng.uniform(0.5, 2.0, n))
+    got = found.candidates(w, x, y, radius, reach, inv_mass)
+    if got is None:  # fewer than 3 cells across a wrapped world
+        return
+    pos = np.stack([x, y], axis=1)
+    i, j = close_pairs(w, wrap_positions(pos, w) if edges == "wrap" else pos, radius, reach)
+    order = np.lexsort((j, i))
+    want_i, want_j, _, _ = pair_constants(radius, inv_mass, i[order], j[order])
+    assert np.array_equal(got[0], want_i) and np.array_equal(got[1], want_j)

@@ -444,6 +444,10 @@ def _exact_short(d: float, size: float, wrap: bool) -> float:
     return d - size * np.rint(d / size)
 
 
+_FORWARD = np.array([[0, 0], [1, 0], [-1, 1], [0, 1], [1, 1]], dtype=np.int64)
+"""The cell itself, then its forward neighbours: each neighbouring pair of cells once."""
+
+
 @kernel
 def close_pairs(
     x: np.ndarray,
@@ -469,8 +473,6 @@ def close_pairs(
     n = x.shape[0]
     cw, ch = width / nx, height / ny
     cell = np.empty(n, dtype=np.int64)
-    cell_x = np.empty(n, dtype=np.int64)
-    cell_y = np.empty(n, dtype=np.int64)
     start = np.zeros(nx * ny + 1, dtype=np.int64)
     for p in range(n):
         px, py = x[p], y[p]
@@ -479,7 +481,6 @@ def close_pairs(
             py -= height * math.floor(py / height)
         cx = min(max(int(px / cw), 0), nx - 1)
         cy = min(max(int(py / ch), 0), ny - 1)
-        cell_x[p], cell_y[p] = cx, cy
         cell[p] = cy * nx + cx
         start[cell[p] + 1] += 1
     for c in range(nx * ny):
@@ -489,60 +490,70 @@ def close_pairs(
     for p in range(n):  # ascending rows within each cell
         members[fill[cell[p]]] = p
         fill[cell[p]] += 1
+    # each pair of cells once: a cell with itself and its 4 forward neighbours (a half
+    # stencil: no test of which row is lower, which cost more than the distances)
     cap = max(16, 4 * n)
-    out_i = np.empty(cap, dtype=np.int32)
-    out_j = np.empty(cap, dtype=np.int32)
+    lo_rows = np.empty(cap, dtype=np.int32)
+    hi_rows = np.empty(cap, dtype=np.int32)
     found = 0
-    mine = np.empty(n, dtype=np.int64)
-    for i in range(n):
-        cx, cy = cell_x[i], cell_y[i]
-        k = 0
-        for oy in range(-1, 2):
-            gy = cy + oy
-            if gy < 0 or gy >= ny:  # no integer division: it cost more than the distances
+    for c in range(nx * ny):
+        s0, s1 = start[c], start[c + 1]
+        if s0 == s1:
+            continue
+        cx, cy = c % nx, c // nx  # once per occupied cell
+        for t in range(5):
+            ox, oy = _FORWARD[t]
+            gx, gy = cx + ox, cy + oy
+            if gx < 0 or gx >= nx or gy >= ny:
                 if not wrap:
                     continue
-                gy += ny if gy < 0 else -ny
-            for ox in range(-1, 2):
-                gx = cx + ox
-                if gx < 0 or gx >= nx:
-                    if not wrap:
-                        continue
-                    gx += nx if gx < 0 else -nx
-                g = gy * nx + gx
-                for m in range(start[g + 1] - 1, start[g] - 1, -1):  # rows descending
-                    j = members[m]
-                    if j <= i:
-                        break
+                gx += nx if gx < 0 else (-nx if gx >= nx else 0)
+                gy -= ny if gy >= ny else 0
+            g = gy * nx + gx
+            g0, g1 = start[g], start[g + 1]
+            if g0 == g1:
+                continue
+            if found + (s1 - s0) * (g1 - g0) > cap:
+                cap = 2 * cap + (s1 - s0) * (g1 - g0)
+                grown_lo = np.empty(cap, dtype=np.int32)
+                grown_hi = np.empty(cap, dtype=np.int32)
+                grown_lo[:found] = lo_rows[:found]
+                grown_hi[:found] = hi_rows[:found]
+                lo_rows, hi_rows = grown_lo, grown_hi
+            for m in range(s0, s1):
+                p = members[m]
+                for q in range(g0 + (m - s0 + 1 if t == 0 else 0), g1):
+                    o = members[q]
+                    i, j = (p, o) if p < o else (o, p)
                     dx = _exact_short(x[j] - x[i], width, wrap)
                     dy = _exact_short(y[j] - y[i], height, wrap)
                     limit = radius[i] + radius[j] + reach
-                    if dx * dx + dy * dy < limit * limit:
-                        mine[k] = j
-                        k += 1
-        for a in range(1, k):  # insertion sort: a few candidates per agent
-            v = mine[a]
+                    lo_rows[found], hi_rows[found] = i, j
+                    keep = dx * dx + dy * dy < limit * limit and inv_mass[i] + inv_mass[j] > 0.0
+                    found += 1 if keep else 0  # (a pair of agents that never move is dropped)
+    # sorted by (i, j): counted by i, then each i's few j by insertion
+    first = np.zeros(n + 1, dtype=np.int64)
+    for k in range(found):
+        first[lo_rows[k] + 1] += 1
+    for r in range(n):
+        first[r + 1] += first[r]
+    fill = first[:-1].copy()
+    out_i = np.empty(found, dtype=np.int32)
+    out_j = np.empty(found, dtype=np.int32)
+    for k in range(found):
+        i = lo_rows[k]
+        out_i[fill[i]] = i
+        out_j[fill[i]] = hi_rows[k]
+        fill[i] += 1
+    for r in range(n):
+        for a in range(first[r] + 1, first[r + 1]):
+            v = out_j[a]
             b = a - 1
-            while b >= 0 and mine[b] > v:
-                mine[b + 1] = mine[b]
+            while b >= first[r] and out_j[b] > v:
+                out_j[b + 1] = out_j[b]
                 b -= 1
-            mine[b + 1] = v
-        if found + k > cap:
-            cap = max(2 * cap, found + k)
-            grown_i = np.empty(cap, dtype=np.int32)
-            grown_j = np.empty(cap, dtype=np.int32)
-            grown_i[:found] = out_i[:found]
-            grown_j[:found] = out_j[:found]
-            out_i, out_j = grown_i, grown_j
-        wi = inv_mass[i]
-        for a in range(k):
-            j = mine[a]
-            if not wi + inv_mass[j] > 0.0:  # both never move
-                continue
-            out_i[found] = i
-            out_j[found] = j
-            found += 1
-    return out_i[:found].copy(), out_j[:found].copy()
+            out_j[b + 1] = v
+    return out_i, out_j
 
 
 @kernel

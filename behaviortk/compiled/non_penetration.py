@@ -177,8 +177,6 @@ def relax(
     near_n = 0
     near_ok = False
     drift = 0.49 * near  # a pair not near moved less than 2 * drift closer: not a hit
-    trigger_factor = 1.0 + 0.5 * margin
-    wall_factor = (1.0 + 0.5 * margin) / (1.0 + margin)
     ran = 0
     far = False
     for _ in range(passes):
@@ -222,7 +220,7 @@ def relax(
                 dx = shortest_near(x[b] - x[a], width, wrap)  # nearly always close
                 dy = shortest_near(y[b] - y[a], height, wrap)
                 d2 = dx * dx + dy * dy
-                trigger = (radius[a] + radius[b]) * trigger_factor
+                trigger = radius[a] + radius[b]
                 hit_k[nh] = k
                 hit_x[nh], hit_y[nh] = dx, dy
                 nh += 1 if d2 < trigger * trigger else 0
@@ -240,7 +238,7 @@ def relax(
                 dx = shortest_near(x[b] - x[a], width, wrap)
                 dy = shortest_near(y[b] - y[a], height, wrap)
                 d2 = dx * dx + dy * dy
-                trigger = (radius[a] + radius[b]) * trigger_factor
+                trigger = radius[a] + radius[b]
                 hit_k[nh] = k  # nh <= q: the picks not yet read are not overwritten
                 hit_x[nh], hit_y[nh] = dx, dy
                 nh += 1 if d2 < trigger * trigger else 0
@@ -298,8 +296,7 @@ def relax(
             dy = shortest(y[a] - obstacle_pos[o, 1], height, wrap)
             touch = obstacle_radius[o] + radius[a]
             d2 = dx * dx + dy * dy
-            t = touch * trigger_factor
-            if not d2 < t * t:
+            if not d2 < touch * touch:
                 continue
             limit = touch * (1.0 + margin)
             dist = math.sqrt(d2)
@@ -340,7 +337,7 @@ def relax(
             ox, oy = px - (wax + t * ex), py - (way + t * ey)
             dist = math.sqrt(ox * ox + oy * oy)
             back = crossed or (dist <= EPS)
-            if not (back or dist < r * wall_factor):
+            if not (back or dist < radius[a]):
                 continue
             if s_old != 0.0:
                 side = _sign(s_old)
@@ -377,8 +374,8 @@ def relax(
             if bounded:
                 x[r] = min(max(x[r], 0.0), width)
                 y[r] = min(max(y[r], 0.0), height)
-            dx = shortest(x[r] - anchor_x[r], width, wrap)
-            dy = shortest(y[r] - anchor_y[r], height, wrap)
+            dx = shortest_near(x[r] - anchor_x[r], width, wrap)
+            dy = shortest_near(y[r] - anchor_y[r], height, wrap)
             dx *= dx
             dy *= dy
             dx += dy
@@ -616,8 +613,8 @@ def moved_too_far(
 ) -> bool:
     """``NonPenetration._moved_too_far`` over every row: has one moved ``limit`` or more?"""
     for r in range(x.shape[0]):
-        dx = shortest(x[r] - anchor_x[r], width, wrap)
-        dy = shortest(y[r] - anchor_y[r], height, wrap)
+        dx = shortest_near(x[r] - anchor_x[r], width, wrap)
+        dy = shortest_near(y[r] - anchor_y[r], height, wrap)
         dx *= dx
         dy *= dy
         dx += dy

@@ -32,13 +32,15 @@ from the book, and why:
   the first only measures the pairs of agents the previous pass moved (nothing
   else can have come closer). Coincident agents split along a fixed direction
   per pair (``vec.coincident_direction``).
-- **Pushed a little beyond contact.** A pair closer than ``(r_i + r_j) * (1 +
-  CONTACT_MARGIN / 2)`` is pushed to ``(r_i + r_j) * (1 + CONTACT_MARGIN)``: in a
-  cluster the passes approach their target only asymptotically, and the margin
-  lets them stop outside contact instead of leaving every pair of the cluster a
-  hair inside; the gap between the two thresholds keeps a pair just pushed from
+- **Pushed a little beyond contact.** A pair closer than ``r_i + r_j`` (one that
+  overlaps) is pushed to ``(r_i + r_j) * (1 + CONTACT_MARGIN)``: in a cluster the
+  passes approach their target only asymptotically, and the margin lets them
+  stop outside contact instead of leaving every pair of the cluster a hair
+  inside; the gap between contact and the target keeps a pair just pushed from
   being pushed again for its rounding, and a pair at rest from being pushed
-  every tick.
+  every tick. (Pushing pairs already within half the margin of contact, as this
+  module once did, pushed a quarter more pairs in packed flocks for no fewer
+  passes.)
 - **Obstacles and walls too, last in each pass.** After the pairs, agents are
   pushed out of obstacle circles (to obstacle radius + agent radius from the
   centre) and off wall segments (to their radius from the closest point); an
@@ -162,16 +164,15 @@ def pair_moves(
 
     ``contact`` is each pair's ``r_i + r_j`` and ``share`` agent ``i``'s part of
     a push (``w_i / (w_i + w_j)``, ``w`` = inverse mass, 0 for an agent that
-    never moves; agent ``j`` takes the rest). A pair closer than ``contact * (1 +
-    margin / 2)`` is pushed apart along its centre line by ``over_relaxation *
-    (c - distance)``, ``c = contact * (1 + margin)``. Moves of an agent add up.
+    never moves; agent ``j`` takes the rest). A pair closer than ``contact`` is pushed
+    apart along its centre line by ``over_relaxation * (c - distance)``, ``c = contact *
+    (1 + margin)``. Moves of an agent add up.
     """
     wrap = world.edges == "wrap"
     dx = _short(np.take(x, j) - np.take(x, i), world.width, wrap)
     dy = _short(np.take(y, j) - np.take(y, i), world.height, wrap)
     d2 = dx * dx + dy * dy
-    trigger = contact * (1.0 + 0.5 * margin)
-    hit = np.flatnonzero(d2 < trigger * trigger)
+    hit = np.flatnonzero(d2 < contact * contact)
     if hit.size == 0:
         return None
     i, j, dx, dy = np.take(i, hit), np.take(j, hit), np.take(dx, hit), np.take(dy, hit)
@@ -216,8 +217,8 @@ def obstacle_moves(
 ) -> Moves | None:
     """Moves of agents ``a`` out of obstacles ``o`` (candidate pairs); None when none is inside.
 
-    An agent closer to an obstacle's centre than ``(obstacle radius + agent
-    radius) * (1 + margin / 2)`` goes straight out along the centre line to
+    An agent closer to an obstacle's centre than ``obstacle radius + agent
+    radius`` goes straight out along the centre line to
     ``(obstacle radius + agent radius) * (1 + margin)`` (from the very centre:
     along +x).
     """
@@ -226,7 +227,7 @@ def obstacle_moves(
     dy = _short(np.take(y, a) - world.obstacle_pos[o, 1], world.height, wrap)
     contact = world.obstacle_radius[o] + np.take(radius, a)
     d2 = dx * dx + dy * dy
-    hit = np.flatnonzero(d2 < np.square(contact * (1.0 + 0.5 * margin)))
+    hit = np.flatnonzero(d2 < contact * contact)
     if hit.size == 0:
         return None
     a, dx, dy = np.take(a, hit), np.take(dx, hit), np.take(dy, hit)
@@ -254,7 +255,7 @@ def wall_moves(
     ``old_x``/``old_y`` are the positions before this tick's move. An agent
     whose move crossed the segment (or that sits exactly on it) goes back to the
     side it came from, ``r = radius * (1 + margin)`` from the wall's line;
-    otherwise an agent closer than ``radius * (1 + margin / 2)`` to the segment
+    otherwise an agent closer than its radius to the segment
     goes straight away from the segment's closest point to ``r``. On wrapped worlds positions are taken
     as the image nearest the wall's midpoint.
     """
@@ -279,7 +280,7 @@ def wall_moves(
     ox, oy = px - (ax + t * ex), py - (ay + t * ey)
     dist = np.sqrt(ox * ox + oy * oy)
     back = crossed | (dist <= EPS)
-    hit = np.flatnonzero(back | (dist < r * ((1.0 + 0.5 * margin) / (1.0 + margin))))
+    hit = np.flatnonzero(back | (dist < np.take(radius, a)))
     if hit.size == 0:
         return None
     back, s_new, s_old, r, dist = (np.take(v, hit) for v in (back, s_new, s_old, r, dist))

@@ -11,19 +11,29 @@ then off walls. Moves of an agent add up in the reference's order (its
 0.0, so the positions are the reference's to the last bit. The kernel stops
 when nothing moved, after ``passes``, or when a push took an agent half the
 skin from where the lists were built: then it returns and the caller builds
-the lists again (NumPy code) and calls it for the passes left, measuring
-everything.
+the lists again (:func:`candidates`) and calls it for the passes left,
+measuring everything.
 
 Where the time goes, and how it is kept down (evade_or_flock at 50,000 agents:
-some 110,000 candidate pairs, a third of them pushed in the first pass, a
-thirtieth in the third, a handful after the fifth): a pass first finds the
-pairs closer than their trigger, compacting their indices and offsets without
-a branch, then pushes only those. A later pass that has few agents to
-re-measure picks their pairs through a per-agent index of the list
-(:func:`pairs_by_agent`, made once per list) and marks them, then reads the
-marks back in list order, 8 at a time, instead of scanning the whole list; with many it measures the whole list (a
-pair of two agents that did not move cannot have come closer, so it is not
-pushed either way).
+some 110,000 candidate pairs, 29,000 of them overlapping before the first pass,
+a quarter of that before the second, a handful after the fifth):
+
+- A pass first finds the pairs closer than contact, compacting their indices
+  and offsets without a branch, then pushes only those. Offsets skip the
+  rounding of the minimum image where agents are close (``shortest_near``).
+- The first pass of a call also notes the pairs within ``NEAR * skin`` of
+  contact (six in ten); later passes measure only those while no agent has
+  moved half that since (a second Verlet list, good for one call), the agents
+  just moved having fewer pairs still: then their pairs are picked through a
+  per-agent index of the list (:func:`pairs_by_agent`, made once per list),
+  marked and read back in list order 8 marks at a time.
+- The lists hold int32 rows and nothing else: a pair's contact and share are
+  worked out from the agents' radius and inverse mass, the same arithmetic as
+  ``pair_constants``, so a pass streams a third of the memory.
+- The candidate search (:func:`close_pairs`) bins the agents on its own grid,
+  cells as wide as the search (the spatial index's, capped at 65,535 cells, is
+  nearly twice as wide there), visits each pair of neighbouring cells once and sorts
+  the pairs by ``(i, j)`` by counting.
 """
 
 from __future__ import annotations
@@ -42,11 +52,11 @@ from behaviortk.compiled.vec import EPS, shortest, shortest_near
 #: agents the second and third passes scan, the later ones (a few hundred agents) pick.
 PICK_BELOW = 0.5
 
-#: The first pass notes the pairs within ``NEAR * skin`` of their trigger; the later passes
+#: The first pass notes the pairs within ``NEAR * skin`` of contact; the later passes
 #: of the call measure only those while no agent has moved ``0.49 * NEAR * skin`` since
-#: (then nothing else can have come within its trigger), the whole list after. In
+#: (then nothing else can have come closer than contact), the whole list after. In
 #: evade_or_flock at 50,000 agents (skin 24) no agent moves 2 units in a tick's passes, and
-#: the pairs within 4 of their trigger are 60 % of the list.
+#: the pairs within 4 of contact are 60 % of the list.
 NEAR = 1.0 / 6.0
 
 

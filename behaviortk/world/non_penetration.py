@@ -39,8 +39,8 @@ from the book, and why:
   inside; the gap between contact and the target keeps a pair just pushed from
   being pushed again for its rounding, and a pair at rest from being pushed
   every tick. (Pushing pairs already within half the margin of contact, as this
-  module once did, pushed a quarter more pairs in packed flocks for no fewer
-  passes.)
+  module once did, pushed a quarter more pairs in packed flocks and ran more
+  passes: 7.6 a tick against 7.2 in evade_or_flock at 50,000 agents.)
 - **Obstacles and walls too, last in each pass.** After the pairs, agents are
   pushed out of obstacle circles (to obstacle radius + agent radius from the
   centre) and off wall segments (to their radius from the closest point); an

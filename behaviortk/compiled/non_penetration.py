@@ -221,9 +221,9 @@ def relax(
                             chosen[k] = 0
                             hit_k[scan] = k
                             scan += 1
-        # the pairs closer than their trigger, in list order (compacted without a branch)
+        # the pairs closer than contact, in list order (compacted without a branch)
         nh = 0
-        if everything:  # every pair, noting those within the near margin of their trigger
+        if everything:  # every pair, noting those within the near margin of contact
             near_n = 0
             for k in range(npairs):
                 a, b = pi[k], pj[k]

@@ -217,7 +217,7 @@ def test_candidate_lists_are_reused_until_an_agent_moves_far_enough() -> None:
     lists are not built again. They never overlap."""
     w = World(width=200, height=200, edges="contain")
     ag = make_agents([[80, 100], [120, 100]], radius=5.0)
-    c = NonPenetration(DEFAULT_PASSES)
+    c = NonPenetration(DEFAULT_PASSES, skin_radii=3.0)
     for _ in range(30):
         before = ag.pos.copy()
         ag.pos = ag.pos + np.array([[1.0, 0.0], [-1.0, 0.0]])

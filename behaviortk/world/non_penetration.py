@@ -69,11 +69,12 @@ IntArray = np.ndarray
 DEFAULT_PASSES = 10
 
 #: Skin of the candidate lists, in largest agent radii: a wider skin lasts more ticks
-#: but holds more pairs to measure every tick. In evade_or_flock at 50,000 agents (radii
-#: 5 and 8) building the lists costs about ten first passes; 3 radii (24 units) rebuilds
-#: them every 6 ticks or so with a tenth more pairs than 2 radii, which rebuilds every 4
-#: (the constraint's time per tick fell by about a third).
-SKIN_RADII = 3.0
+#: but holds more pairs to measure every tick (the results do not depend on it). In
+#: evade_or_flock at 50,000 agents (radii 5 and 8, flocks packed: most candidates touch)
+#: 3 radii (24 units) held a tenth more pairs than 2 and rebuilt every 5 ticks instead of
+#: 4; 5 radii (40 units) hold 2 % more than 3 and rebuild every 8 (on compiled kernels,
+#: where a build costs about as much as the passes of a tick, 7 % less time per tick).
+SKIN_RADII = 5.0
 
 #: The lists are rebuilt before the passes once an agent has moved this fraction of the
 #: skin since they were built, so the passes' own pushes have ``(0.5 - REBUILD_AT) * skin``

@@ -22,7 +22,7 @@ a quarter of that before the second, a handful after the fifth):
   and offsets without a branch, then pushes only those. Offsets skip the
   rounding of the minimum image where agents are close (``shortest_near``).
 - The first pass of a call also notes the pairs within ``NEAR * skin`` of
-  contact (six in ten); later passes measure only those while no agent has
+  contact (about half); later passes measure only those while no agent has
   moved half that since (a second Verlet list, good for one call), the agents
   just moved having fewer pairs still: then their pairs are picked through a
   per-agent index of the list (:func:`pairs_by_agent`, made once per list),
@@ -56,7 +56,7 @@ PICK_BELOW = 0.5
 #: of the call measure only those while no agent has moved ``0.49 * NEAR * skin`` since
 #: (then nothing else can have come closer than contact), the whole list after. In
 #: evade_or_flock at 50,000 agents (skin 40) no agent moves 2 units in a tick's passes, and
-#: the pairs within 4 of contact are under 60 % of the list.
+#: the pairs within 4 of contact are about half the list.
 NEAR = 0.1
 
 

@@ -23,11 +23,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from behaviortk.compiled import choice
+from behaviortk.compiled import non_penetration as knp
 from behaviortk.format.loader import load_text
 from behaviortk.sim import Simulation
 from behaviortk.world.build import wall_geometry
 from behaviortk.world.factory import make_agents
-from behaviortk.world.non_penetration import NonPenetration
+from behaviortk.world.non_penetration import NonPenetration, pair_constants
+from behaviortk.world.overlap import close_pairs
+from behaviortk.world.spatial import wrap_positions
 from behaviortk.world.state import World
 
 DEFINITIONS = Path(__file__).resolve().parents[1] / "definitions"
@@ -52,6 +55,7 @@ def both(
     NonPenetration.apply(twin, world, other, before, fixed)
     NonPenetration.apply(constraint, world, agents, before, fixed)
     assert np.abs(other.pos - agents.pos).max(initial=0.0) <= TOLERANCE
+    assert np.array_equal(other.pos, agents.pos)  # in fact the same bits: the same order of sums
     assert (twin.builds, twin.last_passes) == (constraint.builds, constraint.last_passes)
     return twin
 
@@ -94,8 +98,13 @@ class _Wall:
     n=st.integers(2, 80),
     edges=st.sampled_from(["wrap", "contain"]),
     passes=st.integers(1, 30),
+    pick_below=st.sampled_from([0.0, knp.PICK_BELOW, 3.0]),
 )
-def test_random_packed_scenes_agree_with_numpy(seed: int, n: int, edges: str, passes: int) -> None:
+def test_random_packed_scenes_agree_with_numpy(
+    seed: int, n: int, edges: str, passes: int, pick_below: float
+) -> None:
+    """``pick_below`` 0: later passes scan the whole list; 3: they always pick the pairs of
+    the agents just moved through the per-agent index (and sort them): the same bits."""
     found, _ = choice.load()
     rng = np.random.default_rng(seed)
     w = World(width=60.0, height=60.0, edges=edges)
@@ -110,7 +119,42 @@ def test_random_packed_scenes_agree_with_numpy(seed: int, n: int, edges: str, pa
     ag = make_agents(pos, radius=rng.uniform(2.0, 6.0, n), mass=rng.uniform(0.5, 2.0, n))
     fixed = rng.random(n) < 0.1
     constraint = NonPenetration(passes, skin_radii=rng.choice([0.5, 3.0]))
-    for _ in range(3):  # successive ticks: lists kept, then stale
-        before = ag.pos.copy()
-        ag.pos = np.clip(before + rng.normal(0.0, 3.0, (n, 2)), 0.0, 59.999)  # some cross a wall
-        both(constraint, found, w, ag, before, fixed)
+    shipped = knp.PICK_BELOW
+    knp.PICK_BELOW = pick_below
+    try:
+        for _ in range(3):  # successive ticks: lists kept, then stale
+            before = ag.pos.copy()
+            ag.pos = np.clip(before + rng.normal(0.0, 3.0, (n, 2)), 0.0, 59.999)  # some cross
+            both(constraint, found, w, ag, before, fixed)  # a wall
+    finally:
+        knp.PICK_BELOW = shipped
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    n=st.integers(2, 300),
+    edges=st.sampled_from(["wrap", "contain"]),
+    reach=st.sampled_from([0.0, 1.5, 12.0]),
+)
+def test_compiled_candidates_are_the_numpy_pairs(
+    seed: int, n: int, edges: str, reach: float
+) -> None:
+    """The compiled search (a half stencil over its own grid, then sorted) finds exactly the
+    pairs of ``world.overlap.close_pairs`` that ``pair_constants`` keeps, in ``(i, j)`` order."""
+    found, _ = choice.load()
+    rng = np.random.default_rng(seed)
+    w = World(width=90.0, height=70.0, edges=edges)
+    x = rng.uniform(0.0, 90.0, n)
+    y = rng.uniform(0.0, 70.0, n)
+    x[: n // 3] = np.round(x[: n // 3])  # agents on cell borders and at equal distances
+    radius = rng.uniform(1.0, 4.0, n)
+    inv_mass = np.where(rng.random(n) < 0.2, 0.0, rng.uniform(0.5, 2.0, n))
+    got = found.candidates(w, x, y, radius, reach, inv_mass)
+    if got is None:  # fewer than 3 cells across a wrapped world
+        return
+    pos = np.stack([x, y], axis=1)
+    i, j = close_pairs(w, wrap_positions(pos, w) if edges == "wrap" else pos, radius, reach)
+    order = np.lexsort((j, i))
+    want_i, want_j, _, _ = pair_constants(radius, inv_mass, i[order], j[order])
+    assert np.array_equal(got[0], want_i) and np.array_equal(got[1], want_j)

@@ -1,9 +1,10 @@
 """Non-penetration (``world/non_penetration.py``) and the overlap figure (``world/overlap.py``).
 
-Pushes worked out by hand from the rule: a pair closer than ``(r_i + r_j) *
-1.01`` is pushed along its centre line by ``1.6 * ((r_i + r_j) * 1.02 -
-distance)`` (over-relaxation 1.6, contact margin 2 %), shared by inverse mass;
-obstacles and walls push to their contact distance times 1.02, unrelaxed.
+Pushes worked out by hand from the rule: a pair closer than ``r_i + r_j`` is
+pushed along its centre line by ``1.6 * ((r_i + r_j) * 1.02 - distance)``
+(over-relaxation 1.6, contact margin 2 %), shared by inverse mass; agents
+inside obstacles or closer to a wall than their radius are pushed to their
+contact distance times 1.02, unrelaxed.
 """
 
 from __future__ import annotations
@@ -96,11 +97,11 @@ def test_coincident_agents_split_along_a_fixed_direction() -> None:
 
 
 def test_a_pair_at_rest_within_the_margin_is_left_alone() -> None:
-    """10.15 apart: closer than the push target 10.2 but not than the trigger 10.1."""
+    """10.05 apart: closer than the push target 10.2 but not than contact, 10."""
     w = World(width=100, height=100, edges="contain")
-    ag = make_agents([[10, 10], [20.15, 10]], radius=5.0)
+    ag = make_agents([[10, 10], [20.05, 10]], radius=5.0)
     c = settle(w, ag)
-    assert_allclose(ag.pos, [[10, 10], [20.15, 10]])
+    assert_allclose(ag.pos, [[10, 10], [20.05, 10]])
     assert c.last_passes == 1
 
 
@@ -123,7 +124,7 @@ def test_pairs_first_then_obstacles_in_each_pass() -> None:
     """(52,50) and (50,50), radii 5, inside the obstacle of radius 10 at (50,50). Pass 1: the
     pair (distance 2) is pushed 1.6 * (10.2 - 2) = 13.12, 6.56 each: x 58.56 and 43.44;
     then each goes out of the obstacle to 15.3 from its centre: 65.3 and 34.7. Pass 2 moves
-    nothing (30.6 apart, both at 15.3 > 15.15)."""
+    nothing (30.6 apart, both at 15.3 > 15)."""
     w = World(width=200, height=200, edges="contain")
     w.obstacle_pos = np.array([[50.0, 50.0]])
     w.obstacle_radius = np.array([10.0])
@@ -147,11 +148,11 @@ def test_off_a_wall_and_back_across_one_crossed_this_tick() -> None:
 
 
 def test_near_a_wall_end_the_push_is_away_from_the_end_point() -> None:
-    """Wall (0,50)-(100,50); agent (103,54) radius 5: the closest point is the end (100,50),
-    at distance 5 < 5.05: out along (3,4)/5 to 5.1, (103.06, 54.08)."""
+    """Wall (0,50)-(100,50); agent (102.7,53.6) radius 5: the closest point is the end
+    (100,50), at distance 4.5 < 5: out along (3,4)/5 to 5.1, (103.06, 54.08)."""
     w = World(width=200, height=200, edges="contain")
     w.wall_a, w.wall_b, w.wall_normal = wall_geometry([_Wall((0, 50), (100, 50))])
-    ag = make_agents([[103, 54]], radius=5.0)
+    ag = make_agents([[102.7, 53.6]], radius=5.0)
     settle(w, ag, before=ag.pos.copy())
     assert_allclose(ag.pos, [[100 + 3 * 5.1 / 5, 50 + 4 * 5.1 / 5]])
 
@@ -216,7 +217,7 @@ def test_candidate_lists_are_reused_until_an_agent_moves_far_enough() -> None:
     lists are not built again. They never overlap."""
     w = World(width=200, height=200, edges="contain")
     ag = make_agents([[80, 100], [120, 100]], radius=5.0)
-    c = NonPenetration(DEFAULT_PASSES)
+    c = NonPenetration(DEFAULT_PASSES, skin_radii=3.0)
     for _ in range(30):
         before = ag.pos.copy()
         ag.pos = ag.pos + np.array([[1.0, 0.0], [-1.0, 0.0]])

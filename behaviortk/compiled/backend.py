@@ -21,7 +21,6 @@ from behaviortk.compiled.act import accumulate_acted, act
 from behaviortk.compiled.order import cell_order
 from behaviortk.sense import FOV_COS_TOLERANCE, Neighbours, TargetFacts
 from behaviortk.vec import Array
-from behaviortk.world.grid import grid_shape
 from behaviortk.world.spatial import SMALL_SIDE, padded
 from behaviortk.world.state import World
 
@@ -200,8 +199,8 @@ class Kernels:
     # ------------------------------------------------------- integrate
     @staticmethod
     def relax(
-        world: World, radius: Array, x: Array, y: Array, old_x: Array, old_y: Array,
-        pairs: tuple[np.ndarray, np.ndarray, Array, Array],
+        world: World, radius: Array, inv_mass: Array, x: Array, y: Array, old_x: Array,
+        old_y: Array, pairs: tuple[np.ndarray, ...],
         obstacles: tuple[np.ndarray, np.ndarray], walls: tuple[np.ndarray, np.ndarray],
         anchor_x: Array, anchor_y: Array, skin: float, passes: int, over_relaxation: float,
         margin: float, touched: np.ndarray, scratch: dict[str, np.ndarray],
@@ -210,54 +209,26 @@ class Kernels:
         (``compiled/non_penetration.py``): ``(passes run, rebuild)``; ``x``, ``y``,
         ``touched`` changed in place. ``scratch`` (the caller's, kept between ticks)
         holds the kernel's work arrays, grown when too small."""
-        i, j, contact, share = (np.ascontiguousarray(v) for v in pairs)
-        ao, oo, aw, ww = (np.ascontiguousarray(v) for v in (*obstacles, *walls))
-        n = int(x.shape[0])
-        longest = max(int(i.shape[0]), int(obstacles[0].shape[0]), int(walls[0].shape[0]), 1)
-        if scratch.get("acc", np.zeros((2, 0))).shape[1] != n:
-            scratch["acc"] = np.zeros((2, n))
-            scratch["marks"] = np.zeros((3, n), dtype=np.bool_)
-            scratch["lists"] = np.empty((3, n), dtype=np.int64)
-        if scratch.get("who", np.zeros(0)).shape[0] < longest:
-            scratch["who"] = np.empty(2 * longest, dtype=np.int64)
-            scratch["moves"] = np.empty((2, 2 * longest))
-        ran, rebuild = knp.relax(
-            x, y, old_x, old_y, np.ascontiguousarray(radius, dtype=np.float64),
-            i, j, contact, share, ao, oo, aw, ww,
-            np.ascontiguousarray(world.obstacle_pos, dtype=np.float64).reshape(-1, 2),
-            np.ascontiguousarray(world.obstacle_radius, dtype=np.float64).reshape(-1),
-            np.ascontiguousarray(world.wall_a, dtype=np.float64).reshape(-1, 2),
-            np.ascontiguousarray(world.wall_b, dtype=np.float64).reshape(-1, 2),
-            np.ascontiguousarray(world.wall_normal, dtype=np.float64).reshape(-1, 2),
-            float(world.width), float(world.height), world.edges == "wrap",
-            anchor_x, anchor_y, float(skin), int(passes), float(over_relaxation),
-            float(margin), touched, scratch["acc"], scratch["marks"], scratch["lists"],
-            scratch["who"], scratch["moves"],
+        return knp.run(
+            world, radius, inv_mass, x, y, old_x, old_y, pairs, obstacles, walls, anchor_x,
+            anchor_y, skin, passes, over_relaxation, margin, touched, scratch,
         )  # fmt: skip
-        return int(ran), bool(rebuild)
 
     @staticmethod
-    def close_pairs(
-        world: World, x: Array, y: Array, radius: Array, reach: float
+    def candidates(
+        world: World, x: Array, y: Array, radius: Array, reach: float, inv_mass: Array
     ) -> tuple[np.ndarray, np.ndarray] | None:
-        """``world.overlap.close_pairs`` at ``(x, y)``, sorted by ``(i, j)``; None where its grid
-        does not fit (fewer than 3 cells across a wrapped world: NumPy)."""
-        n = int(x.shape[0])
-        if n < 2:
-            return None
-        search = 2.0 * float(radius.max()) + float(reach)
-        if not search > 0.0:
-            return None
-        nx, ny = grid_shape(float(world.width), float(world.height), search, n)
-        wrap = world.edges == "wrap"
-        if wrap and min(nx, ny) < 3:
-            return None
-        x = np.ascontiguousarray(x, dtype=np.float64)
-        y = np.ascontiguousarray(y, dtype=np.float64)
-        r = np.ascontiguousarray(radius, dtype=np.float64)
-        w, h = float(world.width), float(world.height)
-        i, j = knp.close_pairs(x, y, r, float(reach), w, h, wrap, nx, ny)
-        return i, j
+        """Non-penetration's candidate pairs (int32 rows, sorted by ``(i, j)``;
+        ``compiled/non_penetration.candidates``); None where its grid does not fit."""
+        return knp.candidates(world, x, y, radius, reach, inv_mass)
+
+    @staticmethod
+    def settled(world: World, x: Array, y: Array, moved: np.ndarray) -> Array:
+        """The positions ``(x, y)`` as an (N, 2) array, the ``moved`` rows folded back into
+        a wrapped world (``NonPenetration.apply``'s last step)."""
+        return knp.settled(
+            x, y, moved, float(world.width), float(world.height), world.edges == "wrap"
+        )
 
     @staticmethod
     def moved_too_far(
@@ -325,16 +296,7 @@ class Kernels:
             i64, i64, pos, vel, f, yes, pos, np.zeros(n, np.int64), 1.0, True, 1.0, out
         )
         kf.containment(i64, pos, vel, np.zeros(2), np.ones(2), 1.0, 1.0, 1.0, out)
-        x, y, touched = pos[:, 0].copy(), pos[:, 1].copy(), np.zeros(n, dtype=np.bool_)
-        knp.relax(
-            x, y, x.copy(), y.copy(), f, i64[:2], i64[1:3], f[:2], f[:2] * 0.5, i64[:1],
-            i64[:1], i64[:1], i64[:1], obstacles, radii, obstacles, obstacles * 2.0, obstacles,
-            10.0, 10.0, True, x.copy(), y.copy(), 3.0, 3, 1.6, 0.02, touched, np.zeros((2, n)),
-            np.zeros((3, n), dtype=np.bool_), np.empty((3, n), dtype=np.int64), i64.copy(),
-            np.empty((2, n)),
-        )  # fmt: skip
-        knp.close_pairs(x, y, f, 1.0, 10.0, 10.0, True, 3, 3)
-        knp.moved_too_far(x, y, x, y, 10.0, 10.0, True, 1.0)
+        knp.warm()
         forces = np.ones((2, n, 2))
         kf.blend(forces, i64, f, 1.0, out)
         kf.prioritized_sum(forces, i64, f, 1.0, out)

@@ -11,18 +11,104 @@ then off walls. Moves of an agent add up in the reference's order (its
 0.0, so the positions are the reference's to the last bit. The kernel stops
 when nothing moved, after ``passes``, or when a push took an agent half the
 skin from where the lists were built: then it returns and the caller builds
-the lists again (NumPy code) and calls it for the passes left, measuring
-everything.
+the lists again (:func:`candidates`) and calls it for the passes left,
+measuring everything.
+
+Where the time goes, and how it is kept down (evade_or_flock at 50,000 agents:
+some 110,000 candidate pairs, 29,000 of them overlapping before the first pass,
+a quarter of that before the second, a handful after the fifth):
+
+- A pass first finds the pairs closer than contact, compacting their indices
+  and offsets without a branch, then pushes only those. Offsets skip the
+  rounding of the minimum image where agents are close (``shortest_near``).
+- The first pass of a call also notes the pairs within ``NEAR * skin`` of
+  contact (about half); later passes measure only those while no agent has
+  moved half that since (a second Verlet list, good for one call), the agents
+  just moved having fewer pairs still: then their pairs are picked through a
+  per-agent index of the list (:func:`pairs_by_agent`, made once per list),
+  marked and read back in list order 8 marks at a time.
+- The lists hold int32 rows and nothing else: a pair's contact and share are
+  worked out from the agents' radius and inverse mass, the same arithmetic as
+  ``pair_constants``, so a pass streams a third of the memory.
+- The candidate search (:func:`close_pairs`) bins the agents on its own grid,
+  cells as wide as the search (the spatial index's, capped at 65,535 cells, is
+  nearly twice as wide there), visits each pair of neighbouring cells once and sorts
+  the pairs by ``(i, j)`` by counting.
 """
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
 from behaviortk.compiled.jit import inline, kernel
-from behaviortk.compiled.vec import EPS, shortest
+from behaviortk.compiled.vec import EPS, shortest, shortest_near
+
+#: A pass after the first picks the pairs of the agents just moved through the per-agent
+#: index when they are fewer than this fraction of the list (and sorts them into list
+#: order); more, and scanning the list for them is cheaper. In evade_or_flock at 50,000
+#: agents the second and third passes scan, the later ones (a few hundred agents) pick.
+PICK_BELOW = 0.5
+
+#: The first pass notes the pairs within ``NEAR * skin`` of contact; the later passes
+#: of the call measure only those while no agent has moved ``0.49 * NEAR * skin`` since
+#: (then nothing else can have come closer than contact), the whole list after. In
+#: evade_or_flock at 50,000 agents (skin 40) no agent moves 2 units in a tick's passes, and
+#: the pairs within 4 of contact are about half the list.
+NEAR = 0.1
+
+
+def run(
+    world: Any, radius: np.ndarray, inv_mass: np.ndarray, x: np.ndarray, y: np.ndarray,
+    old_x: np.ndarray, old_y: np.ndarray, pairs: tuple[np.ndarray, ...],
+    obstacles: tuple[np.ndarray, np.ndarray], walls: tuple[np.ndarray, np.ndarray],
+    anchor_x: np.ndarray, anchor_y: np.ndarray, skin: float, passes: int,
+    over_relaxation: float, margin: float, touched: np.ndarray, scratch: dict[str, Any],
+) -> tuple[int, bool]:  # fmt: skip
+    """:func:`relax` on a world's arrays: ``(passes run, rebuild)``. ``scratch`` (the
+    caller's, kept between ticks) holds the work arrays, grown when too small, and the
+    per-agent index of the pairs, made again when the list changes."""
+    ao, oo, aw, ww = (np.ascontiguousarray(v) for v in (*obstacles, *walls))
+    n = int(x.shape[0])
+    if scratch.get("indexed") is not pairs[0] or scratch["index"][0].shape[0] != n + 1:
+        i, j = (np.ascontiguousarray(v, dtype=np.int32) for v in pairs[:2])
+        scratch["index"] = (*pairs_by_agent(i, j, n), i, j)
+        scratch["indexed"] = pairs[0]
+    upper, lower, lower_pairs, i, j = scratch["index"]
+    npairs = int(i.shape[0])
+    longest = max(npairs, int(ao.shape[0]), int(aw.shape[0]), 1)
+    if scratch.get("acc", np.zeros((2, 0))).shape[1] != n:
+        scratch["acc"] = np.zeros((2, n))
+        scratch["marks"] = np.zeros((3, n), dtype=np.bool_)
+        scratch["lists"] = np.empty((3, n), dtype=np.int64)
+    if scratch.get("who", np.zeros(0)).shape[0] < longest:
+        scratch["who"] = np.empty(2 * longest, dtype=np.int64)
+        scratch["moves"] = np.empty((2, 2 * longest))
+        scratch["picks"] = np.empty(2 * longest + 1, dtype=np.int64)
+        scratch["hits"] = np.empty((2, 2 * longest + 1))
+        scratch["chosen"] = np.zeros(16 * (longest // 8 + 1), dtype=np.uint8)
+        scratch["near"] = np.empty(2 * longest + 1, dtype=np.int32)
+    if scratch.get("origin", np.zeros((2, 0))).shape[1] != n:
+        scratch["origin"] = np.empty((2, n))
+    ran, rebuild = relax(
+        x, y, old_x, old_y, np.ascontiguousarray(radius, dtype=np.float64),
+        i, j, np.ascontiguousarray(inv_mass, dtype=np.float64), upper, lower, lower_pairs,
+        ao, oo, aw, ww,
+        np.ascontiguousarray(world.obstacle_pos, dtype=np.float64).reshape(-1, 2),
+        np.ascontiguousarray(world.obstacle_radius, dtype=np.float64).reshape(-1),
+        np.ascontiguousarray(world.wall_a, dtype=np.float64).reshape(-1, 2),
+        np.ascontiguousarray(world.wall_b, dtype=np.float64).reshape(-1, 2),
+        np.ascontiguousarray(world.wall_normal, dtype=np.float64).reshape(-1, 2),
+        float(world.width), float(world.height), world.edges == "wrap",
+        anchor_x, anchor_y, float(skin), int(passes), float(over_relaxation),
+        float(margin), float(PICK_BELOW), touched, scratch["acc"], scratch["marks"],
+        scratch["lists"], scratch["who"], scratch["moves"], scratch["picks"], scratch["hits"],
+        scratch["chosen"], scratch["chosen"].view(np.uint64), float(NEAR * skin),
+        scratch["near"], scratch["origin"],
+    )  # fmt: skip
+    return int(ran), bool(rebuild)
 
 
 @inline
@@ -39,8 +125,10 @@ def relax(
     radius: np.ndarray,
     pi: np.ndarray,
     pj: np.ndarray,
-    contact: np.ndarray,
-    share: np.ndarray,
+    inv_mass: np.ndarray,
+    upper: np.ndarray,
+    lower: np.ndarray,
+    lower_pairs: np.ndarray,
     ao: np.ndarray,
     oo: np.ndarray,
     aw: np.ndarray,
@@ -59,49 +147,117 @@ def relax(
     passes: int,
     over_relaxation: float,
     margin: float,
+    pick_below: float,
     touched: np.ndarray,
     acc: np.ndarray,
     marks: np.ndarray,
     lists: np.ndarray,
     who: np.ndarray,
     moves: np.ndarray,
+    picks: np.ndarray,
+    hits: np.ndarray,
+    chosen: np.ndarray,
+    chosen_words: np.ndarray,
+    near: float,
+    near_k: np.ndarray,
+    origin: np.ndarray,
 ) -> tuple[int, bool]:
     """Up to ``passes`` passes moving ``x``/``y`` in place, marking moved rows in ``touched``.
 
-    Returns ``(passes run, whether the lists must be built again)``. Scratch kept by
-    the caller between ticks (allocating it every tick costs more than the passes):
-    ``acc`` (2, n) zeros, ``marks`` (3, n) False, both left so; ``lists`` (3, n) int;
-    ``who`` and ``moves`` (2, ...) as long as the longest candidate list.
+    Returns ``(passes run, whether the lists must be built again)``. ``upper``,
+    ``lower`` and ``lower_pairs`` index the pairs by agent (:func:`pairs_by_agent`).
+    A pass after the first picks the pairs of the agents the previous pass moved
+    through that index (marks, read back in list order) when they are fewer than
+    ``pick_below`` of the list; otherwise it scans the list for them. Scratch kept
+    by the caller between ticks (allocating it every tick costs more than the
+    passes): ``acc`` (2, n) zeros, ``marks`` (3, n) False, both left so; ``lists``
+    (3, n) int; ``who`` and ``moves`` (2, ...) as long as the longest candidate
+    list; ``picks`` (pairs + 1,) int, ``hits`` (2, pairs + 1) and ``chosen`` (pairs rounded up to 8,)
+    uint8 zeros, left so, with ``chosen_words`` the same memory as uint64.
     """
     bounded = not wrap
     acc_x, acc_y = acc[0], acc[1]
     now, dirty, staged = marks[0], marks[1], marks[2]  # moved: this pass, the last one; staged
     rows, dirty_rows, stage_rows = lists[0], lists[1], lists[2]
     mx, my = moves[0], moves[1]
+    hit_k, hit_x, hit_y = picks, hits[0], hits[1]
     n_dirty = 0
     everything = True
     npairs = pi.shape[0]
-    trigger_factor = 1.0 + 0.5 * margin
-    wall_factor = (1.0 + 0.5 * margin) / (1.0 + margin)
+    near_n = 0
+    near_ok = False
+    drift = 0.49 * near  # a pair not near moved less than 2 * drift closer: not a hit
     ran = 0
     far = False
     for _ in range(passes):
         ran += 1
         count = 0
         # ------------------------------------------------------------ pairs
-        seen = 0
+        # which pairs to measure: all (first pass), those of the agents just moved
+        # picked through the index (few), or the pairs that were near in the first pass
+        # (while no agent has moved half the near margin since), or the whole list
+        use_near = not everything and near_ok
+        scan = near_n if use_near else npairs
+        picked = False
+        if not everything:
+            owned = 0
+            for m in range(n_dirty):
+                r = dirty_rows[m]
+                owned += upper[r + 1] - upper[r] + lower[r + 1] - lower[r]
+            if owned < pick_below * scan:
+                picked = True
+                for m in range(n_dirty):
+                    r = dirty_rows[m]
+                    for k in range(upper[r], upper[r + 1]):
+                        chosen[k] = 1
+                    for h in range(lower[r], lower[r + 1]):
+                        chosen[lower_pairs[h]] = 1
+                scan = 0  # in list order, so the moves add up in the reference's order:
+                for w in range(chosen_words.shape[0]):  # the marks read 8 at a time
+                    if chosen_words[w] == 0:
+                        continue
+                    for k in range(8 * w, 8 * w + 8):
+                        if chosen[k]:
+                            chosen[k] = 0
+                            hit_k[scan] = k
+                            scan += 1
+        # the pairs closer than contact, in list order (compacted without a branch)
+        nh = 0
+        if everything:  # every pair, noting those within the near margin of contact
+            near_n = 0
+            for k in range(npairs):
+                a, b = pi[k], pj[k]
+                dx = shortest_near(x[b] - x[a], width, wrap)  # nearly always close
+                dy = shortest_near(y[b] - y[a], height, wrap)
+                d2 = dx * dx + dy * dy
+                trigger = radius[a] + radius[b]
+                hit_k[nh] = k
+                hit_x[nh], hit_y[nh] = dx, dy
+                nh += 1 if d2 < trigger * trigger else 0
+                near_k[near_n] = k
+                trigger += near
+                near_n += 1 if d2 < trigger * trigger else 0
+            for r in range(x.shape[0]):
+                origin[0, r] = x[r]
+                origin[1, r] = y[r]
+            near_ok = True
+        else:
+            for q in range(scan):
+                k = hit_k[q] if picked else (near_k[q] if use_near else q)
+                a, b = pi[k], pj[k]
+                dx = shortest_near(x[b] - x[a], width, wrap)
+                dy = shortest_near(y[b] - y[a], height, wrap)
+                d2 = dx * dx + dy * dy
+                trigger = radius[a] + radius[b]
+                hit_k[nh] = k  # nh <= q: the picks not yet read are not overwritten
+                hit_x[nh], hit_y[nh] = dx, dy
+                nh += 1 if d2 < trigger * trigger else 0
         nj = 0
-        for k in range(npairs):
+        for h in range(nh):
+            k = hit_k[h]
             a, b = pi[k], pj[k]
-            if not everything and not (dirty[a] or dirty[b]):
-                continue
-            dx = shortest(x[b] - x[a], width, wrap)
-            dy = shortest(y[b] - y[a], height, wrap)
-            d2 = dx * dx + dy * dy
-            trigger = contact[k] * trigger_factor
-            if not d2 < trigger * trigger:
-                continue
-            dist = math.sqrt(d2)
+            dx, dy = hit_x[h], hit_y[h]
+            dist = math.sqrt(dx * dx + dy * dy)
             if dist > EPS:
                 inv = 1.0 / dist
                 ux, uy = dx * inv, dy * inv
@@ -110,20 +266,36 @@ def relax(
                 angle = (lo * 2.399963229728653 + hi * 0.7071067811865476) % (2.0 * np.pi)
                 sign = 1.0 if a < b else -1.0
                 ux, uy = math.cos(angle) * sign, math.sin(angle) * sign
-            push = contact[k] * (1.0 + margin) - dist
+            push = (radius[a] + radius[b]) * (1.0 + margin) - dist
             push *= over_relaxation
-            si = push * share[k]
-            if share[k] > 0.0:  # i sides now, in list order; j sides after (np.bincount's order)
-                seen, count = _one(a, -ux * si, -uy * si, acc_x, acc_y, staged, stage_rows,
-                                   seen, now, rows, count)  # fmt: skip
-            if share[k] < 1.0:
+            wa = inv_mass[a]
+            part = wa / (wa + inv_mass[b])
+            si = push * part
+            if part > 0.0:  # i sides now, in list order; j sides after (np.bincount's order)
+                acc_x[a] += -ux * si
+                acc_y[a] += -uy * si
+                if not now[a]:
+                    now[a] = True
+                    rows[count] = a
+                    count += 1
+            if part < 1.0:
                 sj = push - si
                 who[nj], mx[nj], my[nj] = b, ux * sj, uy * sj
                 nj += 1
         for h in range(nj):
-            seen, count = _one(who[h], mx[h], my[h], acc_x, acc_y, staged, stage_rows, seen,
-                               now, rows, count)  # fmt: skip
-        _apply(stage_rows, seen, acc_x, acc_y, staged, x, y)
+            b = who[h]
+            acc_x[b] += mx[h]
+            acc_y[b] += my[h]
+            if not now[b]:
+                now[b] = True
+                rows[count] = b
+                count += 1
+        for m in range(count):
+            r = rows[m]
+            x[r] += acc_x[r]
+            y[r] += acc_y[r]
+            acc_x[r] = 0.0
+            acc_y[r] = 0.0
         # -------------------------------------------------------- obstacles
         nh = 0
         for k in range(ao.shape[0]):
@@ -134,8 +306,7 @@ def relax(
             dy = shortest(y[a] - obstacle_pos[o, 1], height, wrap)
             touch = obstacle_radius[o] + radius[a]
             d2 = dx * dx + dy * dy
-            t = touch * trigger_factor
-            if not d2 < t * t:
+            if not d2 < touch * touch:
                 continue
             limit = touch * (1.0 + margin)
             dist = math.sqrt(d2)
@@ -176,7 +347,7 @@ def relax(
             ox, oy = px - (wax + t * ex), py - (way + t * ey)
             dist = math.sqrt(ox * ox + oy * oy)
             back = crossed or (dist <= EPS)
-            if not (back or dist < r * wall_factor):
+            if not (back or dist < radius[a]):
                 continue
             if s_old != 0.0:
                 side = _sign(s_old)
@@ -213,13 +384,18 @@ def relax(
             if bounded:
                 x[r] = min(max(x[r], 0.0), width)
                 y[r] = min(max(y[r], 0.0), height)
-            dx = shortest(x[r] - anchor_x[r], width, wrap)
-            dy = shortest(y[r] - anchor_y[r], height, wrap)
+            dx = shortest_near(x[r] - anchor_x[r], width, wrap)
+            dy = shortest_near(y[r] - anchor_y[r], height, wrap)
             dx *= dx
             dy *= dy
             dx += dy
             if dx >= limit * limit:
                 far = True
+            if near_ok:  # positions are not folded between passes: no wrap here
+                dx = x[r] - origin[0, r]
+                dy = y[r] - origin[1, r]
+                if dx * dx + dy * dy >= drift * drift:
+                    near_ok = False
         n_dirty = count
         everything = False
         if far:
@@ -266,10 +442,17 @@ def _apply(
 
 @inline
 def _exact_short(d: float, size: float, wrap: bool) -> float:
-    """``world.spatial.displacement``'s ``d - size * round(d / size)`` (a division)."""
+    """``world.spatial.displacement``'s ``d - size * round(d / size)``: the same bits
+    (but for the sign of a zero), without its division where ``|d| < size / 2``."""
     if not wrap:
         return d
+    if abs(d) < 0.5 * size:
+        return d
     return d - size * np.rint(d / size)
+
+
+_FORWARD = np.array([[0, 0], [1, 0], [-1, 1], [0, 1], [1, 1]], dtype=np.int64)
+"""The cell itself, then its forward neighbours: each neighbouring pair of cells once."""
 
 
 @kernel
@@ -283,10 +466,13 @@ def close_pairs(
     wrap: bool,
     nx: int,
     ny: int,
+    inv_mass: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``world.overlap.close_pairs``: pairs ``i < j`` closer than ``r_i + r_j + reach``
     (minimum image), sorted by ``(i, j)``, from a grid of ``nx`` x ``ny`` cells at least
-    as wide as the search (``2 max r + reach``); on wrapped worlds ``nx, ny >= 3``.
+    as wide as the search (``2 max r + reach``); on wrapped worlds ``nx, ny >= 3``. Only
+    the pairs that can move (``inv_mass`` not 0 on both), as
+    ``world.non_penetration.pair_constants`` keeps them; rows as int32.
 
     A position outside the world (pushed past an edge between passes) is binned in
     the cell it wraps into, or the nearest edge cell of a bounded world.
@@ -311,56 +497,118 @@ def close_pairs(
     for p in range(n):  # ascending rows within each cell
         members[fill[cell[p]]] = p
         fill[cell[p]] += 1
+    # each pair of cells once: a cell with itself and its 4 forward neighbours (a half
+    # stencil: no test of which row is lower, which cost more than the distances)
     cap = max(16, 4 * n)
-    out_i = np.empty(cap, dtype=np.int64)
-    out_j = np.empty(cap, dtype=np.int64)
+    lo_rows = np.empty(cap, dtype=np.int32)
+    hi_rows = np.empty(cap, dtype=np.int32)
     found = 0
-    mine = np.empty(n, dtype=np.int64)
-    for i in range(n):
-        cx, cy = cell[i] % nx, cell[i] // nx
-        k = 0
-        for oy in range(-1, 2):
-            gy = cy + oy
-            if wrap:
-                gy = (gy + ny) % ny
-            elif gy < 0 or gy >= ny:
-                continue
-            for ox in range(-1, 2):
-                gx = cx + ox
-                if wrap:
-                    gx = (gx + nx) % nx
-                elif gx < 0 or gx >= nx:
+    for c in range(nx * ny):
+        s0, s1 = start[c], start[c + 1]
+        if s0 == s1:
+            continue
+        cx, cy = c % nx, c // nx  # once per occupied cell
+        for t in range(5):
+            ox, oy = _FORWARD[t]
+            gx, gy = cx + ox, cy + oy
+            if gx < 0 or gx >= nx or gy >= ny:
+                if not wrap:
                     continue
-                g = gy * nx + gx
-                for m in range(start[g + 1] - 1, start[g] - 1, -1):  # rows descending
-                    j = members[m]
-                    if j <= i:
-                        break
+                gx += nx if gx < 0 else (-nx if gx >= nx else 0)
+                gy -= ny if gy >= ny else 0
+            g = gy * nx + gx
+            g0, g1 = start[g], start[g + 1]
+            if g0 == g1:
+                continue
+            if found + (s1 - s0) * (g1 - g0) > cap:
+                cap = 2 * cap + (s1 - s0) * (g1 - g0)
+                grown_lo = np.empty(cap, dtype=np.int32)
+                grown_hi = np.empty(cap, dtype=np.int32)
+                grown_lo[:found] = lo_rows[:found]
+                grown_hi[:found] = hi_rows[:found]
+                lo_rows, hi_rows = grown_lo, grown_hi
+            for m in range(s0, s1):
+                p = members[m]
+                for q in range(g0 + (m - s0 + 1 if t == 0 else 0), g1):
+                    o = members[q]
+                    i, j = min(p, o), max(p, o)  # no branch: the order is a coin toss
                     dx = _exact_short(x[j] - x[i], width, wrap)
                     dy = _exact_short(y[j] - y[i], height, wrap)
                     limit = radius[i] + radius[j] + reach
-                    if dx * dx + dy * dy < limit * limit:
-                        mine[k] = j
-                        k += 1
-        for a in range(1, k):  # insertion sort: a few candidates per agent
-            v = mine[a]
+                    lo_rows[found], hi_rows[found] = i, j
+                    close = dx * dx + dy * dy < limit * limit
+                    free = inv_mass[i] + inv_mass[j] > 0.0  # both never moving: dropped
+                    found += 1 if close & free else 0
+    # sorted by (i, j): counted by i, then each i's few j by insertion
+    first = np.zeros(n + 1, dtype=np.int64)
+    for k in range(found):
+        first[lo_rows[k] + 1] += 1
+    for r in range(n):
+        first[r + 1] += first[r]
+    fill = first[:-1].copy()
+    out_i = np.empty(found, dtype=np.int32)
+    out_j = np.empty(found, dtype=np.int32)
+    for k in range(found):
+        i = lo_rows[k]
+        out_i[fill[i]] = i
+        out_j[fill[i]] = hi_rows[k]
+        fill[i] += 1
+    for r in range(n):
+        for a in range(first[r] + 1, first[r + 1]):
+            v = out_j[a]
             b = a - 1
-            while b >= 0 and mine[b] > v:
-                mine[b + 1] = mine[b]
+            while b >= first[r] and out_j[b] > v:
+                out_j[b + 1] = out_j[b]
                 b -= 1
-            mine[b + 1] = v
-        if found + k > cap:
-            cap = max(2 * cap, found + k)
-            grown_i = np.empty(cap, dtype=np.int64)
-            grown_j = np.empty(cap, dtype=np.int64)
-            grown_i[:found] = out_i[:found]
-            grown_j[:found] = out_j[:found]
-            out_i, out_j = grown_i, grown_j
-        for a in range(k):
-            out_i[found] = i
-            out_j[found] = mine[a]
-            found += 1
-    return out_i[:found].copy(), out_j[:found].copy()
+            out_j[b + 1] = v
+    return out_i, out_j
+
+
+@kernel
+def pairs_by_agent(
+    pi: np.ndarray, pj: np.ndarray, n: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pairs of each agent: ``(upper, lower, lower_pairs)``. Agent ``r``'s pairs
+    ``(r, j)`` are ``upper[r]:upper[r + 1]`` (the list is sorted by ``i``); its pairs
+    ``(i, r)`` are ``lower_pairs[lower[r]:lower[r + 1]]``, in list order."""
+    upper = np.zeros(n + 1, dtype=np.int64)
+    lower = np.zeros(n + 1, dtype=np.int64)
+    for k in range(pi.shape[0]):
+        upper[pi[k] + 1] += 1
+        lower[pj[k] + 1] += 1
+    for r in range(n):
+        upper[r + 1] += upper[r]
+        lower[r + 1] += lower[r]
+    fill = lower[:-1].copy()
+    lower_pairs = np.empty(pj.shape[0], dtype=np.int32)
+    for k in range(pj.shape[0]):
+        lower_pairs[fill[pj[k]]] = k
+        fill[pj[k]] += 1
+    return upper, lower, lower_pairs
+
+
+@inline
+def _fold(v: float, size: float) -> float:
+    """``world.non_penetration._fold`` of one coordinate: folded into ``[0, size)``."""
+    v = v - size * np.floor(v * (1.0 / size))
+    return 0.0 if (v >= size or v < 0.0) else v
+
+
+@kernel
+def settled(
+    x: np.ndarray, y: np.ndarray, moved: np.ndarray, width: float, height: float, wrap: bool
+) -> np.ndarray:
+    """``np.stack([x, y], axis=1)`` with the ``moved`` rows folded back into a wrapped world."""
+    n = x.shape[0]
+    pos = np.empty((n, 2))
+    for r in range(n):
+        if wrap and moved[r]:
+            pos[r, 0] = _fold(x[r], width)
+            pos[r, 1] = _fold(y[r], height)
+        else:
+            pos[r, 0] = x[r]
+            pos[r, 1] = y[r]
+    return pos
 
 
 @kernel
@@ -376,11 +624,73 @@ def moved_too_far(
 ) -> bool:
     """``NonPenetration._moved_too_far`` over every row: has one moved ``limit`` or more?"""
     for r in range(x.shape[0]):
-        dx = shortest(x[r] - anchor_x[r], width, wrap)
-        dy = shortest(y[r] - anchor_y[r], height, wrap)
+        dx = shortest_near(x[r] - anchor_x[r], width, wrap)
+        dy = shortest_near(y[r] - anchor_y[r], height, wrap)
         dx *= dx
         dy *= dy
         dx += dy
         if dx >= limit * limit:
             return True
     return False
+
+
+#: The candidate search's grid has cells at least as wide as the search and at most this
+#: many cells per agent: narrow cells hold few agents to measure in packed flocks (the
+#: spatial index's grid, capped at 65,535 cells, has cells twice as wide at 50,000 agents
+#: and measures three to four times as many).
+CELLS_PER_AGENT = 4
+
+
+def candidates(
+    world: Any, x: np.ndarray, y: np.ndarray, radius: np.ndarray, reach: float,
+    inv_mass: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray] | None:  # fmt: skip
+    """The rows ``(i, j)`` (int32, sorted by ``(i, j)``) of ``world.non_penetration``'s
+    candidate pairs (``close_pairs`` then ``pair_constants``; the kernel works out the
+    constants itself); None where the grid does not fit (fewer than 3 cells across a
+    wrapped world: NumPy)."""
+    n = int(x.shape[0])
+    if n < 2:
+        return None
+    search = 2.0 * float(radius.max()) + float(reach)
+    if not search > 0.0:
+        return None
+    w, h = float(world.width), float(world.height)
+    side = max(search, math.sqrt(w * h / (CELLS_PER_AGENT * n)))
+    nx, ny = max(1, int(w // side)), max(1, int(h // side))
+    wrap = world.edges == "wrap"
+    if wrap and min(nx, ny) < 3:
+        return None
+    found: tuple[np.ndarray, np.ndarray] = close_pairs(
+        np.ascontiguousarray(x, dtype=np.float64),
+        np.ascontiguousarray(y, dtype=np.float64),
+        np.ascontiguousarray(radius, dtype=np.float64),
+        float(reach), w, h, wrap, nx, ny,
+        np.ascontiguousarray(inv_mass, dtype=np.float64),
+    )  # fmt: skip
+    return found
+
+
+def warm() -> None:
+    """Compile (or load from the cache) this module's kernels on tiny inputs of the real types."""
+    n = 4
+    x, y = np.array([1.0, 2.0, 3.0, 1.5]), np.array([1.0, 1.5, 2.0, 3.0])
+    f, i64 = np.ones(n), np.arange(n, dtype=np.int64)
+    touched = np.zeros(n, dtype=np.bool_)
+    pairs = (i64[:2].astype(np.int32), i64[1:3].astype(np.int32))
+    world = _Warm()
+    run(
+        world, f, f, x, y, x.copy(), y.copy(), pairs, (i64[:1], i64[:1]), (i64[:1], i64[:1]),
+        x.copy(), y.copy(), 3.0, 3, 1.6, 0.02, touched, {},
+    )  # fmt: skip
+    close_pairs(x, y, f, 1.0, 10.0, 10.0, True, 3, 3, f)
+    moved_too_far(x, y, x, y, 10.0, 10.0, True, 1.0)
+    settled(x, y, touched, 10.0, 10.0, True)
+
+
+class _Warm:
+    """A world of the types :func:`run` reads: one obstacle and one wall."""
+
+    width, height, edges = 10.0, 10.0, "wrap"
+    obstacle_pos, obstacle_radius = np.ones((1, 2)), np.ones(1)
+    wall_a, wall_b, wall_normal = np.ones((1, 2)), np.full((1, 2), 2.0), np.ones((1, 2))

@@ -32,13 +32,15 @@ from the book, and why:
   the first only measures the pairs of agents the previous pass moved (nothing
   else can have come closer). Coincident agents split along a fixed direction
   per pair (``vec.coincident_direction``).
-- **Pushed a little beyond contact.** A pair closer than ``(r_i + r_j) * (1 +
-  CONTACT_MARGIN / 2)`` is pushed to ``(r_i + r_j) * (1 + CONTACT_MARGIN)``: in a
-  cluster the passes approach their target only asymptotically, and the margin
-  lets them stop outside contact instead of leaving every pair of the cluster a
-  hair inside; the gap between the two thresholds keeps a pair just pushed from
+- **Pushed a little beyond contact.** A pair closer than ``r_i + r_j`` (one that
+  overlaps) is pushed to ``(r_i + r_j) * (1 + CONTACT_MARGIN)``: in a cluster the
+  passes approach their target only asymptotically, and the margin lets them
+  stop outside contact instead of leaving every pair of the cluster a hair
+  inside; the gap between contact and the target keeps a pair just pushed from
   being pushed again for its rounding, and a pair at rest from being pushed
-  every tick.
+  every tick. (Pushing pairs already within half the margin of contact, as this
+  module once did, pushed a quarter more pairs in packed flocks and ran more
+  passes: 7.6 a tick against 7.2 in evade_or_flock at 50,000 agents.)
 - **Obstacles and walls too, last in each pass.** After the pairs, agents are
   pushed out of obstacle circles (to obstacle radius + agent radius from the
   centre) and off wall segments (to their radius from the closest point); an
@@ -67,11 +69,12 @@ IntArray = np.ndarray
 DEFAULT_PASSES = 10
 
 #: Skin of the candidate lists, in largest agent radii: a wider skin lasts more ticks
-#: but holds more pairs to measure every tick. In evade_or_flock at 50,000 agents (radii
-#: 5 and 8) building the lists costs about ten first passes; 3 radii (24 units) rebuilds
-#: them every 6 ticks or so with a tenth more pairs than 2 radii, which rebuilds every 4
-#: (the constraint's time per tick fell by about a third).
-SKIN_RADII = 3.0
+#: but holds more pairs to measure every tick (the results do not depend on it). In
+#: evade_or_flock at 50,000 agents (radii 5 and 8, flocks packed: most candidates touch)
+#: 3 radii (24 units) held a tenth more pairs than 2 and rebuilt every 5 ticks instead of
+#: 4; 5 radii (40 units) hold 2 % more than 3 and rebuild every 8 (on compiled kernels,
+#: where a build costs about as much as the passes of a tick, 7 % less time per tick).
+SKIN_RADII = 5.0
 
 #: The lists are rebuilt before the passes once an agent has moved this fraction of the
 #: skin since they were built, so the passes' own pushes have ``(0.5 - REBUILD_AT) * skin``
@@ -162,16 +165,15 @@ def pair_moves(
 
     ``contact`` is each pair's ``r_i + r_j`` and ``share`` agent ``i``'s part of
     a push (``w_i / (w_i + w_j)``, ``w`` = inverse mass, 0 for an agent that
-    never moves; agent ``j`` takes the rest). A pair closer than ``contact * (1 +
-    margin / 2)`` is pushed apart along its centre line by ``over_relaxation *
-    (c - distance)``, ``c = contact * (1 + margin)``. Moves of an agent add up.
+    never moves; agent ``j`` takes the rest). A pair closer than ``contact`` is pushed
+    apart along its centre line by ``over_relaxation * (c - distance)``, ``c = contact *
+    (1 + margin)``. Moves of an agent add up.
     """
     wrap = world.edges == "wrap"
     dx = _short(np.take(x, j) - np.take(x, i), world.width, wrap)
     dy = _short(np.take(y, j) - np.take(y, i), world.height, wrap)
     d2 = dx * dx + dy * dy
-    trigger = contact * (1.0 + 0.5 * margin)
-    hit = np.flatnonzero(d2 < trigger * trigger)
+    hit = np.flatnonzero(d2 < contact * contact)
     if hit.size == 0:
         return None
     i, j, dx, dy = np.take(i, hit), np.take(j, hit), np.take(dx, hit), np.take(dy, hit)
@@ -216,8 +218,8 @@ def obstacle_moves(
 ) -> Moves | None:
     """Moves of agents ``a`` out of obstacles ``o`` (candidate pairs); None when none is inside.
 
-    An agent closer to an obstacle's centre than ``(obstacle radius + agent
-    radius) * (1 + margin / 2)`` goes straight out along the centre line to
+    An agent closer to an obstacle's centre than ``obstacle radius + agent
+    radius`` goes straight out along the centre line to
     ``(obstacle radius + agent radius) * (1 + margin)`` (from the very centre:
     along +x).
     """
@@ -226,7 +228,7 @@ def obstacle_moves(
     dy = _short(np.take(y, a) - world.obstacle_pos[o, 1], world.height, wrap)
     contact = world.obstacle_radius[o] + np.take(radius, a)
     d2 = dx * dx + dy * dy
-    hit = np.flatnonzero(d2 < np.square(contact * (1.0 + 0.5 * margin)))
+    hit = np.flatnonzero(d2 < contact * contact)
     if hit.size == 0:
         return None
     a, dx, dy = np.take(a, hit), np.take(dx, hit), np.take(dy, hit)
@@ -254,7 +256,7 @@ def wall_moves(
     ``old_x``/``old_y`` are the positions before this tick's move. An agent
     whose move crossed the segment (or that sits exactly on it) goes back to the
     side it came from, ``r = radius * (1 + margin)`` from the wall's line;
-    otherwise an agent closer than ``radius * (1 + margin / 2)`` to the segment
+    otherwise an agent closer than its radius to the segment
     goes straight away from the segment's closest point to ``r``. On wrapped worlds positions are taken
     as the image nearest the wall's midpoint.
     """
@@ -279,7 +281,7 @@ def wall_moves(
     ox, oy = px - (ax + t * ex), py - (ay + t * ey)
     dist = np.sqrt(ox * ox + oy * oy)
     back = crossed | (dist <= EPS)
-    hit = np.flatnonzero(back | (dist < r * ((1.0 + 0.5 * margin) / (1.0 + margin))))
+    hit = np.flatnonzero(back | (dist < np.take(radius, a)))
     if hit.size == 0:
         return None
     back, s_new, s_old, r, dist = (np.take(v, hit) for v in (back, s_new, s_old, r, dist))
@@ -323,6 +325,9 @@ class NonPenetration:
         self._anchor_y = np.zeros(0)
         self._skin = 0.0
         self._pairs: tuple[IntArray, IntArray, Array, Array] = (_EMPTY, _EMPTY, _NONE, _NONE)
+        """Candidate pairs ``(i, j, contact, share)``; lists built on compiled kernels hold
+        int32 rows and leave ``contact`` and ``share`` empty (the kernel works them out)."""
+        self._inv_mass = _NONE
         self._obstacles = (_EMPTY, _EMPTY)
         self._walls = (_EMPTY, _EMPTY)
 
@@ -339,8 +344,12 @@ class NonPenetration:
         y = np.array(agents.pos[:, 1])
         if self._stale(world, agents, x, y):
             self._build(world, agents, x, y, fixed)
-        relax = self._relax if self.kernels is None else self._relax_compiled
-        touched = relax(world, agents, x, y, before, fixed)
+        if self.kernels is not None:  # the passes, then the fold, compiled
+            moved = self._relax_compiled(world, agents, x, y, before, fixed)
+            if moved.any():
+                agents.pos = self.kernels.settled(world, x, y, moved)
+            return
+        touched = self._relax(world, agents, x, y, before, fixed)
         if touched.size == 0:
             return
         if world.edges == "wrap":  # the rows pushed may have left the world: fold them back in
@@ -388,11 +397,12 @@ class NonPenetration:
         self.builds += 1
         radius = agents.radius
         self._skin = self.skin_radii * float(radius.max())
+        inv_mass = np.where(fixed, 0.0, 1.0 / agents.mass)
         # the compiled search takes the coordinates as they are (cells clamped, minimum image)
         found = (
             None
             if self.kernels is None
-            else self.kernels.close_pairs(world, x, y, radius, self._skin)
+            else self.kernels.candidates(world, x, y, radius, self._skin, inv_mass)
         )
         if found is None:
             pos = np.stack([x, y], axis=1)
@@ -402,15 +412,16 @@ class NonPenetration:
             keys = (i << 32) | j  # sorted by (i, j): the compiled search's order, so the
             keys.sort()  # moves add up in the same order on both paths
             i, j = keys >> 32, keys & 0xFFFFFFFF
-        else:
-            i, j = found
-        inv_mass = np.where(fixed, 0.0, 1.0 / agents.mass)
+            found = pair_constants(radius, inv_mass, i, j)
+        else:  # the kernel works out each pair's contact and share from radius and inv_mass
+            found = (*found, _NONE, _NONE)
         ao, oo, aw, ww = near_static(x, y, radius, world, self._skin)
         free = ~np.take(fixed, ao)
         ao, oo = ao[free], oo[free]
         free = ~np.take(fixed, aw)
         aw, ww = aw[free], ww[free]
-        self._pairs = pair_constants(radius, inv_mass, i, j)
+        self._pairs = found
+        self._inv_mass = inv_mass
         self._obstacles, self._walls = (ao, oo), (aw, ww)
         self._ids = agents.ids
         self._static = self._static_key(world)
@@ -473,19 +484,22 @@ class NonPenetration:
 
     def _relax_compiled(
         self, world: World, agents: Agents, x: Array, y: Array, before: Array, fixed: np.ndarray
-    ) -> IntArray:
+    ) -> np.ndarray:
         """:meth:`_relax` on the compiled kernel (``compiled/non_penetration.py``): the same
-        passes and positions; the kernel returns when the lists must be built again."""
+        passes and positions; the kernel returns when the lists must be built again. The
+        rows moved, as an (N,) bool mask."""
         assert self.kernels is not None
-        old_x = np.ascontiguousarray(before[:, 0])
-        old_y = np.ascontiguousarray(before[:, 1])
+        old_x = old_y = x  # the positions before the move are read only near walls
         touched = np.zeros(agents.n, dtype=bool)
         left = self.passes
         self.last_passes = 0
         while left > 0:
+            if self._walls[0].size and old_x is x:
+                old_x = np.ascontiguousarray(before[:, 0])
+                old_y = np.ascontiguousarray(before[:, 1])
             ran, rebuild = self.kernels.relax(
-                world, agents.radius, x, y, old_x, old_y, self._pairs, self._obstacles,
-                self._walls, self._anchor_x, self._anchor_y, self._skin, left,
+                world, agents.radius, self._inv_mass, x, y, old_x, old_y, self._pairs,
+                self._obstacles, self._walls, self._anchor_x, self._anchor_y, self._skin, left,
                 self.over_relaxation, CONTACT_MARGIN, touched, self._scratch,
             )  # fmt: skip
             self.last_passes += ran
@@ -493,7 +507,7 @@ class NonPenetration:
             if not rebuild:
                 break
             self._build(world, agents, x, y, fixed)
-        return np.flatnonzero(touched)
+        return touched
 
     @staticmethod
     def _add(x: Array, y: Array, found: Moves | None, moved: list[IntArray]) -> None:

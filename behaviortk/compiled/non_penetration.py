@@ -95,7 +95,6 @@ def run(
         scratch["moves"] = np.empty((2, 2 * longest))
         scratch["picks"] = np.empty(2 * longest + 1, dtype=np.int64)
         scratch["hits"] = np.empty((2, 2 * longest + 1))
-        scratch["pushes"] = np.empty((3, 2 * longest + 1))
         scratch["chosen"] = np.zeros(16 * (longest // 8 + 1), dtype=np.uint8)
         scratch["near"] = np.empty(2 * longest + 1, dtype=np.int32)
     if scratch.get("origin", np.zeros((2, 0))).shape[1] != n:
@@ -118,7 +117,7 @@ def run(
         float(margin), float(PICK_BELOW), touched, scratch["acc"], scratch["marks"],
         scratch["lists"], scratch["who"], scratch["moves"], scratch["picks"], scratch["hits"],
         scratch["chosen"], scratch["chosen"].view(np.uint64), float(NEAR * skin),
-        scratch["near"], scratch["origin"], spread, scratch["counts"], scratch["pushes"],
+        scratch["near"], scratch["origin"], spread, scratch["counts"],
     )  # fmt: skip
     return int(ran), bool(rebuild)
 
@@ -175,7 +174,6 @@ def relax(
     origin: np.ndarray,
     spread: int,
     counts: np.ndarray,
-    pushes: np.ndarray,
 ) -> tuple[int, bool]:
     """Up to ``passes`` passes moving ``x``/``y`` in place, marking moved rows in ``touched``.
 
@@ -191,8 +189,7 @@ def relax(
     uint8 zeros, left so, with ``chosen_words`` the same memory as uint64.
     Scans of ``spread`` pairs or more (all of them, or the near ones) run in
     :func:`scan_pairs` on numba's threads, one chunk per column of ``counts``
-    (2, chunks) int, the moves of their hits too (:func:`_push_chunk`, into
-    ``hits`` and ``pushes`` (3, as ``hits``)); only the sums stay on one core.
+    (2, chunks) int.
     """
     bounded = not wrap
     acc_x, acc_y = acc[0], acc[1]
@@ -242,13 +239,9 @@ def relax(
                             scan += 1
         # the pairs closer than contact, in list order (compacted without a branch)
         nh = 0
-        spread_pass = (everything and npairs >= spread) or (
-            not everything and not picked and scan >= spread
-        )
         if everything and npairs >= spread:  # the same, on every core
             nh, near_n = scan_pairs(x, y, radius, pi, pj, pi, npairs, False, True, width,
-                                    height, wrap, near, hit_k, hit_x, hit_y, near_k, counts,
-                                    inv_mass, margin, over_relaxation, pushes)  # fmt: skip
+                                    height, wrap, near, hit_k, hit_x, hit_y, near_k, counts)  # fmt: skip
         elif everything:  # every pair, noting those within the near margin of contact
             near_n = 0
             for k in range(npairs):
@@ -265,8 +258,7 @@ def relax(
                 near_n += 1 if d2 < trigger * trigger else 0
         elif not picked and scan >= spread:  # a long scan, on every core
             nh, _ = scan_pairs(x, y, radius, pi, pj, near_k, scan, use_near, False, width,
-                               height, wrap, near, hit_k, hit_x, hit_y, near_k, counts,
-                               inv_mass, margin, over_relaxation, pushes)  # fmt: skip
+                               height, wrap, near, hit_k, hit_x, hit_y, near_k, counts)  # fmt: skip
         else:
             for q in range(scan):
                 k = hit_k[q] if picked else (near_k[q] if use_near else q)
@@ -283,27 +275,44 @@ def relax(
                 origin[0, r] = x[r]
                 origin[1, r] = y[r]
             near_ok = True
-        if not spread_pass:  # the moves of each hit, on one core
-            _push_chunk(0, nh, pi, pj, radius, inv_mass, margin, over_relaxation, hit_k,
-                        hit_x, hit_y, pushes)  # fmt: skip
-        for h in range(nh):  # i sides now, in list order; j sides after (np.bincount's order)
-            if pushes[2, h] > 0.0:
-                a = pi[hit_k[h]]
-                acc_x[a] += hit_x[h]
-                acc_y[a] += hit_y[h]
+        nj = 0
+        for h in range(nh):
+            k = hit_k[h]
+            a, b = pi[k], pj[k]
+            dx, dy = hit_x[h], hit_y[h]
+            dist = math.sqrt(dx * dx + dy * dy)
+            if dist > EPS:
+                inv = 1.0 / dist
+                ux, uy = dx * inv, dy * inv
+            else:  # vec.coincident_direction
+                lo, hi = min(a, b), max(a, b)
+                angle = (lo * 2.399963229728653 + hi * 0.7071067811865476) % (2.0 * np.pi)
+                sign = 1.0 if a < b else -1.0
+                ux, uy = math.cos(angle) * sign, math.sin(angle) * sign
+            push = (radius[a] + radius[b]) * (1.0 + margin) - dist
+            push *= over_relaxation
+            wa = inv_mass[a]
+            part = wa / (wa + inv_mass[b])
+            si = push * part
+            if part > 0.0:  # i sides now, in list order; j sides after (np.bincount's order)
+                acc_x[a] += -ux * si
+                acc_y[a] += -uy * si
                 if not now[a]:
                     now[a] = True
                     rows[count] = a
                     count += 1
-        for h in range(nh):
-            if pushes[2, h] < 1.0:
-                b = pj[hit_k[h]]
-                acc_x[b] += pushes[0, h]
-                acc_y[b] += pushes[1, h]
-                if not now[b]:
-                    now[b] = True
-                    rows[count] = b
-                    count += 1
+            if part < 1.0:
+                sj = push - si
+                who[nj], mx[nj], my[nj] = b, ux * sj, uy * sj
+                nj += 1
+        for h in range(nj):
+            b = who[h]
+            acc_x[b] += mx[h]
+            acc_y[b] += my[h]
+            if not now[b]:
+                now[b] = True
+                rows[count] = b
+                count += 1
         for m in range(count):
             r = rows[m]
             x[r] += acc_x[r]
@@ -461,50 +470,6 @@ def _scan_chunk(
     return nh, nn
 
 
-@kernel
-def _push_chunk(
-    lo: int,
-    hi: int,
-    pi: np.ndarray,
-    pj: np.ndarray,
-    radius: np.ndarray,
-    inv_mass: np.ndarray,
-    margin: float,
-    over_relaxation: float,
-    hit_k: np.ndarray,
-    hit_x: np.ndarray,
-    hit_y: np.ndarray,
-    pushes: np.ndarray,
-) -> None:
-    """The moves of hits ``lo:hi`` (offsets in ``hit_x``/``hit_y``): the ``i`` side's in
-    place of the offset, the ``j`` side's in ``pushes[0:2]``, the ``i`` side's share in
-    ``pushes[2]`` (no ``i`` move where it is 0, no ``j`` move where it is 1)."""
-    for h in range(lo, hi):
-        k = hit_k[h]
-        a, b = pi[k], pj[k]
-        dx, dy = hit_x[h], hit_y[h]
-        dist = math.sqrt(dx * dx + dy * dy)
-        if dist > EPS:
-            inv = 1.0 / dist
-            ux, uy = dx * inv, dy * inv
-        else:  # vec.coincident_direction
-            low, high = min(a, b), max(a, b)
-            angle = (low * 2.399963229728653 + high * 0.7071067811865476) % (2.0 * np.pi)
-            sign = 1.0 if a < b else -1.0
-            ux, uy = math.cos(angle) * sign, math.sin(angle) * sign
-        push = (radius[a] + radius[b]) * (1.0 + margin) - dist
-        push *= over_relaxation
-        wa = inv_mass[a]
-        part = wa / (wa + inv_mass[b])
-        si = push * part
-        hit_x[h] = -ux * si
-        hit_y[h] = -uy * si
-        sj = push - si
-        pushes[0, h] = ux * sj
-        pushes[1, h] = uy * sj
-        pushes[2, h] = part
-
-
 @parallel_kernel
 def scan_pairs(
     x: np.ndarray,
@@ -525,10 +490,6 @@ def scan_pairs(
     hit_y: np.ndarray,
     near_k: np.ndarray,
     counts: np.ndarray,
-    inv_mass: np.ndarray,
-    margin: float,
-    over_relaxation: float,
-    pushes: np.ndarray,
 ) -> tuple[int, int]:
     """:func:`relax`'s scan of the pairs ``chosen[:scan]`` (``use_chosen``) or ``0:scan``,
     split among threads: ``(hits, near)``, the pairs closer than contact compacted into
@@ -540,15 +501,12 @@ def scan_pairs(
     does: it writes no further than its share's end); then the chunks' hits are moved
     down in chunk order, each after the last. Each pair's arithmetic is the one-core
     scan's, so the bits are too, whatever the thread count. ``chosen`` is not ``near_k``
-    when ``noting``. The hits' moves too (:func:`_push_chunk`): ``hit_x``/``hit_y``
-    hold the ``i`` sides' moves when it returns."""
+    when ``noting``."""
     chunks = counts.shape[1]
     for c in numba.prange(chunks):
         lo, hi = c * scan // chunks, (c + 1) * scan // chunks
         nh, nn = _scan_chunk(x, y, radius, pi, pj, chosen, lo, hi, use_chosen, noting, width,
                              height, wrap, near, hit_k, hit_x, hit_y, near_k)  # fmt: skip
-        _push_chunk(lo, nh, pi, pj, radius, inv_mass, margin, over_relaxation, hit_k, hit_x,
-                    hit_y, pushes)  # fmt: skip
         counts[0, c] = nh - lo
         counts[1, c] = nn - lo
     nh, nn = counts[0, 0], counts[1, 0]
@@ -558,9 +516,6 @@ def scan_pairs(
             hit_k[nh + m] = hit_k[lo + m]
             hit_x[nh + m] = hit_x[lo + m]
             hit_y[nh + m] = hit_y[lo + m]
-            pushes[0, nh + m] = pushes[0, lo + m]
-            pushes[1, nh + m] = pushes[1, lo + m]
-            pushes[2, nh + m] = pushes[2, lo + m]
         nh += counts[0, c]
         if noting:
             for m in range(counts[1, c]):

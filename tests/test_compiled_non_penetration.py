@@ -99,14 +99,12 @@ class _Wall:
     edges=st.sampled_from(["wrap", "contain"]),
     passes=st.integers(1, 30),
     pick_below=st.sampled_from([0.0, knp.PICK_BELOW, 3.0]),
-    spread=st.sampled_from([1, knp.SPREAD_FROM]),
 )
 def test_random_packed_scenes_agree_with_numpy(
-    seed: int, n: int, edges: str, passes: int, pick_below: float, spread: int
+    seed: int, n: int, edges: str, passes: int, pick_below: float
 ) -> None:
     """``pick_below`` 0: later passes scan the whole list; 3: they always pick the pairs of
-    the agents just moved through the per-agent index (and sort them): the same bits.
-    ``spread`` 1: every scan runs split among numba's threads (``scan_pairs``)."""
+    the agents just moved through the per-agent index (and sort them): the same bits."""
     found, _ = choice.load()
     rng = np.random.default_rng(seed)
     w = World(width=60.0, height=60.0, edges=edges)
@@ -121,56 +119,15 @@ def test_random_packed_scenes_agree_with_numpy(
     ag = make_agents(pos, radius=rng.uniform(2.0, 6.0, n), mass=rng.uniform(0.5, 2.0, n))
     fixed = rng.random(n) < 0.1
     constraint = NonPenetration(passes, skin_radii=rng.choice([0.5, 3.0]))
-    shipped = knp.PICK_BELOW, knp.SPREAD_FROM
-    knp.PICK_BELOW, knp.SPREAD_FROM = pick_below, spread
+    shipped = knp.PICK_BELOW
+    knp.PICK_BELOW = pick_below
     try:
         for _ in range(3):  # successive ticks: lists kept, then stale
             before = ag.pos.copy()
             ag.pos = np.clip(before + rng.normal(0.0, 3.0, (n, 2)), 0.0, 59.999)  # some cross
             both(constraint, found, w, ag, before, fixed)  # a wall
     finally:
-        knp.PICK_BELOW, knp.SPREAD_FROM = shipped
-
-
-@settings(max_examples=30, deadline=None)
-@given(
-    seed=st.integers(0, 10_000),
-    pairs=st.integers(0, 400),
-    chunks=st.integers(1, 7),
-    use_chosen=st.booleans(),
-    wrap=st.booleans(),
-)
-def test_split_scan_is_the_one_chunk_scan(
-    seed: int, pairs: int, chunks: int, use_chosen: bool, wrap: bool
-) -> None:
-    """``scan_pairs`` split into any number of chunks leaves the outputs of one chunk (the
-    one-core scan): the same hits, offsets and near pairs, in list order."""
-    rng = np.random.default_rng(seed)
-    n = 30
-    x, y = rng.uniform(0.0, 40.0, n), rng.uniform(0.0, 40.0, n)
-    radius = rng.uniform(1.0, 6.0, n)
-    pi = rng.integers(0, n, pairs).astype(np.int32)
-    pj = rng.integers(0, n, pairs).astype(np.int32)
-    chosen = np.sort(rng.choice(pairs, pairs // 2, replace=False)).astype(np.int32)
-    scan = chosen.shape[0] if use_chosen else pairs
-    out = []
-    for c in (1, chunks):
-        bufs = (np.empty(pairs + 1, dtype=np.int64), np.empty(pairs + 1),
-                np.empty(pairs + 1), np.empty(pairs + 1, dtype=np.int32))  # fmt: skip
-        nh, nn = knp.scan_pairs(
-            x, y, radius, pi, pj, chosen, scan, use_chosen, not use_chosen, 40.0, 40.0, wrap,
-            3.0, *bufs, np.zeros((2, c), dtype=np.int64),
-        )  # fmt: skip
-        out.append((nh, nn, bufs[0][:nh], bufs[1][:nh], bufs[2][:nh], bufs[3][:nn]))
-    (h1, n1, *one), (h2, n2, *split) = out
-    assert (h1, n1 if not use_chosen else 0) == (h2, n2 if not use_chosen else 0)
-    assert all(np.array_equal(a, b) for a, b in zip(one, split, strict=True))
-    picked = chosen[:scan] if use_chosen else np.arange(pairs)
-    dx, dy = x[pj[picked]] - x[pi[picked]], y[pj[picked]] - y[pi[picked]]
-    if wrap:  # the minimum image, as shortest_near
-        dx, dy = dx - 40.0 * np.rint(dx / 40.0), dy - 40.0 * np.rint(dy / 40.0)
-    touch = radius[pi[picked]] + radius[pj[picked]]
-    assert np.array_equal(one[0], picked[dx * dx + dy * dy < touch * touch])
+        knp.PICK_BELOW = shipped
 
 
 @settings(max_examples=30, deadline=None)

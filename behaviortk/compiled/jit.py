@@ -6,12 +6,6 @@ results match. No ``fastmath``: floating-point operations stay in the order
 written (no reassociation, no fused multiply-add), which is what lets the
 kernels reproduce the NumPy reference to the last bit where they follow its
 order of operations.
-
-``parallel_kernel`` is the same with ``parallel=True``, for the few loops worth
-spreading over cores (``prange`` over chunks, each chunk writing only its own
-rows, no reductions: results independent of the thread count). Threads follow
-numba's defaults (``NUMBA_NUM_THREADS``, ``numba.set_num_threads``) and its
-threading layer.
 """
 
 from __future__ import annotations
@@ -27,11 +21,6 @@ F = TypeVar("F", bound=Callable[..., Any])
 def kernel(fn: F) -> F:
     """A compiled, disk-cached kernel."""
     return cast(F, njit(cache=True, nogil=True, error_model="numpy")(fn))
-
-
-def parallel_kernel(fn: F) -> F:
-    """A compiled, disk-cached kernel whose ``prange`` loops run on numba's threads."""
-    return cast(F, njit(cache=True, nogil=True, parallel=True, error_model="numpy")(fn))
 
 
 def inline(fn: F) -> F:

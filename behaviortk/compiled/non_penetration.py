@@ -41,10 +41,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numba
 import numpy as np
 
-from behaviortk.compiled.jit import inline, kernel, parallel_kernel
+from behaviortk.compiled.jit import inline, kernel
 from behaviortk.compiled.vec import EPS, shortest, shortest_near
 
 #: A pass after the first picks the pairs of the agents just moved through the per-agent
@@ -59,12 +58,6 @@ PICK_BELOW = 0.5
 #: evade_or_flock at 50,000 agents (skin 40) no agent moves 2 units in a tick's passes, and
 #: the pairs within 4 of contact are about half the list.
 NEAR = 0.1
-
-#: Scans of at least this many pairs are split among numba's threads (:func:`scan_pairs`);
-#: shorter ones stay on one core, where starting the threads would cost more than they
-#: save. In evade_or_flock at 50,000 agents: the first pass (110,000 pairs) and the
-#: second and third (the ~55,000 near pairs).
-SPREAD_FROM = 16384
 
 
 def run(
@@ -99,10 +92,6 @@ def run(
         scratch["near"] = np.empty(2 * longest + 1, dtype=np.int32)
     if scratch.get("origin", np.zeros((2, 0))).shape[1] != n:
         scratch["origin"] = np.empty((2, n))
-    threads = numba.get_num_threads()  # numba's default, or what the caller set
-    if scratch.get("counts", np.zeros((2, 0))).shape[1] != threads:
-        scratch["counts"] = np.zeros((2, threads), dtype=np.int64)
-    spread = SPREAD_FROM if threads > 1 else npairs + 1
     ran, rebuild = relax(
         x, y, old_x, old_y, np.ascontiguousarray(radius, dtype=np.float64),
         i, j, np.ascontiguousarray(inv_mass, dtype=np.float64), upper, lower, lower_pairs,
@@ -117,7 +106,7 @@ def run(
         float(margin), float(PICK_BELOW), touched, scratch["acc"], scratch["marks"],
         scratch["lists"], scratch["who"], scratch["moves"], scratch["picks"], scratch["hits"],
         scratch["chosen"], scratch["chosen"].view(np.uint64), float(NEAR * skin),
-        scratch["near"], scratch["origin"], spread, scratch["counts"],
+        scratch["near"], scratch["origin"],
     )  # fmt: skip
     return int(ran), bool(rebuild)
 
@@ -172,8 +161,6 @@ def relax(
     near: float,
     near_k: np.ndarray,
     origin: np.ndarray,
-    spread: int,
-    counts: np.ndarray,
 ) -> tuple[int, bool]:
     """Up to ``passes`` passes moving ``x``/``y`` in place, marking moved rows in ``touched``.
 
@@ -187,9 +174,6 @@ def relax(
     (3, n) int; ``who`` and ``moves`` (2, ...) as long as the longest candidate
     list; ``picks`` (pairs + 1,) int, ``hits`` (2, pairs + 1) and ``chosen`` (pairs rounded up to 8,)
     uint8 zeros, left so, with ``chosen_words`` the same memory as uint64.
-    Scans of ``spread`` pairs or more (all of them, or the near ones) run in
-    :func:`scan_pairs` on numba's threads, one chunk per column of ``counts``
-    (2, chunks) int.
     """
     bounded = not wrap
     acc_x, acc_y = acc[0], acc[1]
@@ -239,10 +223,7 @@ def relax(
                             scan += 1
         # the pairs closer than contact, in list order (compacted without a branch)
         nh = 0
-        if everything and npairs >= spread:  # the same, on every core
-            nh, near_n = scan_pairs(x, y, radius, pi, pj, pi, npairs, False, True, width,
-                                    height, wrap, near, hit_k, hit_x, hit_y, near_k, counts)  # fmt: skip
-        elif everything:  # every pair, noting those within the near margin of contact
+        if everything:  # every pair, noting those within the near margin of contact
             near_n = 0
             for k in range(npairs):
                 a, b = pi[k], pj[k]
@@ -256,9 +237,10 @@ def relax(
                 near_k[near_n] = k
                 trigger += near
                 near_n += 1 if d2 < trigger * trigger else 0
-        elif not picked and scan >= spread:  # a long scan, on every core
-            nh, _ = scan_pairs(x, y, radius, pi, pj, near_k, scan, use_near, False, width,
-                               height, wrap, near, hit_k, hit_x, hit_y, near_k, counts)  # fmt: skip
+            for r in range(x.shape[0]):
+                origin[0, r] = x[r]
+                origin[1, r] = y[r]
+            near_ok = True
         else:
             for q in range(scan):
                 k = hit_k[q] if picked else (near_k[q] if use_near else q)
@@ -270,11 +252,6 @@ def relax(
                 hit_k[nh] = k  # nh <= q: the picks not yet read are not overwritten
                 hit_x[nh], hit_y[nh] = dx, dy
                 nh += 1 if d2 < trigger * trigger else 0
-        if everything:
-            for r in range(x.shape[0]):
-                origin[0, r] = x[r]
-                origin[1, r] = y[r]
-            near_ok = True
         nj = 0
         for h in range(nh):
             k = hit_k[h]
@@ -426,102 +403,6 @@ def relax(
     for m in range(n_dirty):
         dirty[dirty_rows[m]] = False
     return ran, far
-
-
-@kernel
-def _scan_chunk(
-    x: np.ndarray,
-    y: np.ndarray,
-    radius: np.ndarray,
-    pi: np.ndarray,
-    pj: np.ndarray,
-    chosen: np.ndarray,
-    lo: int,
-    hi: int,
-    use_chosen: bool,
-    noting: bool,
-    width: float,
-    height: float,
-    wrap: bool,
-    near: float,
-    hit_k: np.ndarray,
-    hit_x: np.ndarray,
-    hit_y: np.ndarray,
-    near_k: np.ndarray,
-) -> tuple[int, int]:
-    """One chunk of :func:`scan_pairs`, compacted from row ``lo``: the rows after its hits
-    and its near pairs. (Its own kernel: inside a ``prange`` body the same loop compiles
-    to code several times slower.)"""
-    nh, nn = lo, lo
-    for q in range(lo, hi):
-        k = chosen[q] if use_chosen else q
-        a, b = pi[k], pj[k]
-        dx = shortest_near(x[b] - x[a], width, wrap)  # nearly always close
-        dy = shortest_near(y[b] - y[a], height, wrap)
-        d2 = dx * dx + dy * dy
-        trigger = radius[a] + radius[b]
-        hit_k[nh] = k
-        hit_x[nh], hit_y[nh] = dx, dy
-        nh += 1 if d2 < trigger * trigger else 0
-        if noting:
-            near_k[nn] = k
-            trigger += near
-            nn += 1 if d2 < trigger * trigger else 0
-    return nh, nn
-
-
-@parallel_kernel
-def scan_pairs(
-    x: np.ndarray,
-    y: np.ndarray,
-    radius: np.ndarray,
-    pi: np.ndarray,
-    pj: np.ndarray,
-    chosen: np.ndarray,
-    scan: int,
-    use_chosen: bool,
-    noting: bool,
-    width: float,
-    height: float,
-    wrap: bool,
-    near: float,
-    hit_k: np.ndarray,
-    hit_x: np.ndarray,
-    hit_y: np.ndarray,
-    near_k: np.ndarray,
-    counts: np.ndarray,
-) -> tuple[int, int]:
-    """:func:`relax`'s scan of the pairs ``chosen[:scan]`` (``use_chosen``) or ``0:scan``,
-    split among threads: ``(hits, near)``, the pairs closer than contact compacted into
-    ``hit_k``/``hit_x``/``hit_y`` and, when ``noting``, those within ``near`` of contact
-    into ``near_k``, in list order as the one-core scan leaves them.
-
-    Chunk ``c`` of ``counts.shape[1]`` takes an equal share of the scan in order and
-    compacts into its own rows of the outputs (a chunk's hits start where its share
-    does: it writes no further than its share's end); then the chunks' hits are moved
-    down in chunk order, each after the last. Each pair's arithmetic is the one-core
-    scan's, so the bits are too, whatever the thread count. ``chosen`` is not ``near_k``
-    when ``noting``."""
-    chunks = counts.shape[1]
-    for c in numba.prange(chunks):
-        lo, hi = c * scan // chunks, (c + 1) * scan // chunks
-        nh, nn = _scan_chunk(x, y, radius, pi, pj, chosen, lo, hi, use_chosen, noting, width,
-                             height, wrap, near, hit_k, hit_x, hit_y, near_k)  # fmt: skip
-        counts[0, c] = nh - lo
-        counts[1, c] = nn - lo
-    nh, nn = counts[0, 0], counts[1, 0]
-    for c in range(1, chunks):  # each destination starts at or before its source: in order
-        lo = c * scan // chunks
-        for m in range(counts[0, c]):
-            hit_k[nh + m] = hit_k[lo + m]
-            hit_x[nh + m] = hit_x[lo + m]
-            hit_y[nh + m] = hit_y[lo + m]
-        nh += counts[0, c]
-        if noting:
-            for m in range(counts[1, c]):
-                near_k[nn + m] = near_k[lo + m]
-            nn += counts[1, c]
-    return nh, nn
 
 
 @inline

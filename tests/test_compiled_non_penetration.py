@@ -4,7 +4,8 @@ constraint (``world/non_penetration.py``), the reference.
 Every tick of a NumPy run, a copy of the constraint (its candidate lists as they
 are) runs on the compiled kernel from the same state: positions within 1e-9 per
 component (the kernel sums the moves in the reference's order, so they are in
-fact the same bits), the same passes and the same list builds. Then random
+fact the same bits) and the same passes (the compiled kernel may build its
+lists sooner: a bound on how far pushes took the agents). Then random
 packed scenes with obstacles, walls crossed this tick, fixed agents, unequal
 masses, coincident agents and pushes that outrun the skin (lists rebuilt
 between passes), wrapped and bounded.
@@ -51,12 +52,14 @@ def both(
     ``agents``) from the same state; assert they agree. Returns the compiled copy."""
     twin = copy.copy(constraint)
     twin.kernels = kernels
+    twin._scratch = {}
     other = copy.copy(agents)
+    other.pos = agents.pos.copy()  # the compiled constraint pushes in place
     NonPenetration.apply(twin, world, other, before, fixed)
     NonPenetration.apply(constraint, world, agents, before, fixed)
     assert np.abs(other.pos - agents.pos).max(initial=0.0) <= TOLERANCE
     assert np.array_equal(other.pos, agents.pos)  # in fact the same bits: the same order of sums
-    assert (twin.builds, twin.last_passes) == (constraint.builds, constraint.last_passes)
+    assert twin.last_passes == constraint.last_passes
     return twin
 
 

@@ -202,16 +202,16 @@ class Kernels:
         world: World, radius: Array, inv_mass: Array, x: Array, y: Array, old_x: Array,
         old_y: Array, pairs: tuple[np.ndarray, ...],
         obstacles: tuple[np.ndarray, np.ndarray], walls: tuple[np.ndarray, np.ndarray],
-        anchor_x: Array, anchor_y: Array, skin: float, passes: int, over_relaxation: float,
-        margin: float, touched: np.ndarray, scratch: dict[str, np.ndarray],
+        slack: float, skin: float, passes: int, over_relaxation: float, margin: float,
+        touched: np.ndarray, scratch: dict[str, np.ndarray],
     ) -> tuple[int, bool]:  # fmt: skip
-        """``NonPenetration._relax``'s passes until the lists must be built again
-        (``compiled/non_penetration.py``): ``(passes run, rebuild)``; ``x``, ``y``,
-        ``touched`` changed in place. ``scratch`` (the caller's, kept between ticks)
-        holds the kernel's work arrays, grown when too small."""
+        """``NonPenetration._relax``'s passes until the lists must be built again (a push
+        took an agent ``slack`` from where it began; ``compiled/non_penetration.py``):
+        ``(passes run, rebuild)``; ``x``, ``y``, ``touched`` changed in place. ``scratch``
+        (the caller's, kept between ticks) holds the kernel's work arrays."""
         return knp.run(
-            world, radius, inv_mass, x, y, old_x, old_y, pairs, obstacles, walls, anchor_x,
-            anchor_y, skin, passes, over_relaxation, margin, touched, scratch,
+            world, radius, inv_mass, x, y, old_x, old_y, pairs, obstacles, walls, slack, skin,
+            passes, over_relaxation, margin, touched, scratch,
         )  # fmt: skip
 
     @staticmethod
@@ -223,22 +223,24 @@ class Kernels:
         return knp.candidates(world, x, y, radius, reach, inv_mass)
 
     @staticmethod
-    def settled(world: World, x: Array, y: Array, moved: np.ndarray) -> Array:
-        """The positions ``(x, y)`` as an (N, 2) array, the ``moved`` rows folded back into
-        a wrapped world (``NonPenetration.apply``'s last step)."""
-        return knp.settled(
-            x, y, moved, float(world.width), float(world.height), world.edges == "wrap"
-        )
+    def pair_index(i: np.ndarray, j: np.ndarray, n: int) -> tuple[np.ndarray, ...]:
+        """The passes' per-agent index of the pairs ``(i, j)`` of ``n`` agents
+        (``compiled/non_penetration.pair_index``)."""
+        return knp.pair_index(i, j, n)
 
     @staticmethod
-    def moved_too_far(
-        world: World, x: Array, y: Array, anchor_x: Array, anchor_y: Array, limit: float
-    ) -> bool:
-        """``NonPenetration._moved_too_far(world, x, y, fraction)`` with ``limit = fraction *
-        skin``: has any agent moved ``limit`` or more since the lists were built?"""
+    def fold(world: World, pos: Array, moved: np.ndarray) -> None:
+        """Fold the ``moved`` rows of ``pos`` (N, 2) back into a wrapped world, in place
+        (``NonPenetration.apply``'s last step)."""
+        if world.edges == "wrap":
+            knp.fold(pos, moved, float(world.width), float(world.height))
+
+    @staticmethod
+    def drift(world: World, x: Array, y: Array, anchor_x: Array, anchor_y: Array) -> float:
+        """The farthest any agent is from its anchor (minimum image): how far the agents
+        have moved since non-penetration's lists were built."""
         w, h = float(world.width), float(world.height)
-        wrap = world.edges == "wrap"
-        return bool(knp.moved_too_far(x, y, anchor_x, anchor_y, w, h, wrap, float(limit)))
+        return float(knp.drift(x, y, anchor_x, anchor_y, w, h, world.edges == "wrap"))
 
     # --------------------------------------------------------------- warm
     @staticmethod

@@ -6,11 +6,12 @@ same rules and the same arithmetic: a pass measures the pairs (all of them
 first, then only those of agents the previous pass moved), pushes each
 overlapping pair apart along its centre line, then agents out of obstacles
 (the candidates of agents not yet settled, measured after the pair pushes),
-then off walls. Moves of an agent add up in the reference's order (its
-``np.bincount``: the ``i`` sides in list order, then the ``j`` sides), from
-0.0, so the positions are the reference's to the last bit. The kernel stops
-when nothing moved, after ``passes``, or when a push took an agent half the
-skin from where the lists were built: then it returns and the caller builds
+then off walls. Pair moves go onto the positions in the reference's order
+(its ``np.add.at``: pair after pair in list order, ``i``'s move then ``j``'s);
+an obstacle or wall stage's moves of an agent add up from 0.0 in order (its
+``np.bincount``), so the positions are the reference's to the last bit. The kernel stops
+when nothing moved, after ``passes``, or when a push may have taken an agent
+half the skin from where the lists were built: then it returns and the caller builds
 the lists again (:func:`candidates`) and calls it for the passes left,
 measuring everything.
 
@@ -64,8 +65,8 @@ def run(
     world: Any, radius: np.ndarray, inv_mass: np.ndarray, x: np.ndarray, y: np.ndarray,
     old_x: np.ndarray, old_y: np.ndarray, pairs: tuple[np.ndarray, ...],
     obstacles: tuple[np.ndarray, np.ndarray], walls: tuple[np.ndarray, np.ndarray],
-    anchor_x: np.ndarray, anchor_y: np.ndarray, skin: float, passes: int,
-    over_relaxation: float, margin: float, touched: np.ndarray, scratch: dict[str, Any],
+    slack: float, skin: float, passes: int, over_relaxation: float, margin: float,
+    touched: np.ndarray, scratch: dict[str, Any],
 ) -> tuple[int, bool]:  # fmt: skip
     """:func:`relax` on a world's arrays: ``(passes run, rebuild)``. ``scratch`` (the
     caller's, kept between ticks) holds the work arrays, grown when too small, and the
@@ -73,8 +74,7 @@ def run(
     ao, oo, aw, ww = (np.ascontiguousarray(v) for v in (*obstacles, *walls))
     n = int(x.shape[0])
     if scratch.get("indexed") is not pairs[0] or scratch["index"][0].shape[0] != n + 1:
-        i, j = (np.ascontiguousarray(v, dtype=np.int32) for v in pairs[:2])
-        scratch["index"] = (*pairs_by_agent(i, j, n), i, j)
+        scratch["index"] = pair_index(pairs[0], pairs[1], n)
         scratch["indexed"] = pairs[0]
     upper, lower, lower_pairs, i, j = scratch["index"]
     npairs = int(i.shape[0])
@@ -102,7 +102,7 @@ def run(
         np.ascontiguousarray(world.wall_b, dtype=np.float64).reshape(-1, 2),
         np.ascontiguousarray(world.wall_normal, dtype=np.float64).reshape(-1, 2),
         float(world.width), float(world.height), world.edges == "wrap",
-        anchor_x, anchor_y, float(skin), int(passes), float(over_relaxation),
+        float(slack), int(passes), float(over_relaxation),
         float(margin), float(PICK_BELOW), touched, scratch["acc"], scratch["marks"],
         scratch["lists"], scratch["who"], scratch["moves"], scratch["picks"], scratch["hits"],
         scratch["chosen"], scratch["chosen"].view(np.uint64), float(NEAR * skin),
@@ -141,9 +141,7 @@ def relax(
     width: float,
     height: float,
     wrap: bool,
-    anchor_x: np.ndarray,
-    anchor_y: np.ndarray,
-    skin: float,
+    slack: float,
     passes: int,
     over_relaxation: float,
     margin: float,
@@ -164,7 +162,11 @@ def relax(
 ) -> tuple[int, bool]:
     """Up to ``passes`` passes moving ``x``/``y`` in place, marking moved rows in ``touched``.
 
-    Returns ``(passes run, whether the lists must be built again)``. ``upper``,
+    Returns ``(passes run, whether the lists must be built again)``: they must once a
+    push took an agent ``slack`` from where it was when the call began (the caller
+    passes half the skin less the farthest any agent then was from where the lists
+    were built: a bound, so this may come a little before the reference's exact
+    test; the positions do not depend on it). ``upper``,
     ``lower`` and ``lower_pairs`` index the pairs by agent (:func:`pairs_by_agent`).
     A pass after the first picks the pairs of the agents the previous pass moved
     through that index (marks, read back in list order) when they are fewer than
@@ -199,28 +201,24 @@ def relax(
         use_near = not everything and near_ok
         scan = near_n if use_near else npairs
         picked = False
-        if not everything:
-            owned = 0
+        # the pairs of the agents just moved, about (each has 2 npairs / n), few enough to pick?
+        if not everything and n_dirty * 2 * npairs < pick_below * scan * x.shape[0]:
+            picked = True
             for m in range(n_dirty):
                 r = dirty_rows[m]
-                owned += upper[r + 1] - upper[r] + lower[r + 1] - lower[r]
-            if owned < pick_below * scan:
-                picked = True
-                for m in range(n_dirty):
-                    r = dirty_rows[m]
-                    for k in range(upper[r], upper[r + 1]):
-                        chosen[k] = 1
-                    for h in range(lower[r], lower[r + 1]):
-                        chosen[lower_pairs[h]] = 1
-                scan = 0  # in list order, so the moves add up in the reference's order:
-                for w in range(chosen_words.shape[0]):  # the marks read 8 at a time
-                    if chosen_words[w] == 0:
-                        continue
-                    for k in range(8 * w, 8 * w + 8):
-                        if chosen[k]:
-                            chosen[k] = 0
-                            hit_k[scan] = k
-                            scan += 1
+                for k in range(upper[r], upper[r + 1]):
+                    chosen[k] = 1
+                for h in range(lower[r], lower[r + 1]):
+                    chosen[lower_pairs[h]] = 1
+            scan = 0  # in list order, so the moves add up in the reference's order:
+            for w in range(chosen_words.shape[0]):  # the marks read 8 at a time
+                if chosen_words[w] == 0:
+                    continue
+                for k in range(8 * w, 8 * w + 8):
+                    if chosen[k]:
+                        chosen[k] = 0
+                        hit_k[scan] = k
+                        scan += 1
         # the pairs closer than contact, in list order (compacted without a branch)
         nh = 0
         if everything:  # every pair, noting those within the near margin of contact
@@ -252,9 +250,8 @@ def relax(
                 hit_k[nh] = k  # nh <= q: the picks not yet read are not overwritten
                 hit_x[nh], hit_y[nh] = dx, dy
                 nh += 1 if d2 < trigger * trigger else 0
-        nj = 0
-        for h in range(nh):
-            k = hit_k[h]
+        for h in range(nh):  # each pair's two moves straight onto the positions, in the
+            k = hit_k[h]  # reference's order (``np.add.at``: i's move, then j's, pair by pair)
             a, b = pi[k], pj[k]
             dx, dy = hit_x[h], hit_y[h]
             dist = math.sqrt(dx * dx + dy * dy)
@@ -271,31 +268,21 @@ def relax(
             wa = inv_mass[a]
             part = wa / (wa + inv_mass[b])
             si = push * part
-            if part > 0.0:  # i sides now, in list order; j sides after (np.bincount's order)
-                acc_x[a] += -ux * si
-                acc_y[a] += -uy * si
+            if part > 0.0:
+                x[a] += -ux * si
+                y[a] += -uy * si
                 if not now[a]:
                     now[a] = True
                     rows[count] = a
                     count += 1
             if part < 1.0:
                 sj = push - si
-                who[nj], mx[nj], my[nj] = b, ux * sj, uy * sj
-                nj += 1
-        for h in range(nj):
-            b = who[h]
-            acc_x[b] += mx[h]
-            acc_y[b] += my[h]
-            if not now[b]:
-                now[b] = True
-                rows[count] = b
-                count += 1
-        for m in range(count):
-            r = rows[m]
-            x[r] += acc_x[r]
-            y[r] += acc_y[r]
-            acc_x[r] = 0.0
-            acc_y[r] = 0.0
+                x[b] += ux * sj
+                y[b] += uy * sj
+                if not now[b]:
+                    now[b] = True
+                    rows[count] = b
+                    count += 1
         # -------------------------------------------------------- obstacles
         nh = 0
         for k in range(ao.shape[0]):
@@ -374,7 +361,6 @@ def relax(
         n_dirty = 0
         if count == 0:
             break
-        limit = 0.5 * skin
         for m in range(count):
             r = rows[m]
             now[r] = False
@@ -384,18 +370,11 @@ def relax(
             if bounded:
                 x[r] = min(max(x[r], 0.0), width)
                 y[r] = min(max(y[r], 0.0), height)
-            dx = shortest_near(x[r] - anchor_x[r], width, wrap)
-            dy = shortest_near(y[r] - anchor_y[r], height, wrap)
-            dx *= dx
-            dy *= dy
-            dx += dy
-            if dx >= limit * limit:
-                far = True
-            if near_ok:  # positions are not folded between passes: no wrap here
-                dx = x[r] - origin[0, r]
-                dy = y[r] - origin[1, r]
-                if dx * dx + dy * dy >= drift * drift:
-                    near_ok = False
+            dx = x[r] - origin[0, r]  # not folded between passes: no wrap here
+            dy = y[r] - origin[1, r]
+            dx = dx * dx + dy * dy
+            far |= dx >= slack * slack
+            near_ok &= dx < drift * drift
         n_dirty = count
         everything = False
         if far:
@@ -587,32 +566,31 @@ def pairs_by_agent(
     return upper, lower, lower_pairs
 
 
+def pair_index(pi: np.ndarray, pj: np.ndarray, n: int) -> tuple[np.ndarray, ...]:
+    """``(upper, lower, lower_pairs, i, j)``: :func:`pairs_by_agent` of the pairs, then
+    the pairs' rows as contiguous int32 (what :func:`run` keeps in its scratch)."""
+    i, j = (np.ascontiguousarray(v, dtype=np.int32) for v in (pi, pj))
+    return (*pairs_by_agent(i, j, n), i, j)
+
+
+@kernel
+def fold(pos: np.ndarray, moved: np.ndarray, width: float, height: float) -> None:
+    """``world.non_penetration._fold`` of the ``moved`` rows of ``pos`` (N, 2), in place."""
+    for r in range(pos.shape[0]):
+        if moved[r]:
+            pos[r, 0] = _fold(pos[r, 0], width)
+            pos[r, 1] = _fold(pos[r, 1], height)
+
+
 @inline
 def _fold(v: float, size: float) -> float:
-    """``world.non_penetration._fold`` of one coordinate: folded into ``[0, size)``."""
+    """One coordinate folded into ``[0, size)``."""
     v = v - size * np.floor(v * (1.0 / size))
     return 0.0 if (v >= size or v < 0.0) else v
 
 
 @kernel
-def settled(
-    x: np.ndarray, y: np.ndarray, moved: np.ndarray, width: float, height: float, wrap: bool
-) -> np.ndarray:
-    """``np.stack([x, y], axis=1)`` with the ``moved`` rows folded back into a wrapped world."""
-    n = x.shape[0]
-    pos = np.empty((n, 2))
-    for r in range(n):
-        if wrap and moved[r]:
-            pos[r, 0] = _fold(x[r], width)
-            pos[r, 1] = _fold(y[r], height)
-        else:
-            pos[r, 0] = x[r]
-            pos[r, 1] = y[r]
-    return pos
-
-
-@kernel
-def moved_too_far(
+def drift(
     x: np.ndarray,
     y: np.ndarray,
     anchor_x: np.ndarray,
@@ -620,18 +598,14 @@ def moved_too_far(
     width: float,
     height: float,
     wrap: bool,
-    limit: float,
-) -> bool:
-    """``NonPenetration._moved_too_far`` over every row: has one moved ``limit`` or more?"""
+) -> float:
+    """The largest distance (minimum image) of a row from its anchor."""
+    most = 0.0
     for r in range(x.shape[0]):
         dx = shortest_near(x[r] - anchor_x[r], width, wrap)
         dy = shortest_near(y[r] - anchor_y[r], height, wrap)
-        dx *= dx
-        dy *= dy
-        dx += dy
-        if dx >= limit * limit:
-            return True
-    return False
+        most = max(most, dx * dx + dy * dy)
+    return math.sqrt(most)
 
 
 #: The candidate search's grid has cells at least as wide as the search and at most this
@@ -672,20 +646,23 @@ def candidates(
 
 
 def warm() -> None:
-    """Compile (or load from the cache) this module's kernels on tiny inputs of the real types."""
+    """Compile (or load from the cache) this module's kernels on tiny inputs of the real types:
+    positions are columns of an (N, 2) array, as ``NonPenetration`` passes them."""
     n = 4
-    x, y = np.array([1.0, 2.0, 3.0, 1.5]), np.array([1.0, 1.5, 2.0, 3.0])
+    pos = np.array([[1.0, 1.0], [2.0, 1.5], [3.0, 2.0], [1.5, 3.0]])
+    x, y = pos[:, 0], pos[:, 1]
     f, i64 = np.ones(n), np.arange(n, dtype=np.int64)
     touched = np.zeros(n, dtype=np.bool_)
     pairs = (i64[:2].astype(np.int32), i64[1:3].astype(np.int32))
+    xs, ys = np.ascontiguousarray(x), np.ascontiguousarray(y)
     world = _Warm()
     run(
-        world, f, f, x, y, x.copy(), y.copy(), pairs, (i64[:1], i64[:1]), (i64[:1], i64[:1]),
-        x.copy(), y.copy(), 3.0, 3, 1.6, 0.02, touched, {},
+        world, f, f, x, y, x, y, pairs, (i64[:1], i64[:1]), (i64[:1], i64[:1]), 1.0, 3.0, 3,
+        1.6, 0.02, touched, {},
     )  # fmt: skip
-    close_pairs(x, y, f, 1.0, 10.0, 10.0, True, 3, 3, f)
-    moved_too_far(x, y, x, y, 10.0, 10.0, True, 1.0)
-    settled(x, y, touched, 10.0, 10.0, True)
+    close_pairs(xs, ys, f, 1.0, 10.0, 10.0, True, 3, 3, f)
+    drift(x, y, xs, ys, 10.0, 10.0, True)
+    fold(pos, touched, 10.0, 10.0)
 
 
 class _Warm:

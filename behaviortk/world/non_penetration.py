@@ -18,13 +18,17 @@ from the book, and why:
   overlap). The skin is ``SKIN_RADII`` largest radii. The lists are rebuilt
   when agents spawn or despawn, when obstacles or walls move, before the passes
   once an agent has moved ``REBUILD_AT`` of the skin, and between passes when a
-  push took an agent half the skin away.
+  push took an agent half the skin away. On compiled kernels the next lists are
+  built on another thread once an agent has moved ``PREPARE_AT`` of the skin,
+  from the positions of that tick, and taken up when ready (a tick or two
+  later); the passes give the same positions whichever lists they use.
 - **Both agents of a pair move, in relaxation passes.** A pass pushes every
   overlapping pair apart along its centre line, sharing the overlap in inverse
   proportion to mass (equal masses: half each; an agent of an external group,
   which the game places, never moves and the other takes the whole overlap).
-  The moves of a pass are summed per agent with ``np.bincount`` (a fixed
-  order), so the result does not depend on row order. One pass separates an
+  The moves of a pass are measured from where the agents were when it began
+  and added to the positions with ``np.add.at``, pair after pair in the
+  lists' order (sorted by rows), so both paths add them in the same order. One pass separates an
   isolated pair; in a packed cluster the pushes of a pass partly cancel, so
   each pair is pushed ``OVER_RELAXATION`` times its overlap (successive
   over-relaxation) and passes repeat, up to the world's
@@ -54,6 +58,9 @@ bounded one.
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -80,6 +87,12 @@ SKIN_RADII = 5.0
 #: skin since they were built, so the passes' own pushes have ``(0.5 - REBUILD_AT) * skin``
 #: to spend before the lists are unsafe (half the skin; then they are built again).
 REBUILD_AT = 0.375
+
+#: On compiled kernels, the next lists are built on another thread once an agent has moved
+#: this fraction of the skin (before ``REBUILD_AT``, when the tick would have to build them
+#: itself): a build costs about as much as a tick's passes at 50,000 agents, and the
+#: second core is idle while the tick runs.
+PREPARE_AT = 0.25
 
 #: Pairs are pushed to (r_i + r_j) * (1 + CONTACT_MARGIN), obstacles and walls likewise.
 CONTACT_MARGIN = 0.02
@@ -108,7 +121,8 @@ def _short(d: Array, size: float, wrap: bool) -> Array:
 
 
 Moves = tuple[IntArray, np.ndarray, np.ndarray]
-"""``(rows, mx, my)``: the distinct rows that move, ascending, and each one's summed move."""
+"""``(rows, mx, my)``: rows that move and their moves (summed per distinct row, ascending,
+but for :func:`pair_moves`: one move per pair side, in order)."""
 
 
 def summed(rows: IntArray, mx: Array, my: Array, n: int) -> Moves:
@@ -167,7 +181,9 @@ def pair_moves(
     a push (``w_i / (w_i + w_j)``, ``w`` = inverse mass, 0 for an agent that
     never moves; agent ``j`` takes the rest). A pair closer than ``contact`` is pushed
     apart along its centre line by ``over_relaxation * (c - distance)``, ``c = contact *
-    (1 + margin)``. Moves of an agent add up.
+    (1 + margin)``. The moves are returned one per pair side (not summed), pair after pair
+    in list order, agent ``i``'s before agent ``j``'s: :meth:`NonPenetration._add_in_order`
+    adds them to the positions in that order (the compiled passes add them so too).
     """
     wrap = world.edges == "wrap"
     dx = _short(np.take(x, j) - np.take(x, i), world.width, wrap)
@@ -189,10 +205,10 @@ def pair_moves(
     part = np.take(share, hit)
     si = push * part
     sj = push - si
-    free = np.concatenate([part > 0.0, part < 1.0])  # agents that never move are not "moved"
-    rows = np.concatenate([i, j])[free]
-    mx = np.concatenate([-ux * si, ux * sj])[free]
-    return summed(rows, mx, np.concatenate([-uy * si, uy * sj])[free], x.shape[0])
+    free = np.stack([part > 0.0, part < 1.0], axis=1).ravel()  # agents that never move
+    rows = np.stack([i, j], axis=1).ravel()[free]  # i's move, then j's, pair after pair
+    mx = np.stack([-ux * si, ux * sj], axis=1).ravel()[free]
+    return rows, mx, np.stack([-uy * si, uy * sj], axis=1).ravel()[free]
 
 
 def pair_constants(
@@ -314,7 +330,7 @@ class NonPenetration:
         self.over_relaxation = float(over_relaxation)
         self.kernels = kernels
         """Compiled kernels (``compiled.backend.Kernels``) running the passes, or None (NumPy)."""
-        self._scratch: dict[str, np.ndarray] = {}  # the compiled passes' work arrays
+        self._scratch: dict[str, Any] = {}  # the compiled passes' work arrays
         self.builds = 0
         """How many times the candidate lists were built (for benchmarks and tests)."""
         self.last_passes = 0
@@ -330,6 +346,8 @@ class NonPenetration:
         self._inv_mass = _NONE
         self._obstacles = (_EMPTY, _EMPTY)
         self._walls = (_EMPTY, _EMPTY)
+        self._next: tuple[Future[Lists], np.ndarray] | None = None
+        """Lists being built on another thread (compiled kernels), with the ids they are for."""
 
     def apply(self, world: World, agents: Agents, before: Array, fixed: np.ndarray) -> None:
         """Push ``agents`` apart and out of obstacles and walls (``agents.pos`` is replaced).
@@ -340,15 +358,13 @@ class NonPenetration:
         n = agents.n
         if n == 0:
             return
+        if self.kernels is not None:
+            self._apply_compiled(world, agents, before, fixed)
+            return
         x = np.array(agents.pos[:, 0])
         y = np.array(agents.pos[:, 1])
         if self._stale(world, agents, x, y):
             self._build(world, agents, x, y, fixed)
-        if self.kernels is not None:  # the passes, then the fold, compiled
-            moved = self._relax_compiled(world, agents, x, y, before, fixed)
-            if moved.any():
-                agents.pos = self.kernels.settled(world, x, y, moved)
-            return
         touched = self._relax(world, agents, x, y, before, fixed)
         if touched.size == 0:
             return
@@ -370,10 +386,6 @@ class NonPenetration:
             return True
         if self._static != self._static_key(world):
             return True
-        if self.kernels is not None:
-            return self.kernels.moved_too_far(
-                world, x, y, self._anchor_x, self._anchor_y, REBUILD_AT * self._skin
-            )
         return self._moved_too_far(world, x, y, REBUILD_AT)
 
     def _moved_too_far(
@@ -394,38 +406,86 @@ class NonPenetration:
         return bool(dx.size) and bool(dx.max() >= limit * limit)
 
     def _build(self, world: World, agents: Agents, x: Array, y: Array, fixed: np.ndarray) -> None:
+        self._next = None  # lists being built elsewhere are older than these
+        lists = make_lists(
+            world, agents.radius, agents.mass, fixed, np.array(x), np.array(y), self.skin_radii,
+            self.kernels,
+        )  # fmt: skip
+        self._take(lists, agents.ids)
+
+    def _take(self, lists: Lists, ids: np.ndarray) -> None:
         self.builds += 1
-        radius = agents.radius
-        self._skin = self.skin_radii * float(radius.max())
-        inv_mass = np.where(fixed, 0.0, 1.0 / agents.mass)
-        # the compiled search takes the coordinates as they are (cells clamped, minimum image)
-        found = (
-            None
-            if self.kernels is None
-            else self.kernels.candidates(world, x, y, radius, self._skin, inv_mass)
-        )
-        if found is None:
-            pos = np.stack([x, y], axis=1)
-            if world.edges == "wrap":
-                pos = wrap_positions(pos, world)
-            i, j = close_pairs(world, pos, radius, self._skin)
-            keys = (i << 32) | j  # sorted by (i, j): the compiled search's order, so the
-            keys.sort()  # moves add up in the same order on both paths
-            i, j = keys >> 32, keys & 0xFFFFFFFF
-            found = pair_constants(radius, inv_mass, i, j)
-        else:  # the kernel works out each pair's contact and share from radius and inv_mass
-            found = (*found, _NONE, _NONE)
-        ao, oo, aw, ww = near_static(x, y, radius, world, self._skin)
-        free = ~np.take(fixed, ao)
-        ao, oo = ao[free], oo[free]
-        free = ~np.take(fixed, aw)
-        aw, ww = aw[free], ww[free]
-        self._pairs = found
-        self._inv_mass = inv_mass
-        self._obstacles, self._walls = (ao, oo), (aw, ww)
-        self._ids = agents.ids
-        self._static = self._static_key(world)
-        self._anchor_x, self._anchor_y = x.copy(), y.copy()
+        self._pairs = lists.pairs
+        self._inv_mass = lists.inv_mass
+        self._obstacles, self._walls = lists.obstacles, lists.walls
+        self._ids = ids
+        self._static = lists.static
+        self._skin = lists.skin
+        self._anchor_x, self._anchor_y = lists.anchor_x, lists.anchor_y
+        if lists.index is not None:  # the compiled passes' per-agent index, made with the lists
+            self._scratch["index"] = lists.index
+            self._scratch["indexed"] = lists.pairs[0]
+
+    # -------------------------------------------------- on compiled kernels
+    def _apply_compiled(
+        self, world: World, agents: Agents, before: Array, fixed: np.ndarray
+    ) -> None:
+        """:meth:`apply` on compiled kernels: the positions are pushed in place (the
+        integrator made them this tick) and folded back in place; lists are made ahead on
+        another thread (``PREPARE_AT``)."""
+        assert self.kernels is not None
+        pos = agents.pos
+        if pos is before or pos.dtype != np.float64 or not pos.flags.c_contiguous:
+            pos = np.array(pos, dtype=np.float64)
+        elif not pos.flags.writeable:
+            pos = pos.copy()
+        x, y = pos[:, 0], pos[:, 1]
+        drift = self._drift(world, agents, x, y)
+        ready = self._next is not None and (drift >= REBUILD_AT or self._next[0].done())
+        if ready and self._take_next(world, agents):
+            drift = self._drift(world, agents, x, y)
+        if drift >= REBUILD_AT:
+            self._build(world, agents, x, y, fixed)
+            drift = 0.0
+        elif drift >= PREPARE_AT and self._next is None:
+            self._prepare(world, agents, x, y, fixed)
+        moved = self._relax_compiled(world, agents, x, y, before, fixed, drift)
+        if moved.any():
+            self.kernels.fold(world, pos, moved)
+        agents.pos = pos
+
+    def _drift(self, world: World, agents: Agents, x: Array, y: Array) -> float:
+        """How far the agents have moved since the lists were built, in skins (the most
+        any one has; infinite when the lists do not fit the agents or the obstacles)."""
+        if self._ids is not agents.ids or self._anchor_x.shape[0] != x.shape[0]:
+            return float("inf")
+        if self._static != self._static_key(world) or not self._skin > 0.0:
+            return float("inf")
+        assert self.kernels is not None
+        return float(self.kernels.drift(world, x, y, self._anchor_x, self._anchor_y)) / self._skin
+
+    def _prepare(self, world: World, agents: Agents, x: Array, y: Array, fixed: np.ndarray) -> None:
+        """Start building the next lists on another thread, from copies of this tick's state."""
+        work = (
+            world, agents.radius.copy(), agents.mass.copy(), fixed.copy(), np.array(x),
+            np.array(y), self.skin_radii, self.kernels,
+        )  # fmt: skip
+        self._next = (_builder().submit(make_lists, *work), agents.ids)
+
+    def _take_next(self, world: World, agents: Agents) -> bool:
+        """Take up the lists built on the other thread (waiting for them) if they still fit:
+        the same agents in the same rows, the same obstacles and walls."""
+        assert self._next is not None
+        future, ids = self._next
+        self._next = None
+        try:
+            lists = future.result()
+        except Exception:  # the tick builds its own lists instead
+            return False
+        if ids is not agents.ids or lists.static != self._static_key(world):
+            return False
+        self._take(lists, ids)
+        return True
 
     # ---------------------------------------------------------------- passes
     def _relax(
@@ -458,7 +518,7 @@ class NonPenetration:
                 if sel is not None:
                     pairs = (np.take(i, sel), np.take(j, sel), contact[sel], share[sel])
                 found = pair_moves(x, y, *pairs, world, over_relaxation=self.over_relaxation)
-                self._add(x, y, found, moved)
+                self._add_in_order(x, y, found, moved)
             if ao.size:
                 sel = None if dirty is None else _touching(_union(dirty, moved, n), n, ao)
                 if sel is None or sel.size:
@@ -483,23 +543,22 @@ class NonPenetration:
         return _union(_EMPTY, touched, n)
 
     def _relax_compiled(
-        self, world: World, agents: Agents, x: Array, y: Array, before: Array, fixed: np.ndarray
-    ) -> np.ndarray:
+        self, world: World, agents: Agents, x: Array, y: Array, before: Array, fixed: np.ndarray,
+        drift: float,
+    ) -> np.ndarray:  # fmt: skip
         """:meth:`_relax` on the compiled kernel (``compiled/non_penetration.py``): the same
-        passes and positions; the kernel returns when the lists must be built again. The
-        rows moved, as an (N,) bool mask."""
+        passes and positions. ``drift``: the farthest any agent is from where the lists were
+        built, in skins; the kernel returns when a push may have taken an agent half the
+        skin from there, and the lists are built again. The rows moved, as an (N,) bool mask."""
         assert self.kernels is not None
-        old_x = old_y = x  # the positions before the move are read only near walls
+        old_x, old_y = before[:, 0], before[:, 1]  # read only near walls
         touched = np.zeros(agents.n, dtype=bool)
         left = self.passes
         self.last_passes = 0
         while left > 0:
-            if self._walls[0].size and old_x is x:
-                old_x = np.ascontiguousarray(before[:, 0])
-                old_y = np.ascontiguousarray(before[:, 1])
             ran, rebuild = self.kernels.relax(
                 world, agents.radius, self._inv_mass, x, y, old_x, old_y, self._pairs,
-                self._obstacles, self._walls, self._anchor_x, self._anchor_y, self._skin, left,
+                self._obstacles, self._walls, (0.5 - drift) * self._skin, self._skin, left,
                 self.over_relaxation, CONTACT_MARGIN, touched, self._scratch,
             )  # fmt: skip
             self.last_passes += ran
@@ -507,7 +566,18 @@ class NonPenetration:
             if not rebuild:
                 break
             self._build(world, agents, x, y, fixed)
+            drift = 0.0
         return touched
+
+    @staticmethod
+    def _add_in_order(x: Array, y: Array, found: Moves | None, moved: list[IntArray]) -> None:
+        """Add the moves of ``found`` (rows may repeat) one by one, in their order."""
+        if found is None:
+            return
+        rows, mx, my = found
+        np.add.at(x, rows, mx)
+        np.add.at(y, rows, my)
+        moved.append(distinct(rows, x.shape[0]))
 
     @staticmethod
     def _add(x: Array, y: Array, found: Moves | None, moved: list[IntArray]) -> None:
@@ -517,6 +587,71 @@ class NonPenetration:
         x[rows] += mx
         y[rows] += my
         moved.append(rows)
+
+
+@dataclass(frozen=True)
+class Lists:
+    """Candidate lists made at one moment: pairs ``(i, j, contact, share)`` (on compiled
+    kernels int32 rows, ``contact`` and ``share`` left empty: the kernel works them out),
+    (agent, obstacle) and (agent, wall) candidates, the positions they were made at, and
+    on compiled kernels the passes' per-agent index of the pairs."""
+
+    pairs: tuple[IntArray, IntArray, Array, Array]
+    inv_mass: Array
+    obstacles: tuple[IntArray, IntArray]
+    walls: tuple[IntArray, IntArray]
+    skin: float
+    anchor_x: Array
+    anchor_y: Array
+    static: tuple[bytes, ...]
+    index: tuple[np.ndarray, ...] | None
+
+
+def make_lists(
+    world: World, radius: Array, mass: Array, fixed: np.ndarray, x: Array, y: Array,
+    skin_radii: float, kernels: Any,
+) -> Lists:  # fmt: skip
+    """The candidate lists of agents at ``x``, ``y`` (kept as the lists' anchors: pass
+    arrays nobody changes). Safe on another thread: it reads ``world`` and its arguments
+    only."""
+    static = NonPenetration._static_key(world)
+    skin = skin_radii * float(radius.max())
+    inv_mass = np.where(fixed, 0.0, 1.0 / mass)
+    # the compiled search takes the coordinates as they are (cells clamped, minimum image)
+    found = None if kernels is None else kernels.candidates(world, x, y, radius, skin, inv_mass)
+    index = None
+    if found is None:
+        pos = np.stack([x, y], axis=1)
+        if world.edges == "wrap":
+            pos = wrap_positions(pos, world)
+        i, j = close_pairs(world, pos, radius, skin)
+        keys = (i << 32) | j  # sorted by (i, j): the compiled search's order, so the
+        keys.sort()  # moves add up in the same order on both paths
+        i, j = keys >> 32, keys & 0xFFFFFFFF
+        pairs = pair_constants(radius, inv_mass, i, j)
+    else:  # the kernel works out each pair's contact and share from radius and inv_mass
+        pairs = (*found, _NONE, _NONE)
+    if kernels is not None:
+        index = kernels.pair_index(pairs[0], pairs[1], x.shape[0])
+    ao, oo, aw, ww = near_static(x, y, radius, world, skin)
+    free = ~np.take(fixed, ao)
+    ao, oo = ao[free], oo[free]
+    free = ~np.take(fixed, aw)
+    aw, ww = aw[free], ww[free]
+    return Lists(pairs, inv_mass, (ao, oo), (aw, ww), skin, x, y, static, index)
+
+
+_BUILDER: ThreadPoolExecutor | None = None
+_BUILDER_LOCK = threading.Lock()
+
+
+def _builder() -> ThreadPoolExecutor:
+    """The one thread that builds lists ahead for every simulation of the process."""
+    global _BUILDER
+    with _BUILDER_LOCK:
+        if _BUILDER is None:
+            _BUILDER = ThreadPoolExecutor(1, thread_name_prefix="behaviortk-lists")
+        return _BUILDER
 
 
 def _touching(rows: IntArray, n: int, *owners: IntArray) -> IntArray:

@@ -199,7 +199,8 @@ class Kernels:
     # ------------------------------------------------------- integrate
     @staticmethod
     def relax(
-        world: World, radius: Array, inv_mass: Array, x: Array, y: Array, old_x: Array,
+        world: World, radius: Array, kinds: tuple[np.ndarray, ...], x: Array, y: Array,
+        old_x: Array,
         old_y: Array, pairs: tuple[np.ndarray, ...],
         obstacles: tuple[np.ndarray, np.ndarray], walls: tuple[np.ndarray, np.ndarray],
         slack: float, skin: float, passes: int, over_relaxation: float, margin: float,
@@ -210,7 +211,7 @@ class Kernels:
         ``(passes run, rebuild)``; ``x``, ``y``, ``touched`` changed in place. ``scratch``
         (the caller's, kept between ticks) holds the kernel's work arrays."""
         return knp.run(
-            world, radius, inv_mass, x, y, old_x, old_y, pairs, obstacles, walls, slack, skin,
+            world, radius, kinds, x, y, old_x, old_y, pairs, obstacles, walls, slack, skin,
             passes, over_relaxation, margin, touched, scratch,
         )  # fmt: skip
 
@@ -221,6 +222,11 @@ class Kernels:
         """Non-penetration's candidate pairs (int32 rows, sorted by ``(i, j)``;
         ``compiled/non_penetration.candidates``); None where its grid does not fit."""
         return knp.candidates(world, x, y, radius, reach, inv_mass)
+
+    @staticmethod
+    def kinds(radius: Array, inv_mass: Array) -> tuple[np.ndarray, ...]:
+        """The agents' kinds of radius and inverse mass (``compiled/non_penetration.kinds``)."""
+        return knp.kinds(radius, inv_mass)
 
     @staticmethod
     def pair_index(i: np.ndarray, j: np.ndarray, n: int) -> tuple[np.ndarray, ...]:

@@ -29,8 +29,12 @@ a quarter of that before the second, a handful after the fifth):
   per-agent index of the list (:func:`pairs_by_agent`, made once per list),
   marked and read back in list order 8 marks at a time.
 - The lists hold int32 rows and nothing else: a pair's contact and share are
-  worked out from the agents' radius and inverse mass, the same arithmetic as
-  ``pair_constants``, so a pass streams a third of the memory.
+  worked out from its agents' radius and inverse mass, the same arithmetic as
+  ``pair_constants``, read through each agent's kind (:func:`kinds`: a byte per
+  agent into a table of the distinct values) rather than from two arrays of
+  doubles, so a pass reads a third of the memory. A pass writes the rows of the
+  pairs it found (hits, near pairs) beside their offsets, so the next loops
+  stream them instead of looking them up.
 - The candidate search (:func:`close_pairs`) bins the agents on its own grid,
   cells as wide as the search (the spatial index's, capped at 65,535 cells, is
   nearly twice as wide there), visits each pair of neighbouring cells once and sorts
@@ -62,15 +66,16 @@ NEAR = 0.1
 
 
 def run(
-    world: Any, radius: np.ndarray, inv_mass: np.ndarray, x: np.ndarray, y: np.ndarray,
+    world: Any, radius: np.ndarray, kinds: tuple[np.ndarray, ...], x: np.ndarray, y: np.ndarray,
     old_x: np.ndarray, old_y: np.ndarray, pairs: tuple[np.ndarray, ...],
     obstacles: tuple[np.ndarray, np.ndarray], walls: tuple[np.ndarray, np.ndarray],
     slack: float, skin: float, passes: int, over_relaxation: float, margin: float,
     touched: np.ndarray, scratch: dict[str, Any],
 ) -> tuple[int, bool]:  # fmt: skip
-    """:func:`relax` on a world's arrays: ``(passes run, rebuild)``. ``scratch`` (the
-    caller's, kept between ticks) holds the work arrays, grown when too small, and the
-    per-agent index of the pairs, made again when the list changes."""
+    """:func:`relax` on a world's arrays: ``(passes run, rebuild)``. ``kinds`` are the
+    pairs' agents' radius and inverse mass (:func:`kinds`). ``scratch`` (the caller's,
+    kept between ticks) holds the work arrays, grown when too small, and the per-agent
+    index of the pairs, made again when the list changes."""
     ao, oo, aw, ww = (np.ascontiguousarray(v) for v in (*obstacles, *walls))
     n = int(x.shape[0])
     if scratch.get("indexed") is not pairs[0] or scratch["index"][0].shape[0] != n + 1:
@@ -89,12 +94,12 @@ def run(
         scratch["picks"] = np.empty(2 * longest + 1, dtype=np.int64)
         scratch["hits"] = np.empty((2, 2 * longest + 1))
         scratch["chosen"] = np.zeros(16 * (longest // 8 + 1), dtype=np.uint8)
-        scratch["near"] = np.empty(2 * longest + 1, dtype=np.int32)
+        scratch["rows"] = np.empty((4, 2 * longest + 1), dtype=np.int32)
     if scratch.get("origin", np.zeros((2, 0))).shape[1] != n:
         scratch["origin"] = np.empty((2, n))
     ran, rebuild = relax(
         x, y, old_x, old_y, np.ascontiguousarray(radius, dtype=np.float64),
-        i, j, np.ascontiguousarray(inv_mass, dtype=np.float64), upper, lower, lower_pairs,
+        i, j, kinds[0], kinds[1], kinds[2], upper, lower, lower_pairs,
         ao, oo, aw, ww,
         np.ascontiguousarray(world.obstacle_pos, dtype=np.float64).reshape(-1, 2),
         np.ascontiguousarray(world.obstacle_radius, dtype=np.float64).reshape(-1),
@@ -106,7 +111,7 @@ def run(
         float(margin), float(PICK_BELOW), touched, scratch["acc"], scratch["marks"],
         scratch["lists"], scratch["who"], scratch["moves"], scratch["picks"], scratch["hits"],
         scratch["chosen"], scratch["chosen"].view(np.uint64), float(NEAR * skin),
-        scratch["near"], scratch["origin"],
+        scratch["rows"], scratch["origin"],
     )  # fmt: skip
     return int(ran), bool(rebuild)
 
@@ -125,7 +130,9 @@ def relax(
     radius: np.ndarray,
     pi: np.ndarray,
     pj: np.ndarray,
-    inv_mass: np.ndarray,
+    kind: np.ndarray,
+    kind_radius: np.ndarray,
+    kind_inv_mass: np.ndarray,
     upper: np.ndarray,
     lower: np.ndarray,
     lower_pairs: np.ndarray,
@@ -157,7 +164,7 @@ def relax(
     chosen: np.ndarray,
     chosen_words: np.ndarray,
     near: float,
-    near_k: np.ndarray,
+    pair_rows: np.ndarray,
     origin: np.ndarray,
 ) -> tuple[int, bool]:
     """Up to ``passes`` passes moving ``x``/``y`` in place, marking moved rows in ``touched``.
@@ -174,7 +181,8 @@ def relax(
     by the caller between ticks (allocating it every tick costs more than the
     passes): ``acc`` (2, n) zeros, ``marks`` (3, n) False, both left so; ``lists``
     (3, n) int; ``who`` and ``moves`` (2, ...) as long as the longest candidate
-    list; ``picks`` (pairs + 1,) int, ``hits`` (2, pairs + 1) and ``chosen`` (pairs rounded up to 8,)
+    list; ``picks`` (pairs + 1,) int, ``hits`` (2, pairs + 1) and ``pair_rows`` (4, pairs
+    + 1) int32 (the hits' and the near pairs' rows), ``chosen`` (pairs rounded up to 8,)
     uint8 zeros, left so, with ``chosen_words`` the same memory as uint64.
     """
     bounded = not wrap
@@ -183,6 +191,8 @@ def relax(
     rows, dirty_rows, stage_rows = lists[0], lists[1], lists[2]
     mx, my = moves[0], moves[1]
     hit_k, hit_x, hit_y = picks, hits[0], hits[1]
+    hit_a, hit_b, near_a, near_b = pair_rows[0], pair_rows[1], pair_rows[2], pair_rows[3]
+    kr, kw = kind_radius, kind_inv_mass
     n_dirty = 0
     everything = True
     npairs = pi.shape[0]
@@ -228,11 +238,11 @@ def relax(
                 dx = shortest_near(x[b] - x[a], width, wrap)  # nearly always close
                 dy = shortest_near(y[b] - y[a], height, wrap)
                 d2 = dx * dx + dy * dy
-                trigger = radius[a] + radius[b]
-                hit_k[nh] = k
+                trigger = kr[kind[a]] + kr[kind[b]]
+                hit_a[nh], hit_b[nh] = a, b
                 hit_x[nh], hit_y[nh] = dx, dy
                 nh += 1 if d2 < trigger * trigger else 0
-                near_k[near_n] = k
+                near_a[near_n], near_b[near_n] = a, b
                 trigger += near
                 near_n += 1 if d2 < trigger * trigger else 0
             for r in range(x.shape[0]):
@@ -240,19 +250,23 @@ def relax(
                 origin[1, r] = y[r]
             near_ok = True
         else:
+            src_a = near_a if (use_near and not picked) else pi
+            src_b = near_b if (use_near and not picked) else pj
             for q in range(scan):
-                k = hit_k[q] if picked else (near_k[q] if use_near else q)
-                a, b = pi[k], pj[k]
+                if picked:
+                    k = hit_k[q]
+                    a, b = pi[k], pj[k]
+                else:
+                    a, b = src_a[q], src_b[q]
                 dx = shortest_near(x[b] - x[a], width, wrap)
                 dy = shortest_near(y[b] - y[a], height, wrap)
                 d2 = dx * dx + dy * dy
-                trigger = radius[a] + radius[b]
-                hit_k[nh] = k  # nh <= q: the picks not yet read are not overwritten
+                trigger = kr[kind[a]] + kr[kind[b]]
+                hit_a[nh], hit_b[nh] = a, b
                 hit_x[nh], hit_y[nh] = dx, dy
                 nh += 1 if d2 < trigger * trigger else 0
         for h in range(nh):  # each pair's two moves straight onto the positions, in the
-            k = hit_k[h]  # reference's order (``np.add.at``: i's move, then j's, pair by pair)
-            a, b = pi[k], pj[k]
+            a, b = hit_a[h], hit_b[h]  # reference's order (``np.add.at``: i's move, then j's)
             dx, dy = hit_x[h], hit_y[h]
             dist = math.sqrt(dx * dx + dy * dy)
             if dist > EPS:
@@ -263,10 +277,10 @@ def relax(
                 angle = (lo * 2.399963229728653 + hi * 0.7071067811865476) % (2.0 * np.pi)
                 sign = 1.0 if a < b else -1.0
                 ux, uy = math.cos(angle) * sign, math.sin(angle) * sign
-            push = (radius[a] + radius[b]) * (1.0 + margin) - dist
+            push = (kr[kind[a]] + kr[kind[b]]) * (1.0 + margin) - dist
             push *= over_relaxation
-            wa = inv_mass[a]
-            part = wa / (wa + inv_mass[b])
+            wa = kw[kind[a]]
+            part = wa / (wa + kw[kind[b]])
             si = push * part
             if part > 0.0:
                 x[a] += -ux * si
@@ -566,6 +580,49 @@ def pairs_by_agent(
     return upper, lower, lower_pairs
 
 
+def kinds(radius: np.ndarray, inv_mass: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(kind, kind_radius, kind_inv_mass)``: agent ``r``'s radius is
+    ``kind_radius[kind[r]]`` and its inverse mass ``kind_inv_mass[kind[r]]``, the same
+    values. A byte per agent when there are at most 256 distinct pairs of values (groups
+    share them), else one kind per agent."""
+    r = np.ascontiguousarray(radius, dtype=np.float64)
+    w = np.ascontiguousarray(inv_mass, dtype=np.float64)
+    kind, table_r, table_w, found = _kinds(r, w)
+    if found < 0:
+        return np.arange(r.shape[0], dtype=np.int32), r.copy(), w.copy()
+    return kind, table_r[:found].copy(), table_w[:found].copy()
+
+
+@kernel
+def _kinds(
+    radius: np.ndarray, inv_mass: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """:func:`kinds` as bytes, or a count of -1 past 256 kinds."""
+    kind = np.empty(radius.shape[0], dtype=np.uint8)
+    table_r = np.empty(256)
+    table_w = np.empty(256)
+    found = 0
+    last = -1
+    for a in range(radius.shape[0]):
+        r, w = radius[a], inv_mass[a]
+        if last >= 0 and table_r[last] == r and table_w[last] == w:  # runs: groups are rows
+            kind[a] = last
+            continue
+        last = -1
+        for k in range(found):
+            if table_r[k] == r and table_w[k] == w:
+                last = k
+                break
+        if last < 0:
+            if found == 256:
+                return kind, table_r, table_w, -1
+            table_r[found], table_w[found] = r, w
+            last = found
+            found += 1
+        kind[a] = last
+    return kind, table_r, table_w, found
+
+
 def pair_index(pi: np.ndarray, pj: np.ndarray, n: int) -> tuple[np.ndarray, ...]:
     """``(upper, lower, lower_pairs, i, j)``: :func:`pairs_by_agent` of the pairs, then
     the pairs' rows as contiguous int32 (what :func:`run` keeps in its scratch)."""
@@ -657,8 +714,8 @@ def warm() -> None:
     xs, ys = np.ascontiguousarray(x), np.ascontiguousarray(y)
     world = _Warm()
     run(
-        world, f, f, x, y, x, y, pairs, (i64[:1], i64[:1]), (i64[:1], i64[:1]), 1.0, 3.0, 3,
-        1.6, 0.02, touched, {},
+        world, f, kinds(f, f), x, y, x, y, pairs, (i64[:1], i64[:1]), (i64[:1], i64[:1]), 1.0,
+        3.0, 3, 1.6, 0.02, touched, {},
     )  # fmt: skip
     close_pairs(xs, ys, f, 1.0, 10.0, 10.0, True, 3, 3, f)
     drift(x, y, xs, ys, 10.0, 10.0, True)

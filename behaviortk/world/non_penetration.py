@@ -344,6 +344,7 @@ class NonPenetration:
         """Candidate pairs ``(i, j, contact, share)``; lists built on compiled kernels hold
         int32 rows and leave ``contact`` and ``share`` empty (the kernel works them out)."""
         self._inv_mass = _NONE
+        self._kinds: tuple[np.ndarray, ...] | None = None
         self._obstacles = (_EMPTY, _EMPTY)
         self._walls = (_EMPTY, _EMPTY)
         self._next: tuple[Future[Lists], np.ndarray] | None = None
@@ -417,6 +418,7 @@ class NonPenetration:
         self.builds += 1
         self._pairs = lists.pairs
         self._inv_mass = lists.inv_mass
+        self._kinds = lists.kinds
         self._obstacles, self._walls = lists.obstacles, lists.walls
         self._ids = ids
         self._static = lists.static
@@ -552,12 +554,14 @@ class NonPenetration:
         skin from there, and the lists are built again. The rows moved, as an (N,) bool mask."""
         assert self.kernels is not None
         old_x, old_y = before[:, 0], before[:, 1]  # read only near walls
+        if self._kinds is None:  # lists made by the NumPy constraint
+            self._kinds = self.kernels.kinds(agents.radius, self._inv_mass)
         touched = np.zeros(agents.n, dtype=bool)
         left = self.passes
         self.last_passes = 0
         while left > 0:
             ran, rebuild = self.kernels.relax(
-                world, agents.radius, self._inv_mass, x, y, old_x, old_y, self._pairs,
+                world, agents.radius, self._kinds, x, y, old_x, old_y, self._pairs,
                 self._obstacles, self._walls, (0.5 - drift) * self._skin, self._skin, left,
                 self.over_relaxation, CONTACT_MARGIN, touched, self._scratch,
             )  # fmt: skip
@@ -594,7 +598,8 @@ class Lists:
     """Candidate lists made at one moment: pairs ``(i, j, contact, share)`` (on compiled
     kernels int32 rows, ``contact`` and ``share`` left empty: the kernel works them out),
     (agent, obstacle) and (agent, wall) candidates, the positions they were made at, and
-    on compiled kernels the passes' per-agent index of the pairs."""
+    on compiled kernels the passes' per-agent index of the pairs and the agents' kinds
+    (radius and inverse mass, ``compiled/non_penetration.kinds``)."""
 
     pairs: tuple[IntArray, IntArray, Array, Array]
     inv_mass: Array
@@ -605,6 +610,7 @@ class Lists:
     anchor_y: Array
     static: tuple[bytes, ...]
     index: tuple[np.ndarray, ...] | None
+    kinds: tuple[np.ndarray, ...] | None
 
 
 def make_lists(
@@ -619,7 +625,7 @@ def make_lists(
     inv_mass = np.where(fixed, 0.0, 1.0 / mass)
     # the compiled search takes the coordinates as they are (cells clamped, minimum image)
     found = None if kernels is None else kernels.candidates(world, x, y, radius, skin, inv_mass)
-    index = None
+    index = kinds = None
     if found is None:
         pos = np.stack([x, y], axis=1)
         if world.edges == "wrap":
@@ -633,12 +639,13 @@ def make_lists(
         pairs = (*found, _NONE, _NONE)
     if kernels is not None:
         index = kernels.pair_index(pairs[0], pairs[1], x.shape[0])
+        kinds = kernels.kinds(radius, inv_mass)
     ao, oo, aw, ww = near_static(x, y, radius, world, skin)
     free = ~np.take(fixed, ao)
     ao, oo = ao[free], oo[free]
     free = ~np.take(fixed, aw)
     aw, ww = aw[free], ww[free]
-    return Lists(pairs, inv_mass, (ao, oo), (aw, ww), skin, x, y, static, index)
+    return Lists(pairs, inv_mass, (ao, oo), (aw, ww), skin, x, y, static, index, kinds)
 
 
 _BUILDER: ThreadPoolExecutor | None = None

@@ -229,6 +229,18 @@ class Kernels:
         return knp.kinds(radius, inv_mass)
 
     @staticmethod
+    def renumbered(
+        i: np.ndarray, j: np.ndarray, new_row: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Pairs ``(i, j)`` after the agents moved to ``new_row[old row]``, sorted again
+        (``compiled/non_penetration.renumbered``)."""
+        return knp.renumbered(
+            np.ascontiguousarray(i, dtype=np.int32),
+            np.ascontiguousarray(j, dtype=np.int32),
+            np.ascontiguousarray(new_row, dtype=np.int64),
+        )
+
+    @staticmethod
     def pair_index(i: np.ndarray, j: np.ndarray, n: int) -> tuple[np.ndarray, ...]:
         """The passes' per-agent index of the pairs ``(i, j)`` of ``n`` agents
         (``compiled/non_penetration.pair_index``)."""

@@ -532,7 +532,15 @@ def close_pairs(
                     close = dx * dx + dy * dy < limit * limit
                     free = inv_mass[i] + inv_mass[j] > 0.0  # both never moving: dropped
                     found += 1 if close & free else 0
-    # sorted by (i, j): counted by i, then each i's few j by insertion
+    return _sorted(lo_rows, hi_rows, found, n)
+
+
+@inline
+def _sorted(
+    lo_rows: np.ndarray, hi_rows: np.ndarray, found: int, n: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The first ``found`` pairs ``(lo, hi)`` (``lo < hi``) sorted by ``(lo, hi)``: counted by
+    ``lo``, then each ``lo``'s few ``hi`` by insertion."""
     first = np.zeros(n + 1, dtype=np.int64)
     for k in range(found):
         first[lo_rows[k] + 1] += 1
@@ -555,6 +563,21 @@ def close_pairs(
                 b -= 1
             out_j[b + 1] = v
     return out_i, out_j
+
+
+@kernel
+def renumbered(
+    pi: np.ndarray, pj: np.ndarray, new_row: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs ``(pi, pj)`` after the agents changed rows (``new_row[old] = new``),
+    ``i < j`` again and sorted by ``(i, j)``, as :func:`close_pairs` leaves them."""
+    found = pi.shape[0]
+    lo_rows = np.empty(found, dtype=np.int32)
+    hi_rows = np.empty(found, dtype=np.int32)
+    for k in range(found):
+        a, b = new_row[pi[k]], new_row[pj[k]]
+        lo_rows[k], hi_rows[k] = min(a, b), max(a, b)
+    return _sorted(lo_rows, hi_rows, found, new_row.shape[0])
 
 
 @kernel
@@ -718,6 +741,7 @@ def warm() -> None:
         3.0, 3, 1.6, 0.02, touched, {},
     )  # fmt: skip
     close_pairs(xs, ys, f, 1.0, 10.0, 10.0, True, 3, 3, f)
+    renumbered(pairs[0], pairs[1], i64)
     drift(x, y, xs, ys, 10.0, 10.0, True)
     fold(pos, touched, 10.0, 10.0)
 

@@ -333,6 +333,8 @@ class NonPenetration:
         self._scratch: dict[str, Any] = {}  # the compiled passes' work arrays
         self.builds = 0
         """How many times the candidate lists were built (for benchmarks and tests)."""
+        self.built_ahead = 0
+        """How many of those were built on the other thread and taken up."""
         self.last_passes = 0
         """Passes the last tick ran (fewer than ``passes`` when everything was apart sooner)."""
         self._ids: np.ndarray | None = None
@@ -442,6 +444,8 @@ class NonPenetration:
         elif not pos.flags.writeable:
             pos = pos.copy()
         x, y = pos[:, 0], pos[:, 1]
+        if self._ids is not None and self._ids is not agents.ids:
+            self._renumber(agents)
         drift = self._drift(world, agents, x, y)
         ready = self._next is not None and (drift >= REBUILD_AT or self._next[0].done())
         if ready and self._take_next(world, agents):
@@ -455,6 +459,38 @@ class NonPenetration:
         if moved.any():
             self.kernels.fold(world, pos, moved)
         agents.pos = pos
+
+    def _renumber(self, agents: Agents) -> None:
+        """Follow the agents to new rows (the compiled path keeps large groups in grid-cell
+        order, re-sorting them every few ticks): the lists, their anchors and the kinds
+        move with them, and the pairs are sorted by their new rows, as a build would
+        leave them. When agents came or went, nothing changes (the lists are built)."""
+        assert self.kernels is not None and self._ids is not None
+        old, new = self._ids, agents.ids
+        n = int(new.shape[0])
+        if n == 0 or old.shape[0] != n or self._pairs[2].size:
+            return
+        place = np.full(int(max(old.max(), new.max())) + 1, -1, dtype=np.int64)
+        place[new] = np.arange(n)
+        new_row = place[old]
+        if (new_row < 0).any():
+            return
+
+        def moved(v: np.ndarray) -> np.ndarray:
+            out = np.empty_like(v)
+            out[new_row] = v
+            return out
+
+        i, j = self.kernels.renumbered(self._pairs[0], self._pairs[1], new_row)
+        self._pairs = (i, j, _NONE, _NONE)
+        self._inv_mass = moved(self._inv_mass)
+        if self._kinds is not None:
+            self._kinds = (moved(self._kinds[0]), *self._kinds[1:])
+        self._obstacles = (np.take(new_row, self._obstacles[0]), self._obstacles[1])
+        self._walls = (np.take(new_row, self._walls[0]), self._walls[1])
+        self._anchor_x, self._anchor_y = moved(self._anchor_x), moved(self._anchor_y)
+        self._ids = new
+        self._next = None  # lists being built for the old rows
 
     def _drift(self, world: World, agents: Agents, x: Array, y: Array) -> float:
         """How far the agents have moved since the lists were built, in skins (the most
@@ -487,6 +523,7 @@ class NonPenetration:
         if ids is not agents.ids or lists.static != self._static_key(world):
             return False
         self._take(lists, ids)
+        self.built_ahead += 1
         return True
 
     # ---------------------------------------------------------------- passes

@@ -224,11 +224,10 @@ def relax(
             for w in range(chosen_words.shape[0]):  # the marks read 8 at a time
                 if chosen_words[w] == 0:
                     continue
-                for k in range(8 * w, 8 * w + 8):
-                    if chosen[k]:
-                        chosen[k] = 0
-                        hit_k[scan] = k
-                        scan += 1
+                for k in range(8 * w, 8 * w + 8):  # without a branch to guess wrong
+                    hit_k[scan] = k
+                    scan += chosen[k]
+                chosen_words[w] = 0
         # the pairs closer than contact, in list order (compacted without a branch)
         nh = 0
         if everything:  # every pair, noting those within the near margin of contact

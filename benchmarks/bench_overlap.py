@@ -12,7 +12,9 @@ measured after every tick, warm-up included, outside the timing: the target is
 under 1 % at every tick with the option on.
 
 Not a test: times depend on the machine and its load; the ratio, taken within
-one run, is what to compare.
+one run, is what to compare. On compiled kernels the constraint builds its
+next lists on a second thread (``world/non_penetration.py``, ``PREPARE_AT``):
+run under ``taskset -c 0`` to see the cost on one core.
 
 ``--kernels numba`` (the batch engine's default) runs both on compiled
 kernels, the constraint's passes included; ``--kernels numpy`` on the NumPy
@@ -106,6 +108,7 @@ def measure(
         "overlap_max_off": round(logs["off"].max, 4),
         "overlap_mean_off": round(logs["off"].mean, 4),
         "list_builds": constraint.builds,
+        "list_builds_ahead": constraint.built_ahead,
         "passes_mean": round(statistics.fmean(passes), 2),
         "passes_max": max(passes),
         "load_average": round(os.getloadavg()[0], 2),
@@ -133,7 +136,8 @@ def main() -> int:
             f"{r['integrate_ms_off']:.2f} -> {r['integrate_ms_on']:.2f} ms; overlap on: max "
             f"{100 * r['overlap_max_on']:.3f}% mean {100 * r['overlap_mean_on']:.4f}% "
             f"(off: max {100 * r['overlap_max_off']:.1f}% mean {100 * r['overlap_mean_off']:.1f}%); "
-            f"{r['list_builds']} list builds, passes mean {r['passes_mean']} max "
+            f"{r['list_builds']} list builds ({r['list_builds_ahead']} on the other thread), "
+            f"passes mean {r['passes_mean']} max "
             f"{r['passes_max']}; load {r['load_average']}",
             flush=True,
         )

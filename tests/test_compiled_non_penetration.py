@@ -216,3 +216,46 @@ def test_lists_built_ahead_on_another_thread_push_the_same(kernels: Any) -> None
         assert np.array_equal(twin.pos, ag.pos)
     assert compiled.built_ahead >= 3
     assert compiled.built_ahead > 0.6 * compiled.builds  # most not built in the tick
+
+
+def test_lists_that_fail_on_the_other_thread_are_built_in_the_tick(
+    kernels: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from behaviortk.world import non_penetration as module
+
+    made = module.make_lists
+
+    def broken(*args: Any) -> Any:
+        if threading.current_thread().name.startswith("behaviortk-lists"):
+            raise MemoryError("no room on the other thread")
+        return made(*args)
+
+    monkeypatch.setattr(module, "make_lists", broken)
+    rng = np.random.default_rng(9)
+    n = 100
+    w = World(width=100.0, height=100.0, edges="wrap")
+    ag = make_agents(rng.random((n, 2)) * 100.0, radius=3.0)
+    fixed = np.zeros(n, dtype=bool)
+    reference, compiled = NonPenetration(10), NonPenetration(10, kernels=kernels)
+    twin = copy.copy(ag)
+    for _ in range(25):
+        before = ag.pos.copy()
+        ag.pos = (before + np.array([1.0, 0.0]) + rng.normal(0.0, 0.3, (n, 2))) % 100.0
+        twin.pos = ag.pos.copy()
+        reference.apply(w, ag, before, fixed)
+        compiled.apply(w, twin, before, fixed)
+        assert np.array_equal(twin.pos, ag.pos)
+    assert compiled.built_ahead == 0 and compiled.builds >= 3
+
+
+def test_a_forked_process_gets_its_own_list_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from behaviortk.world import non_penetration as module
+
+    first = module._builder()
+    assert module._builder() is first
+    monkeypatch.setattr(os, "getpid", lambda: -12345)  # as in a child after fork
+    assert module._builder() is not first

@@ -58,6 +58,7 @@ bounded one.
 
 from __future__ import annotations
 
+import os
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -517,8 +518,8 @@ class NonPenetration:
         future, ids = self._next
         self._next = None
         try:
-            lists = future.result()
-        except Exception:  # the tick builds its own lists instead
+            lists = future.result(timeout=WAIT_AHEAD)
+        except Exception:  # the tick builds its own lists instead (a timeout included)
             return False
         if ids is not agents.ids or lists.static != self._static_key(world):
             return False
@@ -685,17 +686,22 @@ def make_lists(
     return Lists(pairs, inv_mass, (ao, oo), (aw, ww), skin, x, y, static, index, kinds)
 
 
-_BUILDER: ThreadPoolExecutor | None = None
+_BUILDER: tuple[int, ThreadPoolExecutor] | None = None
 _BUILDER_LOCK = threading.Lock()
+
+#: Seconds a tick waits for lists built ahead before building its own (a thread that
+#: never answers must not hang the simulation).
+WAIT_AHEAD = 10.0
 
 
 def _builder() -> ThreadPoolExecutor:
-    """The one thread that builds lists ahead for every simulation of the process."""
+    """The one thread that builds lists ahead for every simulation of the process (a new
+    one in a forked child, where the parent's thread does not run)."""
     global _BUILDER
     with _BUILDER_LOCK:
-        if _BUILDER is None:
-            _BUILDER = ThreadPoolExecutor(1, thread_name_prefix="behaviortk-lists")
-        return _BUILDER
+        if _BUILDER is None or _BUILDER[0] != os.getpid():
+            _BUILDER = (os.getpid(), ThreadPoolExecutor(1, thread_name_prefix="behaviortk-lists"))
+        return _BUILDER[1]
 
 
 def _touching(rows: IntArray, n: int, *owners: IntArray) -> IntArray:

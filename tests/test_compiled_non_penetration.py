@@ -196,10 +196,18 @@ def test_lists_follow_agents_to_new_rows_without_a_build(kernels: Any, edges: st
     assert compiled._pairs[0].size and np.all(np.diff(compiled._pairs[0]) >= 0)
 
 
-def test_lists_built_ahead_on_another_thread_push_the_same(kernels: Any) -> None:
+@pytest.mark.parametrize("ahead", [True, False])
+def test_lists_built_ahead_on_another_thread_push_the_same(
+    kernels: Any, ahead: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A crowd drifting 1 unit a tick: the compiled constraint builds its next lists on
-    the other thread once an agent has moved a quarter of the skin and takes them up;
-    every tick its positions are the NumPy constraint's, bit for bit."""
+    the other thread once an agent has moved a quarter of the skin and takes them up
+    (crowds of ``AHEAD_MIN`` agents or more; smaller ones build in the tick); every tick
+    its positions are the NumPy constraint's, bit for bit."""
+    from behaviortk.world import non_penetration as module
+
+    if ahead:
+        monkeypatch.setattr(module, "AHEAD_MIN", 0)
     rng = np.random.default_rng(8)
     n = 150
     w = World(width=120.0, height=120.0, edges="wrap")
@@ -214,8 +222,11 @@ def test_lists_built_ahead_on_another_thread_push_the_same(kernels: Any) -> None
         reference.apply(w, ag, before, fixed)
         compiled.apply(w, twin, before, fixed)
         assert np.array_equal(twin.pos, ag.pos)
-    assert compiled.built_ahead >= 3
-    assert compiled.built_ahead > 0.6 * compiled.builds  # most not built in the tick
+    if ahead:
+        assert compiled.built_ahead >= 3
+        assert compiled.built_ahead > 0.6 * compiled.builds  # most not built in the tick
+    else:
+        assert compiled.built_ahead == 0 and compiled.builds >= 3
 
 
 def test_lists_that_fail_on_the_other_thread_are_built_in_the_tick(
@@ -233,6 +244,7 @@ def test_lists_that_fail_on_the_other_thread_are_built_in_the_tick(
         return made(*args)
 
     monkeypatch.setattr(module, "make_lists", broken)
+    monkeypatch.setattr(module, "AHEAD_MIN", 0)
     rng = np.random.default_rng(9)
     n = 100
     w = World(width=100.0, height=100.0, edges="wrap")

@@ -95,6 +95,10 @@ REBUILD_AT = 0.375
 #: second core is idle while the tick runs.
 PREPARE_AT = 0.25
 
+#: Fewer agents than this build their lists in the tick: handing a small build to the other
+#: thread costs more than the build.
+AHEAD_MIN = 4096
+
 #: Pairs are pushed to (r_i + r_j) * (1 + CONTACT_MARGIN), obstacles and walls likewise.
 CONTACT_MARGIN = 0.02
 
@@ -454,7 +458,7 @@ class NonPenetration:
         if drift >= REBUILD_AT:
             self._build(world, agents, x, y, fixed)
             drift = 0.0
-        elif drift >= PREPARE_AT and self._next is None:
+        elif drift >= PREPARE_AT and self._next is None and agents.n >= AHEAD_MIN:
             self._prepare(world, agents, x, y, fixed)
         moved = self._relax_compiled(world, agents, x, y, before, fixed, drift)
         if moved.any():

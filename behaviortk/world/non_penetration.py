@@ -21,15 +21,17 @@ from the book, and why:
   push took an agent half the skin away. On compiled kernels the next lists are
   built on another thread once an agent has moved ``PREPARE_AT`` of the skin,
   from the positions of that tick, and taken up when ready (a tick or two
-  later); the passes give the same positions whichever lists they use.
+  later); the passes give the same positions whichever lists they use. When
+  the compiled path re-sorts agents into new rows, the lists are renumbered
+  rather than built.
 - **Both agents of a pair move, in relaxation passes.** A pass pushes every
   overlapping pair apart along its centre line, sharing the overlap in inverse
   proportion to mass (equal masses: half each; an agent of an external group,
   which the game places, never moves and the other takes the whole overlap).
   The moves of a pass are measured from where the agents were when it began
   and added to the positions with ``np.add.at``, pair after pair in the
-  lists' order (sorted by rows), so both paths add them in the same order. One pass separates an
-  isolated pair; in a packed cluster the pushes of a pass partly cancel, so
+  lists' order (sorted by rows), so both paths add them in the same order.
+  One pass separates an isolated pair; in a packed cluster the pushes of a pass partly cancel, so
   each pair is pushed ``OVER_RELAXATION`` times its overlap (successive
   over-relaxation) and passes repeat, up to the world's
   ``non_penetration_passes``, stopping as soon as nothing overlaps. A pass after

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import copy
 import json
+import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +29,7 @@ from behaviortk.compiled import choice
 from behaviortk.compiled import non_penetration as knp
 from behaviortk.format.loader import load_text
 from behaviortk.sim import Simulation
+from behaviortk.world import non_penetration
 from behaviortk.world.build import wall_geometry
 from behaviortk.world.factory import make_agents
 from behaviortk.world.non_penetration import NonPenetration, pair_constants
@@ -196,32 +199,36 @@ def test_lists_follow_agents_to_new_rows_without_a_build(kernels: Any, edges: st
     assert compiled._pairs[0].size and np.all(np.diff(compiled._pairs[0]) >= 0)
 
 
-@pytest.mark.parametrize("ahead", [True, False])
-def test_lists_built_ahead_on_another_thread_push_the_same(
-    kernels: Any, ahead: bool, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A crowd drifting 1 unit a tick: the compiled constraint builds its next lists on
-    the other thread once an agent has moved a quarter of the skin and takes them up
-    (crowds of ``AHEAD_MIN`` agents or more; smaller ones build in the tick); every tick
-    its positions are the NumPy constraint's, bit for bit."""
-    from behaviortk.world import non_penetration as module
-
-    if ahead:
-        monkeypatch.setattr(module, "AHEAD_MIN", 0)
-    rng = np.random.default_rng(8)
+def drifting_crowd(kernels: Any, seed: int, ticks: int) -> NonPenetration:
+    """150 agents drifting about 1 unit a tick, pushed by the NumPy constraint and by the
+    compiled one from the same state every tick: the same bits. The compiled one."""
+    rng = np.random.default_rng(seed)
     n = 150
     w = World(width=120.0, height=120.0, edges="wrap")
     ag = make_agents(rng.random((n, 2)) * 120.0, radius=3.0)
     fixed = np.zeros(n, dtype=bool)
     reference, compiled = NonPenetration(10), NonPenetration(10, kernels=kernels)
     twin = copy.copy(ag)
-    for _ in range(40):
+    for _ in range(ticks):
         before = ag.pos.copy()
         ag.pos = (before + np.array([1.0, 0.3]) + rng.normal(0.0, 0.3, (n, 2))) % 120.0
         twin.pos = ag.pos.copy()
         reference.apply(w, ag, before, fixed)
         compiled.apply(w, twin, before, fixed)
         assert np.array_equal(twin.pos, ag.pos)
+    return compiled
+
+
+@pytest.mark.parametrize("ahead", [True, False])
+def test_lists_built_ahead_on_another_thread_push_the_same(
+    kernels: Any, ahead: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The compiled constraint builds its next lists on the other thread once an agent
+    has moved a quarter of the skin and takes them up (crowds of ``AHEAD_MIN`` agents or
+    more; smaller ones build in the tick); its positions stay the reference's."""
+    if ahead:
+        monkeypatch.setattr(non_penetration, "AHEAD_MIN", 0)
+    compiled = drifting_crowd(kernels, 8, 40)
     if ahead:
         assert compiled.built_ahead >= 3
         assert compiled.built_ahead > 0.6 * compiled.builds  # most not built in the tick
@@ -232,42 +239,21 @@ def test_lists_built_ahead_on_another_thread_push_the_same(
 def test_lists_that_fail_on_the_other_thread_are_built_in_the_tick(
     kernels: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import threading
-
-    from behaviortk.world import non_penetration as module
-
-    made = module.make_lists
+    made = non_penetration.make_lists
 
     def broken(*args: Any) -> Any:
         if threading.current_thread().name.startswith("behaviortk-lists"):
             raise MemoryError("no room on the other thread")
         return made(*args)
 
-    monkeypatch.setattr(module, "make_lists", broken)
-    monkeypatch.setattr(module, "AHEAD_MIN", 0)
-    rng = np.random.default_rng(9)
-    n = 100
-    w = World(width=100.0, height=100.0, edges="wrap")
-    ag = make_agents(rng.random((n, 2)) * 100.0, radius=3.0)
-    fixed = np.zeros(n, dtype=bool)
-    reference, compiled = NonPenetration(10), NonPenetration(10, kernels=kernels)
-    twin = copy.copy(ag)
-    for _ in range(25):
-        before = ag.pos.copy()
-        ag.pos = (before + np.array([1.0, 0.0]) + rng.normal(0.0, 0.3, (n, 2))) % 100.0
-        twin.pos = ag.pos.copy()
-        reference.apply(w, ag, before, fixed)
-        compiled.apply(w, twin, before, fixed)
-        assert np.array_equal(twin.pos, ag.pos)
+    monkeypatch.setattr(non_penetration, "make_lists", broken)
+    monkeypatch.setattr(non_penetration, "AHEAD_MIN", 0)
+    compiled = drifting_crowd(kernels, 9, 25)
     assert compiled.built_ahead == 0 and compiled.builds >= 3
 
 
 def test_a_forked_process_gets_its_own_list_thread(monkeypatch: pytest.MonkeyPatch) -> None:
-    import os
-
-    from behaviortk.world import non_penetration as module
-
-    first = module._builder()
-    assert module._builder() is first
+    first = non_penetration._builder()
+    assert non_penetration._builder() is first
     monkeypatch.setattr(os, "getpid", lambda: -12345)  # as in a child after fork
-    assert module._builder() is not first
+    assert non_penetration._builder() is not first

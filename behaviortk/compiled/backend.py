@@ -200,8 +200,7 @@ class Kernels:
     @staticmethod
     def relax(
         world: World, radius: Array, kinds: tuple[np.ndarray, ...], x: Array, y: Array,
-        old_x: Array,
-        old_y: Array, pairs: tuple[np.ndarray, ...],
+        old_x: Array, old_y: Array, pairs: tuple[np.ndarray, ...],
         obstacles: tuple[np.ndarray, np.ndarray], walls: tuple[np.ndarray, np.ndarray],
         slack: float, skin: float, passes: int, over_relaxation: float, margin: float,
         touched: np.ndarray, scratch: dict[str, np.ndarray],

@@ -9,11 +9,11 @@ overlapping pair apart along its centre line, then agents out of obstacles
 then off walls. Pair moves go onto the positions in the reference's order
 (its ``np.add.at``: pair after pair in list order, ``i``'s move then ``j``'s);
 an obstacle or wall stage's moves of an agent add up from 0.0 in order (its
-``np.bincount``), so the positions are the reference's to the last bit. The kernel stops
-when nothing moved, after ``passes``, or when a push may have taken an agent
-half the skin from where the lists were built: then it returns and the caller builds
-the lists again (:func:`candidates`) and calls it for the passes left,
-measuring everything.
+``np.bincount``), so the positions are the reference's to the last bit. The
+kernel stops when nothing moved, after ``passes``, or when a push may have
+taken an agent half the skin from where the lists were built: then it returns
+and the caller builds the lists again (:func:`candidates`) and calls it for
+the passes left, measuring everything.
 
 Where the time goes, and how it is kept down (evade_or_flock at 50,000 agents:
 some 110,000 candidate pairs, 29,000 of them overlapping before the first pass,

@@ -31,9 +31,9 @@ from the book, and why:
   The moves of a pass are measured from where the agents were when it began
   and added to the positions with ``np.add.at``, pair after pair in the
   lists' order (sorted by rows), so both paths add them in the same order.
-  One pass separates an isolated pair; in a packed cluster the pushes of a pass partly cancel, so
-  each pair is pushed ``OVER_RELAXATION`` times its overlap (successive
-  over-relaxation) and passes repeat, up to the world's
+  One pass separates an isolated pair; in a packed cluster the pushes of a
+  pass partly cancel, so each pair is pushed ``OVER_RELAXATION`` times its
+  overlap (successive over-relaxation) and passes repeat, up to the world's
   ``non_penetration_passes``, stopping as soon as nothing overlaps. A pass after
   the first only measures the pairs of agents the previous pass moved (nothing
   else can have come closer). Coincident agents split along a fixed direction

@@ -234,13 +234,8 @@ def relax(
             near_n = 0
             for k in range(npairs):
                 a, b = pi[k], pj[k]
-                dx = shortest_near(x[b] - x[a], width, wrap)  # nearly always close
-                dy = shortest_near(y[b] - y[a], height, wrap)
-                d2 = dx * dx + dy * dy
-                trigger = kr[kind[a]] + kr[kind[b]]
-                hit_a[nh], hit_b[nh] = a, b
-                hit_x[nh], hit_y[nh] = dx, dy
-                nh += 1 if d2 < trigger * trigger else 0
+                nh, d2, trigger = _measure(a, b, x, y, width, height, wrap, kind, kr, nh, hits,
+                                           hit_a, hit_b)  # fmt: skip
                 near_a[near_n], near_b[near_n] = a, b
                 trigger += near
                 near_n += 1 if d2 < trigger * trigger else 0
@@ -257,13 +252,8 @@ def relax(
                     a, b = pi[k], pj[k]
                 else:
                     a, b = src_a[q], src_b[q]
-                dx = shortest_near(x[b] - x[a], width, wrap)
-                dy = shortest_near(y[b] - y[a], height, wrap)
-                d2 = dx * dx + dy * dy
-                trigger = kr[kind[a]] + kr[kind[b]]
-                hit_a[nh], hit_b[nh] = a, b
-                hit_x[nh], hit_y[nh] = dx, dy
-                nh += 1 if d2 < trigger * trigger else 0
+                nh, _, _ = _measure(a, b, x, y, width, height, wrap, kind, kr, nh, hits,
+                                    hit_a, hit_b)  # fmt: skip
         for h in range(nh):  # each pair's two moves straight onto the positions, in the
             a, b = hit_a[h], hit_b[h]  # reference's order (``np.add.at``: i's move, then j's)
             dx, dy = hit_x[h], hit_y[h]
@@ -395,6 +385,23 @@ def relax(
     for m in range(n_dirty):
         dirty[dirty_rows[m]] = False
     return ran, far
+
+
+@inline
+def _measure(
+    a: int, b: int, x: np.ndarray, y: np.ndarray, width: float, height: float, wrap: bool,
+    kind: np.ndarray, kr: np.ndarray, nh: int, hits: np.ndarray, hit_a: np.ndarray,
+    hit_b: np.ndarray,
+) -> tuple[int, float, float]:  # fmt: skip
+    """Measure pair ``(a, b)`` into hit slot ``nh`` (kept only when it overlaps: compacted
+    without a branch): ``(hits now, squared distance, contact distance)``."""
+    dx = shortest_near(x[b] - x[a], width, wrap)  # nearly always close
+    dy = shortest_near(y[b] - y[a], height, wrap)
+    d2 = dx * dx + dy * dy
+    trigger = kr[kind[a]] + kr[kind[b]]
+    hit_a[nh], hit_b[nh] = a, b
+    hits[0, nh], hits[1, nh] = dx, dy
+    return nh + (1 if d2 < trigger * trigger else 0), d2, trigger
 
 
 @inline

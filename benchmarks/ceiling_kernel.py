@@ -50,6 +50,17 @@ def _mix(z: np.uint64) -> np.uint64:
 
 
 @njit(cache=True, inline="always")
+def _neighbour_cell(c: int, n: int, size: float) -> tuple[int, float]:
+    """Cell ``c`` (at most one past either edge) wrapped into ``0..n-1``, and the shift
+    that puts its agents beside the observer (wrapped world)."""
+    if c < 0:
+        return c + n, -size
+    if c >= n:
+        return c - n, size
+    return c, 0.0
+
+
+@njit(cache=True, inline="always")
 def _uniform(seed: np.uint64, agent: np.int64, tick: np.int64, slot: np.int64) -> float:
     h = _mix(seed)
     h = _mix(h ^ np.uint64(agent))
@@ -259,23 +270,9 @@ def tick(
             sx = sy = ax = ay = cxs = cys = 0.0
             r2 = view * view
             for oy in range(-1, 2):
-                gy = cy + oy
-                shy = 0.0
-                if gy < 0:
-                    gy += ny
-                    shy = -height
-                elif gy >= ny:
-                    gy -= ny
-                    shy = height
+                gy, shy = _neighbour_cell(cy + oy, ny, height)
                 for ox in range(-1, 2):
-                    gx = cx + ox
-                    shx = 0.0
-                    if gx < 0:
-                        gx += nx
-                        shx = -width
-                    elif gx >= nx:
-                        gx -= nx
-                        shx = width
+                    gx, shx = _neighbour_cell(cx + ox, nx, width)
                     g = gy * nx + gx
                     for k in range(start[g], start[g + 1]):
                         j = order[k]
@@ -305,11 +302,9 @@ def tick(
                 count = 0
                 sx = sy = ax = ay = cxs = cys = 0.0
                 for oy in range(-1, 2):
-                    gy = (cy + oy) % ny
-                    shy = -height if cy + oy < 0 else (height if cy + oy >= ny else 0.0)
+                    gy, shy = _neighbour_cell(cy + oy, ny, height)
                     for ox in range(-1, 2):
-                        gx = (cx + ox) % nx
-                        shx = -width if cx + ox < 0 else (width if cx + ox >= nx else 0.0)
+                        gx, shx = _neighbour_cell(cx + ox, nx, width)
                         g = gy * nx + gx
                         for k in range(start[g], start[g + 1]):
                             j = order[k]

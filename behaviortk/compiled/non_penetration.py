@@ -307,11 +307,7 @@ def relax(
             else:
                 mx[nh], my[nh] = limit, 0.0
             nh += 1
-        seen = 0
-        for h in range(nh):
-            seen, count = _one(who[h], mx[h], my[h], acc_x, acc_y, staged, stage_rows, seen,
-                               now, rows, count)  # fmt: skip
-        _apply(stage_rows, seen, acc_x, acc_y, staged, x, y)
+        count = _stage(who, mx, my, nh, acc_x, acc_y, staged, stage_rows, now, rows, count, x, y)
         # ------------------------------------------------------------ walls
         nh = 0
         for k in range(aw.shape[0]):
@@ -353,11 +349,7 @@ def relax(
                 out = (r - dist) / dist
                 mx[nh], my[nh] = out * ox, out * oy
             nh += 1
-        seen = 0
-        for h in range(nh):
-            seen, count = _one(who[h], mx[h], my[h], acc_x, acc_y, staged, stage_rows, seen,
-                               now, rows, count)  # fmt: skip
-        _apply(stage_rows, seen, acc_x, acc_y, staged, x, y)
+        count = _stage(who, mx, my, nh, acc_x, acc_y, staged, stage_rows, now, rows, count, x, y)
         # ------------------------------------------------------- after a pass
         for m in range(n_dirty):
             dirty[dirty_rows[m]] = False
@@ -422,6 +414,22 @@ def _one(
         rows[count] = r
         count += 1
     return seen, count
+
+
+@inline
+def _stage(
+    who: np.ndarray, mx: np.ndarray, my: np.ndarray, nh: int, acc_x: np.ndarray,
+    acc_y: np.ndarray, staged: np.ndarray, stage_rows: np.ndarray, now: np.ndarray,
+    rows: np.ndarray, count: int, x: np.ndarray, y: np.ndarray,
+) -> int:  # fmt: skip
+    """An obstacle or wall stage's ``nh`` moves (rows ``who``) summed per row, then applied;
+    the new count of the pass's moved rows."""
+    seen = 0
+    for h in range(nh):
+        seen, count = _one(who[h], mx[h], my[h], acc_x, acc_y, staged, stage_rows, seen, now,
+                           rows, count)  # fmt: skip
+    _apply(stage_rows, seen, acc_x, acc_y, staged, x, y)
+    return count
 
 
 @inline

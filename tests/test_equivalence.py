@@ -180,6 +180,16 @@ def leaves() -> st.SearchStrategy[dict[str, Any]]:
     )
 
 
+def parallel(policy: str, sync: bool, children: list[Any], pick: list[int]) -> dict[str, Any]:
+    """A parallel node of ``policy`` over ``children`` (``pick`` chooses the selected ones)."""
+    node: dict[str, Any] = {"type": "parallel", "policy": policy, "children": children}
+    if policy != "success_on_one":
+        node["synchronise"] = sync
+    if policy == "success_on_selected":
+        node["selected"] = sorted({p % len(children) for p in pick})
+    return node
+
+
 def extend(inner: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[dict[str, Any]]:
     kids = st.lists(inner, min_size=1, max_size=4)
     seq_sel = st.builds(
@@ -188,14 +198,6 @@ def extend(inner: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[dict[s
         st.booleans(),
         kids,
     )
-
-    def parallel(policy: str, sync: bool, children: list[Any], pick: list[int]) -> dict[str, Any]:
-        node: dict[str, Any] = {"type": "parallel", "policy": policy, "children": children}
-        if policy != "success_on_one":
-            node["synchronise"] = sync
-        if policy == "success_on_selected":
-            node["selected"] = sorted({p % len(children) for p in pick})
-        return node
 
     par = st.builds(
         parallel,

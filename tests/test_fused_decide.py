@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_equivalence import CONVERTERS, depth, scenario_text
+from test_equivalence import CONVERTERS, depth, parallel, scenario_text
 
 from behaviortk.compiled import generated
 from behaviortk.engines import batch_fused
@@ -59,15 +59,6 @@ def leaves() -> st.SearchStrategy[dict[str, Any]]:
         st.just({"type": "wander"}),
         st.just({"type": "blend", "children": [{"type": "separation"}, {"type": "cohesion"}]}),
     )
-
-
-def parallel(policy: str, sync: bool, children: list[Any], pick: list[int]) -> dict[str, Any]:
-    node: dict[str, Any] = {"type": "parallel", "policy": policy, "children": children}
-    if policy != "success_on_one":
-        node["synchronise"] = sync
-    if policy == "success_on_selected":
-        node["selected"] = sorted({p % len(children) for p in pick})
-    return node
 
 
 def extend(inner: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[dict[str, Any]]:

@@ -132,19 +132,27 @@ def step(
         out_pos[i, 1] = py
         out_vel[i, 0] = vx
         out_vel[i, 1] = vy
-        speed = math.sqrt(vx * vx + vy * vy)
-        if speed > HEADING_MIN_SPEED:
-            inv = 1.0 / speed
-            out_heading[i, 0] = vx * inv
-            out_heading[i, 1] = vy * inv
-        else:
-            out_heading[i, 0] = heading[i, 0]
-            out_heading[i, 1] = heading[i, 1]
+        _unit_or_keep(out_heading, heading, i, vx, vy, HEADING_MIN_SPEED)
         ang = min(max(finite_or_zero(angular[i]), -max_angular[i]), max_angular[i])
         out_orientation[i] = _angle(orientation[i] + rotation[i] * dt)
         rot = rotation[i] + ang * dt
         out_rotation[i] = min(max(rot, -max_rotation[i]), max_rotation[i])
     return out_pos, out_vel, out_heading, out_force, out_orientation, out_rotation
+
+
+@inline
+def _unit_or_keep(
+    out: np.ndarray, keep: np.ndarray, i: int, vx: float, vy: float, least: float
+) -> None:
+    """Row ``i`` of ``out``: ``(vx, vy)`` normalised when longer than ``least``, else ``keep``'s."""
+    length = math.sqrt(vx * vx + vy * vy)
+    if length > least:
+        inv = 1.0 / length
+        out[i, 0] = vx * inv
+        out[i, 1] = vy * inv
+    else:
+        out[i, 0] = keep[i, 0]
+        out[i, 1] = keep[i, 1]
 
 
 @kernel
@@ -160,16 +168,7 @@ def smooth(history: np.ndarray, slot: int, heading: np.ndarray, previous: np.nda
         for r in range(1, k):
             sx += history[r, i, 0]
             sy += history[r, i, 1]
-        mx = sx / k
-        my = sy / k
-        length = math.sqrt(mx * mx + my * my)
-        if length > EPS:
-            inv = 1.0 / length
-            out[i, 0] = mx * inv
-            out[i, 1] = my * inv
-        else:
-            out[i, 0] = previous[i, 0]
-            out[i, 1] = previous[i, 1]
+        _unit_or_keep(out, previous, i, sx / k, sy / k, EPS)
     return out
 
 

@@ -11,3 +11,7 @@ MAX_AGENTS = 200_000
 
 MAX_EXPANDED_NODES = 100_000
 """Most nodes over all expanded trees."""
+
+MAX_SEED = 2**63 - 1
+"""Largest random seed anywhere (the format, ``--seed``, sweeps): it fits a signed 64-bit
+column, so traces and sweep results hold every seed the format accepts."""

@@ -305,6 +305,7 @@ class AgentView:
     heading: np.ndarray  # (2,) unit vector
     active: tuple[str, ...]  # trace names of its steering leaves that asked for a force
     blackboard: Mapping[str, Any]  # its blackboard, {key: value}, unset keys left out
+    # (an agent of a "control": "external" group has neither: empty, read-only)
 
     @classmethod
     def of(cls, sim: Simulation, agent_id: Any) -> AgentView:
@@ -318,7 +319,9 @@ class AgentView:
             vel=_frozen(agents.vel[row]),
             heading=_frozen(agents.heading[row]),
             active=tuple(sim.active_names(row)),
-            blackboard=MappingProxyType(dict(sim.engine.blackboard(row))),
+            blackboard=MappingProxyType(
+                dict(sim.engine.blackboard(row)) if group in sim.trees else {}
+            ),  # an external agent (moved by the game) has no tree and no board
         )
 
 

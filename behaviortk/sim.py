@@ -29,7 +29,7 @@ import gc
 import time as _time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 
@@ -37,6 +37,7 @@ from behaviortk.embed import MAX_STEPS, AgentView, Event, EventLog, FixedStep
 from behaviortk.engines.base import RowChange
 from behaviortk.engines.names import AUTO_BATCH_AGENTS, ENGINES  # defined there, for the CLI
 from behaviortk.errors import SimulationError
+from behaviortk.format.limits import MAX_LIVE_AGENTS, MAX_SEED
 from behaviortk.registry import choices
 from behaviortk.sense import Sense
 from behaviortk.steering.context import LeafMemory
@@ -66,8 +67,6 @@ def make_engine(sim: Simulation, engine: str | Any) -> Engine:
     """
     if not isinstance(engine, str):
         return engine(sim) if callable(engine) else engine
-    if engine not in ENGINES:
-        raise ValueError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
     if engine == "auto":
         engine = "batch" if sim.agents.n >= AUTO_BATCH_AGENTS else "py_trees"
     if engine == "batch":
@@ -77,6 +76,28 @@ def make_engine(sim: Simulation, engine: str | Any) -> Engine:
     from behaviortk.engines.pytrees import PyTreesEngine
 
     return PyTreesEngine(sim)
+
+
+def _check_engine(engine: Any) -> None:
+    """An engine name, factory or object; ``SimulationError`` for anything else."""
+    if isinstance(engine, str):
+        if engine not in ENGINES:
+            raise SimulationError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
+    elif engine is None or not (callable(engine) or hasattr(engine, "decide")):
+        raise SimulationError(
+            f"engine must be one of {', '.join(ENGINES)} or an engine factory, got {engine!r}"
+        )
+
+
+def _check_seed(seed: Any) -> int | None:
+    """None (the file's seed) or a whole number in ``[0, MAX_SEED]``, as the format allows."""
+    if seed is None:
+        return None
+    if isinstance(seed, bool | np.bool_) or not isinstance(seed, int | np.integer):
+        raise SimulationError(f"seed must be a whole number >= 0, got {seed!r}")
+    if not 0 <= int(seed) <= MAX_SEED:
+        raise SimulationError(f"seed must be in 0..{MAX_SEED} (2**63 - 1), got {seed}")
+    return int(seed)
 
 
 def freeze_gc() -> None:
@@ -102,6 +123,11 @@ class Simulation:
         debug: bool = False,
         kernels: str = "auto",
     ) -> None:
+        _check_engine(engine)
+        seed = _check_seed(seed)
+        from behaviortk.compiled import choice
+
+        choice.resolve(kernels, "batch")  # an unknown name fails here, before anything is built
         if isinstance(scenario, str | Path):
             from behaviortk.format.loader import load
 
@@ -141,7 +167,6 @@ class Simulation:
         self.events: list[Event] = []
         self._fixed_step = FixedStep()
         self.engine = make_engine(self, engine)
-        from behaviortk.compiled import choice
         from behaviortk.steering.act import act
 
         self._act: Callable[..., tuple[np.ndarray, np.ndarray]] = act
@@ -226,6 +251,14 @@ class Simulation:
 
     def run(self, ticks: int, on_tick: Callable[[Simulation], None] | None = None) -> None:
         """``step()`` ``ticks`` times, calling ``on_tick(sim)`` after each (traces, progress)."""
+        if (
+            isinstance(ticks, bool | np.bool_)
+            or not isinstance(ticks, int | np.integer)
+            or ticks < 0
+        ):
+            raise SimulationError(f"ticks must be a whole number >= 0, got {ticks!r}")
+        if on_tick is not None and not callable(on_tick):
+            raise SimulationError(f"on_tick must be callable, got {on_tick!r}")
         for _ in range(int(ticks)):
             self.step()
             if on_tick is not None:
@@ -274,9 +307,8 @@ class Simulation:
                 f"agent {agent} is in group {group!r}, which its tree moves; "
                 f"only agents of external groups can be moved (external groups: {movable})"
             )
-        p = _points(pos, 1, "pos")
+        p = _points(pos, 1, "pos", required=True)
         v = _points(vel, 1, "vel")
-        assert p is not None
         ag = self.agents
         if v is None:
             v = displacement(ag.pos[row], p, self.world) / self.dt
@@ -303,6 +335,11 @@ class Simulation:
                     raise SimulationError(
                         f"agent ids are whole numbers, got {item!r} ({type(item).__name__}); "
                         f"live ids: {_id_ranges(self.agents.ids)}"
+                    )
+                if not _INT64_MIN <= int(item) <= _INT64_MAX:  # an id beyond int64: never spawned
+                    raise SimulationError(
+                        f"agent id {int(item)} was never spawned; live ids: "
+                        f"{_id_ranges(self.agents.ids)}"
                     )
                 checked.append(int(item))
             wanted = np.array(checked, dtype=np.int64)
@@ -339,6 +376,11 @@ class Simulation:
         spec = self._group_spec(group)
         if isinstance(count, bool) or not isinstance(count, int | np.integer) or count < 1:
             raise SimulationError(f"count must be a whole number >= 1, got {count!r}")
+        if count > MAX_LIVE_AGENTS - self.agents.n:
+            raise SimulationError(
+                f"cannot spawn {count} agents: {self.agents.n} live + {count} exceeds "
+                f"the limit of {MAX_LIVE_AGENTS:,} agents in one simulation"
+            )
         n = int(count)
         p = _points(pos, n, "pos")
         v = _points(vel, n, "vel")
@@ -499,7 +541,14 @@ class Simulation:
         trees declare. Read and write it between ticks: the next ``step()`` sees a write.
         An undeclared key or a value of the wrong type raises ``behaviortk.BlackboardError``
         and changes nothing (``tree/blackboard.BlackboardView`` has the details)."""
-        return self.engine.blackboard_view(self.row_of(agent))
+        row = self.row_of(agent)
+        group, _ = self.locate(row)
+        if group not in self.trees:
+            raise SimulationError(
+                f"agent {agent} is in group {group!r}, moved by the game: external agents "
+                "have no blackboard (sim.agent(id).blackboard is empty)"
+            )
+        return self.engine.blackboard_view(row)
 
     def ticks_per_second(self) -> float:
         total = sum(self.timings.values())
@@ -555,6 +604,9 @@ class RerowedStatuses:
         return status
 
 
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
 def _id_ranges(ids: np.ndarray) -> str:
     """Sorted ids as ranges: ``0-4, 7, 9-12`` (at most ten ranges shown)."""
     values = np.sort(ids)
@@ -584,9 +636,16 @@ def _numbers(value: Any, n: int, what: str) -> np.ndarray:
     return arr
 
 
-def _points(value: Any, n: int, what: str) -> np.ndarray | None:
-    """``value`` as ``(n, 2)`` finite coordinates (one ``[x, y]`` for all, or one each); None stays."""
+@overload
+def _points(value: Any, n: int, what: str, *, required: Literal[True]) -> np.ndarray: ...
+@overload
+def _points(value: Any, n: int, what: str, *, required: bool = False) -> np.ndarray | None: ...
+def _points(value: Any, n: int, what: str, *, required: bool = False) -> np.ndarray | None:
+    """``value`` as ``(n, 2)`` finite coordinates (one ``[x, y]`` for all, or one each); None
+    stays None unless ``required``."""
     if value is None:
+        if required:
+            raise SimulationError(f"{what} must be [x, y] (finite numbers), got None")
         return None
     try:
         arr = np.asarray(value, dtype=np.float64)

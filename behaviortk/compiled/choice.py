@@ -21,12 +21,13 @@ import time
 from typing import Any
 
 from behaviortk.engines.names import KERNELS
+from behaviortk.errors import SimulationError
 
 ENV = "BEHAVIORTK_KERNELS"
 """Environment variable that sets what ``kernels="auto"`` means (``numba``/``numpy``/``auto``)."""
 
 
-class KernelsError(ValueError):
+class KernelsError(SimulationError):
     """An unknown kernels name (argument or environment variable)."""
 
 

@@ -25,6 +25,7 @@ import numpy as np
 import py_trees
 
 from behaviortk.engines.builders import Builders
+from behaviortk.errors import SimulationError
 from behaviortk.registry import Registries
 from behaviortk.sense import Sense
 from behaviortk.tree.blackboard import BlackboardView, Keys
@@ -222,12 +223,12 @@ class EngineBase(ABC, Generic[G]):
         """The group runtime of global row ``agent`` and its row within the group."""
         agents = self.sim.agents
         if not 0 <= agent < agents.n:
-            raise IndexError(f"agent {agent} out of range (0..{agents.n - 1})")
+            raise SimulationError(f"agent row {agent} out of range (0..{agents.n - 1})")
         group = agents.group_names[int(agents.group[agent])]
         g = self.groups.get(group)
         if g is None:
-            raise KeyError(
-                f"agent {agent} is in group {group!r}, moved by the game: it has no tree"
+            raise SimulationError(
+                f"agent row {agent} is in group {group!r}, moved by the game: it has no tree"
             )
         return g, agent - g.rows.start
 

@@ -85,7 +85,10 @@ class Mismatch(Exception):
 def _finite(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise Mismatch
-    x = float(value)
+    try:
+        x = float(value)
+    except OverflowError:  # an int beyond the float range (10**400): comparisons read floats
+        raise Mismatch from None
     if not math.isfinite(x):
         raise Mismatch
     return x + 0.0  # -0.0 -> 0.0: equal values are stored alike
@@ -96,7 +99,8 @@ def coerce(type_: str, value: Any) -> Any:
 
     Plain Python values (the run-time boards turn NumPy scalars and arrays into
     them first): bool: ``True``/``False``. number: a finite ``int`` or ``float``
-    that is not a bool; an ``int`` stays an ``int``, a float is stored with
+    that is not a bool (an ``int`` must fit a float: 10**400 does not, as comparisons
+    read numbers as floats); an ``int`` stays an ``int``, a float is stored with
     ``-0.0`` as ``0.0``. string: a ``str``. point: two finite numbers (list or
     tuple), stored as a ``(float, float)`` tuple.
     """
@@ -105,6 +109,7 @@ def coerce(type_: str, value: Any) -> Any:
             return value
     elif type_ == "number":
         if isinstance(value, int) and not isinstance(value, bool):
+            _finite(value)  # every comparison reads it as a float: it must have one
             return int(value)
         return _finite(value)
     elif type_ == "string":

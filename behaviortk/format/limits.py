@@ -15,3 +15,7 @@ MAX_EXPANDED_NODES = 100_000
 MAX_SEED = 2**63 - 1
 """Largest random seed anywhere (the format, ``--seed``, sweeps): it fits a signed 64-bit
 column, so traces and sweep results hold every seed the format accepts."""
+
+MAX_LIVE_AGENTS = 10_000_000
+"""Most agents one Simulation holds at once (``spawn`` refuses more): about 2 GB of
+per-agent arrays, beyond what one machine of this project runs at interactive rates."""

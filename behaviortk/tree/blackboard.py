@@ -101,7 +101,7 @@ class Keys:
         try:
             return coerce(spec.type, plain(value))
         except Mismatch:
-            raise BlackboardError(wrong_type(key, spec.type, repr(value)), key) from None
+            raise BlackboardError(wrong_type(key, spec.type, _shown(value)), key) from None
 
     def coerce_points(self, key: Any, points: Any, n: int) -> np.ndarray:
         """``n`` points stored at once under point key ``key``, as a float ``(n, 2)`` array
@@ -126,6 +126,12 @@ class Keys:
             for key, spec in self.specs.items()
             if spec.default is not None
         }
+
+
+def _shown(value: Any, limit: int = 60) -> str:
+    """``repr(value)`` cut to ``limit`` characters (a 400-digit number stays readable)."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[: limit - 1]}… ({len(text)} characters)"
 
 
 UNSET_TICK = -1

@@ -45,7 +45,7 @@ class Parallel(NodeModel):
         "When the parallel succeeds: all children, any one, or the `selected` ones succeeded"
     )
     synchronise: bool = doc("Do not re-tick children that already succeeded", False)
-    selected: list[int] = doc(
+    selected: list[Annotated[int, Field(ge=0, le=MAX_COUNT)]] = doc(
         "Child indices for success_on_selected (required and non-empty only then)",
         default_factory=list,
     )

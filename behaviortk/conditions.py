@@ -40,6 +40,7 @@ from behaviortk.format.fields import (
     ZoneRef,
     doc,
 )
+from behaviortk.format.limits import MAX_COUNT
 from behaviortk.format.nodes import NodeModel, Target
 from behaviortk.registry import Registries
 from behaviortk.sense import Sense
@@ -74,7 +75,7 @@ class NeighboursCond(NodeModel):
     """True when at least ``min_count`` agents are visible (view distance and field of view)."""
 
     type: Literal["neighbours"] = "neighbours"
-    min_count: int = doc("How many visible agents are needed", 1, ge=0)
+    min_count: int = doc("How many visible agents are needed", 1, ge=0, le=MAX_COUNT)
     of: str = doc(
         "Whose agents count: `same` (own group), `any`, or a group name", "same", min_length=1
     )

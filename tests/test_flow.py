@@ -256,7 +256,7 @@ def test_both_engines_identical_around_an_obstacle_and_a_wall(non_penetration: b
 
 # ------------------------------------------------------------------ bad input
 FLOW_FIXTURES = {
-    "flow_zero_cell_size": "greater_than",
+    "flow_zero_cell_size": "greater_than_equal",
     "flow_too_many_cells": "flow_grid_too_large",
     "flow_goal_in_obstacle": "flow_goal_in_obstacle",
     "flow_unreachable_goal": "flow_unreachable",

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from behaviortk.format.definition import Definition
+from behaviortk.format.limits import MIN_WORLD_SIDE
 from behaviortk.format.schema import json_schema, schema_text
 
 ROOT = Path(__file__).parent.parent
@@ -47,6 +48,7 @@ def test_shipped_definitions_pass_both_validators() -> None:
 
 finite = st.floats(-1e6, 1e6, allow_nan=False)
 positive = st.floats(0.001, 1e6)
+side = st.floats(MIN_WORLD_SIDE, 1e6)
 point = st.tuples(finite, finite).map(list)
 leaf = st.builds(lambda d: {"type": "wait", "duration": d}, st.floats(0, 100))
 
@@ -109,8 +111,8 @@ def definitions(draw: st.DrawFn) -> dict[str, Any]:
     return {
         "name": "generated",
         "world": {
-            "width": draw(positive),
-            "height": draw(positive),
+            "width": draw(side),
+            "height": draw(side),
             "edges": draw(st.sampled_from(["wrap", "bounce", "contain"])),
             "seed": draw(st.integers(0, 2**31)),
         },

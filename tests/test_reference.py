@@ -72,7 +72,7 @@ def test_seek_weight_row() -> None:
     )
     assert kind == "number or $param"
     assert default == "`1.0`"
-    assert bounds == ">= 0"
+    assert bounds == ">= 0, <= 1e9"
     assert required == "no"
     assert "Default:" not in description and description.startswith("Multiplies")
     assert "| `type` |" not in reference_markdown()  # the discriminator is the heading
@@ -84,7 +84,7 @@ def test_units_defaults_and_bounds_come_from_the_models() -> None:
     duration = _row(text, "wait", "duration")
     assert duration[2] == "seconds (simulated)"
     assert "Unit:" not in duration[6]
-    assert _row(text, "timeout", "duration")[4:6] == ["> 0", "yes"]
+    assert _row(text, "timeout", "duration")[4:6] == [">= 1e-6, <= 1e9", "yes"]
     assert _row(text, "chance", "probability")[4] == ">= 0, <= 1"
     assert _row(text, "face", "target_radius")[4] == ">= 0, <= 360"
     assert _row(text, "sequence", "children")[1:] == [
@@ -145,7 +145,7 @@ def test_plugin_node_appears_in_its_category() -> None:
         "number or $param",
         "world units",
         "`0.2`",
-        ">= 0",
+        ">= 0, <= 1e9",
         "no",
     ]
     assert "orbit" not in registry.default().primitives

@@ -23,8 +23,8 @@ gather, so this is the tick after spawning, an order of magnitude: it tells
 1 GiB from 20, not 1.1 from 1.2. The constants were measured with
 ``benchmarks/bench_memory.py`` (batch engine) on the development VM.
 
-Imports nothing, so ``format`` stays free of NumPy and the command line can
-show the defaults.
+Imports nothing but ``world.cells`` (plain Python), so ``format`` stays free of
+NumPy and the command line can show the defaults.
 """
 
 from __future__ import annotations
@@ -34,6 +34,8 @@ import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from behaviortk.world.cells import grid_cells
 
 DEFAULT_MAX_NEIGHBOURS = 64
 """Default ``max_neighbours`` of a group: above every shipped group's size minus one
@@ -144,14 +146,7 @@ def machine_memory() -> int | None:
 
 def grid_side(width: float, height: float, radius: float, n: int) -> float:
     """Longest cell side of the neighbour grid (``world.grid.grid_shape``, without NumPy)."""
-    max_cells = min(max(16, 4 * n), 65535)
-    cell = max(radius, math.sqrt(width * height / max_cells))
-    nx, ny = max(1, int(width // cell)), max(1, int(height // cell))
-    while nx * ny > max_cells:
-        if nx >= ny:
-            nx -= 1
-        else:
-            ny -= 1
+    nx, ny = grid_cells(width, height, radius, min(max(16, 4 * n), 65535))
     return max(width / nx, height / ny)
 
 

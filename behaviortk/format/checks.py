@@ -16,7 +16,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, create_model, model_validator
 
-from behaviortk.format.fields import Model, doc
+from behaviortk.format.fields import Finite, Model, doc
+from behaviortk.format.limits import MAX_CHECK_TICK
 
 Over = Literal["min", "max", "mean", "final"]
 Op = Literal[">=", ">", "<=", "<", "=="]
@@ -51,12 +52,20 @@ class CheckFields(Model):
         "maximum, mean, or the value at the window's last tick",
         "final",
     )
-    from_tick: int = doc("First tick of the window (inclusive)", 0, ge=0)
+    from_tick: int = doc(
+        f"First tick of the window (inclusive), 0 to {MAX_CHECK_TICK:,}",
+        0,
+        ge=0,
+        le=MAX_CHECK_TICK,
+    )
     to_tick: int | None = doc(
-        "Last tick of the window (inclusive); null = the last tick run", None, ge=0
+        f"Last tick of the window (inclusive), 0 to {MAX_CHECK_TICK:,}; null = the last tick run",
+        None,
+        ge=0,
+        le=MAX_CHECK_TICK,
     )
     op: Op = doc("Comparison of the aggregated value with `value`")
-    value: float = Field(description="The number the aggregate is compared with")
+    value: Finite = Field(description="The number the aggregate is compared with")
 
     @model_validator(mode="after")
     def _window(self) -> CheckFields:

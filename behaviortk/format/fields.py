@@ -25,6 +25,8 @@ from pydantic import (
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import PydanticCustomError, core_schema
 
+from behaviortk.format.limits import MAX_COORD, MAX_MAGNITUDE, MIN_POSITIVE
+
 PARAM_PATTERN = r"^\$[A-Za-z_][A-Za-z0-9_]*$"
 
 
@@ -45,14 +47,28 @@ class Model(BaseModel):
     )
 
 
-# Plain numeric kinds (constraints land in the JSON Schema).
-Finite = Annotated[float, Field(allow_inf_nan=False)]
-NonNeg = Annotated[float, Field(ge=0, allow_inf_nan=False)]
-Positive = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+def shown(value: float) -> str:
+    """A bound as written by hand in descriptions and messages: ``1e9``, ``1e-6``, ``360``."""
+    mantissa, _, exponent = f"{value:g}".partition("e")
+    return f"{mantissa}e{int(exponent)}" if exponent else mantissa
+
+
+POSITIVE_RANGE = f"{shown(MIN_POSITIVE)} to {shown(MAX_MAGNITUDE)}"
+"""The range of ``Positive``, for descriptions."""
+NONNEG_RANGE = f"0 to {shown(MAX_MAGNITUDE)}"
+"""The range of ``NonNeg``, for descriptions."""
+
+# Plain numeric kinds (constraints land in the JSON Schema). Every one is bounded
+# (``format/limits.py`` says why), so no value of a definition makes the engines overflow.
+Finite = Annotated[float, Field(ge=-MAX_MAGNITUDE, le=MAX_MAGNITUDE, allow_inf_nan=False)]
+NonNeg = Annotated[float, Field(ge=0, le=MAX_MAGNITUDE, allow_inf_nan=False)]
+Positive = Annotated[float, Field(ge=MIN_POSITIVE, le=MAX_MAGNITUDE, allow_inf_nan=False)]
+"""At least ``MIN_POSITIVE``, not merely > 0: the engines divide by these."""
 Probability = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
 Degrees = Annotated[float, Field(ge=0, le=360, allow_inf_nan=False)]
+Coordinate = Annotated[float, Field(ge=-MAX_COORD, le=MAX_COORD, allow_inf_nan=False)]
 Point = Annotated[
-    tuple[Finite, Finite],
+    tuple[Coordinate, Coordinate],
     Field(strict=False, description="A point [x, y] in world units."),
 ]
 """Non-strict only at the tuple level, so a JSON array is accepted; the numbers stay strict."""
@@ -202,5 +218,12 @@ EventName = Annotated[
     AfterValidator(_not_reserved),
 ]
 
-ParamValue = bool | int | float | str | Point
-"""What a tree parameter may be bound to: a JSON scalar or a point."""
+ParamValue = (
+    bool
+    | Annotated[int, Field(ge=-int(MAX_MAGNITUDE), le=int(MAX_MAGNITUDE))]
+    | Annotated[float, Field(ge=-MAX_MAGNITUDE, le=MAX_MAGNITUDE)]
+    | str
+    | Point
+)
+"""What a tree parameter or a blackboard value may be: a JSON scalar or a point (numbers
+within ``MAX_MAGNITUDE``; a parameter's field checks its value again once substituted)."""

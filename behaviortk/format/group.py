@@ -7,10 +7,18 @@ from typing import Annotated, Literal
 from pydantic import Field, model_validator
 
 from behaviortk.format.budget import DEFAULT_MAX_NEIGHBOURS
-from behaviortk.format.fields import Finite, Model, NonNeg, ParamValue, Point, Positive, doc
-
-MAX_GROUP_COUNT = 10_000_000
-"""Hard cap on one group's count (the total is checked against ``--max-agents``)."""
+from behaviortk.format.fields import (
+    NONNEG_RANGE,
+    POSITIVE_RANGE,
+    Finite,
+    Model,
+    NonNeg,
+    ParamValue,
+    Point,
+    Positive,
+    doc,
+)
+from behaviortk.format.limits import MAX_GROUP_COUNT
 
 
 class AreaSpawn(Model):
@@ -39,7 +47,7 @@ class RingSpawn(Model):
 
     kind: Literal["ring"] = "ring"
     center: Point = doc("Centre of the ring [x, y]", unit="world units")
-    radius: NonNeg = doc("Radius of the ring, >= 0", unit="world units")
+    radius: NonNeg = doc(f"Radius of the ring, {NONNEG_RANGE}", unit="world units")
 
 
 Spawn = Annotated[AreaSpawn | PositionsSpawn | RingSpawn, Field(discriminator="kind")]
@@ -70,19 +78,25 @@ class Group(Model):
     heading: Finite | Literal["random"] = doc(
         'Initial heading, counter-clockwise from +x, or "random"', "random", unit="degrees"
     )
-    speed: NonNeg = doc("Initial speed along the heading, >= 0", 0.0, unit="world units/s")
-    mass: Positive = doc("Mass (a = F / m), > 0", 1.0, unit="mass units")
-    max_speed: Positive = doc("Speed limit, > 0", 150.0, unit="world units/s")
-    max_force: Positive = doc("Steering force limit, > 0", 300.0, unit="force units")
+    speed: NonNeg = doc(
+        f"Initial speed along the heading, {NONNEG_RANGE}", 0.0, unit="world units/s"
+    )
+    mass: Positive = doc(f"Mass (a = F / m), {POSITIVE_RANGE}", 1.0, unit="mass units")
+    max_speed: Positive = doc(f"Speed limit, {POSITIVE_RANGE}", 150.0, unit="world units/s")
+    max_force: Positive = doc(f"Steering force limit, {POSITIVE_RANGE}", 300.0, unit="force units")
     max_turn_rate: Positive | None = doc(
-        "Limit on how fast the velocity may turn, > 0 (null = unlimited)", None, unit="degrees/s"
+        f"Limit on how fast the velocity may turn, {POSITIVE_RANGE} (null = unlimited)",
+        None,
+        unit="degrees/s",
     )
     max_angular_accel: Positive = doc(
-        "Limit on angular acceleration (align, face), > 0", 720.0, unit="degrees/s^2"
+        f"Limit on angular acceleration (align, face), {POSITIVE_RANGE}", 720.0, unit="degrees/s^2"
     )
-    max_rotation: Positive = doc("Limit on rotation speed, > 0", 360.0, unit="degrees/s")
+    max_rotation: Positive = doc(
+        f"Limit on rotation speed, {POSITIVE_RANGE}", 360.0, unit="degrees/s"
+    )
     radius: Positive = doc(
-        "Body radius (drawing, collisions, avoidance), > 0", 6.0, unit="world units"
+        f"Body radius (drawing, collisions, avoidance), {POSITIVE_RANGE}", 6.0, unit="world units"
     )
     colour: Colour | None = doc(
         'Colour of the group\'s agents in the viewer, its legend, renders and GIFs: "#rrggbb" '
@@ -90,7 +104,9 @@ class Group(Model):
         "position in the file, so groups without one still differ)",
         None,
     )
-    view_distance: NonNeg = doc("How far neighbours are seen, >= 0", 60.0, unit="world units")
+    view_distance: NonNeg = doc(
+        f"How far neighbours are seen, {NONNEG_RANGE}", 60.0, unit="world units"
+    )
     fov: float = doc("Field of view, in (0, 360]", 270.0, unit="degrees", gt=0, le=360)
     max_neighbours: int = doc(
         "Most neighbours an agent takes into account, >= 1: its nearest ones in view (at equal "

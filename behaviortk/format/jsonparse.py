@@ -1,8 +1,9 @@
 """A strict JSON parser that remembers where every value starts.
 
 Why not ``json``: error messages need ``line:col`` for any JSON Pointer, and a
-definition must be rejected for duplicate keys, ``NaN``/``Infinity``, comments
-and trailing commas. The parser is iterative (an explicit stack), so deeply
+definition must be rejected for duplicate keys, ``NaN``/``Infinity``, comments,
+trailing commas and strings that are not Unicode text (a lone surrogate escape
+such as ``"\ud800"``, which ``json`` accepts and no UTF-8 output can encode). The parser is iterative (an explicit stack), so deeply
 nested input cannot raise ``RecursionError``; nesting beyond ``max_nesting``
 is reported as an error instead.
 """
@@ -33,13 +34,41 @@ _TOKEN = re.compile(
 
 
 class JsonSyntaxError(Exception):
-    """Text that is not strict JSON; ``offset`` is the character where it goes wrong."""
+    """Text that is not strict JSON; ``offset`` is the character where it goes wrong and
+    ``pointer`` the value it belongs to, when known (a string that is not Unicode text)."""
 
-    def __init__(self, message: str, offset: int, kind: str = "json_syntax") -> None:
+    def __init__(
+        self, message: str, offset: int, kind: str = "json_syntax", pointer: str = ""
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.offset = offset
         self.kind = kind
+        self.pointer = pointer
+
+
+_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|.)")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def lone_surrogate(token: str) -> tuple[int, str] | None:
+    """``(index in token, escape)`` of the first ``\\uD800``-``\\uDFFF`` escape of a JSON string
+    token that is not half of a high-low pair, or None: what ``json`` decodes to a lone
+    surrogate, a code point that is not Unicode text (RFC 8259 section 8.2)."""
+    escapes = list(_ESCAPE.finditer(token))
+    k = 0
+    while k < len(escapes):
+        code = int(escapes[k].group(1) or "0", 16)
+        if 0xD800 <= code <= 0xDBFF and k + 1 < len(escapes):
+            after = escapes[k + 1]
+            low = int(after.group(1) or "0", 16)
+            if after.start() == escapes[k].end() and 0xDC00 <= low <= 0xDFFF:
+                k += 2  # a pair: one character beyond U+FFFF
+                continue
+        if 0xD800 <= code <= 0xDFFF:
+            return escapes[k].start(), escapes[k].group()
+        k += 1
+    return None
 
 
 @dataclass
@@ -143,9 +172,31 @@ def parse(text: str, *, max_nesting: int = MAX_NESTING) -> Parsed:
             if group != "ws":
                 return group, m.group(), start
 
+    def string(tok: str, start: int, pointer: str, what: str) -> str:
+        value: str = json.loads(tok)
+        if "\\u" in tok and _SURROGATE.search(value):
+            found = lone_surrogate(tok)
+            index, escape = found if found else (0, "\\u")
+            raise JsonSyntaxError(
+                f"{what} holds {escape}, a lone surrogate: not Unicode text (RFC 8259 "
+                "section 8.2); write the character itself, or a high and low surrogate pair",
+                start + index,
+                "json_unicode",
+                pointer,
+            )
+        return value
+
+    def here() -> str:
+        """Pointer of the value about to be attached (the root when the stack is empty)."""
+        if not stack:
+            return ""
+        top = stack[-1]
+        token = top[3] if isinstance(top[0], dict) else len(top[0])
+        return top[1] + "/" + escape_token(token)
+
     def scalar(group: str, tok: str, start: int) -> Any:
         if group == "str":
-            return json.loads(tok)
+            return string(tok, start, here(), "string")
         if group == "lit":
             return {"true": True, "false": False, "null": None}[tok]
         if "." in tok or "e" in tok or "E" in tok:
@@ -232,7 +283,8 @@ def parse(text: str, *, max_nesting: int = MAX_NESTING) -> Parsed:
         is_obj = isinstance(top[0], dict)
         if state in ("key_or_end", "key"):
             if group == "str":
-                top[3], top[4], top[2] = json.loads(tok), start, "colon"
+                key = string(tok, start, top[1], "key")
+                top[3], top[4], top[2] = key, start, "colon"
             elif tok == "}" and state == "key_or_end":
                 close()
             elif tok == "}":

@@ -19,3 +19,72 @@ column, so traces and sweep results hold every seed the format accepts."""
 MAX_LIVE_AGENTS = 10_000_000
 """Most agents one Simulation holds at once (``spawn`` refuses more): about 2 GB of
 per-agent arrays, beyond what one machine of this project runs at interactive rates."""
+
+# --- numbers: every numeric field of the format is bounded by one of these ---------------------
+# float64 overflows past 1.8e308 and has 53 bits of mantissa. The engines multiply a few values
+# of a definition together (force / mass * dt, a squared distance, weight * force) and sum such
+# terms over at most MAX_AGENTS agents; with magnitudes <= 1e9 and positive values >= 1e-6 no
+# product of four of them leaves [1e-24, 1e36], so no inf or nan can appear. Each bound is
+# checked when loading, so a definition that validates runs.
+
+MAX_MAGNITUDE = 1e9
+"""Largest magnitude of a real number of the format (speeds, forces, masses, radii,
+distances, durations, weights, angles in degrees, blackboard numbers, check values):
+far from float64's overflow even squared and summed over every agent."""
+
+MIN_POSITIVE = 1e-6
+"""Smallest value of a number that must be > 0 (mass, time_to_target, cell_size,
+durations, exponents...): the engines divide by these, and 1e9 / 1e-6 stays finite."""
+
+MAX_WORLD_SIDE = 1e7
+"""Longest side of the world, in world units: float64 positions there are spaced about
+2e-9 apart, so a tick's step (a speed times dt) is still resolved, and the squared
+diagonal (2e14) is exact. 10,000 km in metres; every shipped world is at most 1,600."""
+
+MIN_WORLD_SIDE = 1.0
+"""Shortest side of the world: one world unit, a sixth of the default body radius (6).
+A wrapped position is folded with ``x - w * floor(x / w)``; with coordinates bounded by
+MAX_COORD the quotient is below 1e9, and the remainder keeps 7 significant digits."""
+
+MAX_COORD = 100 * MAX_WORLD_SIDE
+"""Largest magnitude of a coordinate (spawn positions, obstacles, walls, paths, zones,
+point targets, offsets): points may lie outside the world, but within 100 widths of
+the largest, so differences of points are exact to 1e-7."""
+
+MIN_DT = 1e-6
+"""Shortest time step, in seconds: a game ticks at 30-240 Hz and physics at about 1 kHz.
+Velocities are displacements / dt (an external agent moved by the game): with
+coordinates bounded by MAX_COORD they stay below about 2e15, where a finite dt of 5e-324
+made them inf and the heading nan."""
+
+MAX_DT = 1.0
+"""Longest time step, in seconds (a step longer than a second is not a simulation tick)."""
+
+MAX_LJ_EXPONENT = 12.0
+"""Largest exponent of ``lj_avoidance`` (``U = -A / d^n + B / d^m``): 12 is the classic
+Lennard-Jones repulsion. ``d`` is a distance in obstacle radii, from 0.01 (the clamp) up to
+about MAX_COORD / MIN_POSITIVE = 1e15, and ``d^12`` stays finite over that range."""
+
+MAX_COUNT = 2**31 - 1
+"""Largest count of a node (``repeat``'s successes, ``retry``'s failures, a ``neighbours``
+condition's ``min_count``): fits the engines' integer columns; one a tick, it is over a
+year at 60 Hz."""
+
+MAX_GROUP_COUNT = 10_000_000
+"""Most agents of one group, and most neighbours an agent counts (the total over all
+groups is checked against ``--max-agents``)."""
+
+MAX_CHECK_TICK = 1_000_000
+"""Last tick a check's window may name: ``behaviortk check`` runs until every window ends,
+and 1,000,000 ticks is 4.6 hours of simulated time at 60 Hz (every shipped check ends
+before tick 600)."""
+
+MAX_PATH_POINTS = 10_000
+"""Most waypoints of one path: path following reads the whole path every tick."""
+
+MAX_HEADING_SMOOTHING = 600
+"""Longest heading average, in ticks (10 seconds at 60 Hz): the engines keep that many
+past headings per agent."""
+
+MAX_NON_PENETRATION_PASSES = 100
+"""Most relaxation passes of non-penetration per tick."""

@@ -92,7 +92,9 @@ def parse_text(text: str, name: str, *, duplicates_ok: bool = False) -> Parsed:
     except JsonSyntaxError as exc:
         probe = Parsed(text=text, data=None)
         line, col = probe.line_col(exc.offset)
-        raise DefinitionError([Issue(name, line, col, "", exc.message, exc.kind)]) from None
+        raise DefinitionError(
+            [Issue(name, line, col, exc.pointer, exc.message, exc.kind)]
+        ) from None
     if parsed.duplicates and not duplicates_ok:
         raise DefinitionError(duplicate_issues(parsed, name))
     if not isinstance(parsed.data, dict):

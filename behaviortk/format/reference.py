@@ -28,7 +28,7 @@ from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 from pydantic_core import PydanticUndefined, to_jsonable_python
 
-from behaviortk.format.fields import PARAM_PATTERN
+from behaviortk.format.fields import PARAM_PATTERN, shown
 from behaviortk.format.nodes import SLOT_KEY
 from behaviortk.registry import Registries, Registry, default
 
@@ -474,7 +474,8 @@ def _length(schema: dict[str, Any], low: str, high: str) -> list[str]:
 
 
 def _number(value: Any) -> str:
-    return json.dumps(value)
+    """A bound as written by hand: ``1e9``, ``1e-6``, ``360`` (whole numbers as they are)."""
+    return shown(value) if isinstance(value, float) else json.dumps(value)
 
 
 # --- Markdown details ---------------------------------------------------------------------------

@@ -10,7 +10,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from behaviortk.format.fields import Model, ParamValue, Positive, doc
+from behaviortk.format.fields import POSITIVE_RANGE, Model, ParamValue, Positive, doc
+from behaviortk.format.limits import MAX_COUNT
 from behaviortk.format.nodes import Condition, Node, NodeModel
 
 # --- composites ----------------------------------------------------------------------------
@@ -44,7 +45,7 @@ class Parallel(NodeModel):
         "When the parallel succeeds: all children, any one, or the `selected` ones succeeded"
     )
     synchronise: bool = doc("Do not re-tick children that already succeeded", False)
-    selected: list[int] = doc(
+    selected: list[Annotated[int, Field(ge=0, le=MAX_COUNT)]] = doc(
         "Child indices for success_on_selected (required and non-empty only then)",
         default_factory=list,
     )
@@ -123,22 +124,22 @@ class Timeout(DecoratorModel):
     """FAILURE if the child is still RUNNING after `duration` of simulated time."""
 
     type: Literal["timeout"] = "timeout"
-    duration: Positive = doc("Time allowed, > 0", unit="s (simulated)")
+    duration: Positive = doc(f"Time allowed, {POSITIVE_RANGE}", unit="s (simulated)")
 
 
 class Cooldown(DecoratorModel):
     """After the child completes, FAILURE without ticking it for `duration`."""
 
     type: Literal["cooldown"] = "cooldown"
-    duration: Positive = doc("Rest time after completion, > 0", unit="s (simulated)")
+    duration: Positive = doc(f"Rest time after completion, {POSITIVE_RANGE}", unit="s (simulated)")
 
 
 class Repeat(DecoratorModel):
     """Restart the child on SUCCESS until it succeeded `num_success` times."""
 
     type: Literal["repeat"] = "repeat"
-    num_success: Annotated[int, Field(ge=1)] | Literal[-1] = doc(
-        "Successes needed, >= 1, or -1 to repeat forever"
+    num_success: Annotated[int, Field(ge=1, le=MAX_COUNT)] | Literal[-1] = doc(
+        f"Successes needed, 1 to {MAX_COUNT:,}, or -1 to repeat forever"
     )
 
 
@@ -146,7 +147,7 @@ class Retry(DecoratorModel):
     """Restart the child on FAILURE until it failed `num_failures` times."""
 
     type: Literal["retry"] = "retry"
-    num_failures: int = doc("Failures tolerated, >= 1", ge=1)
+    num_failures: int = doc(f"Failures tolerated, 1 to {MAX_COUNT:,}", ge=1, le=MAX_COUNT)
 
 
 class OneShot(DecoratorModel):

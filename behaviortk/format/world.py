@@ -6,22 +6,58 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from behaviortk.format.fields import Model, Point, Positive, doc
+from behaviortk.format.fields import POSITIVE_RANGE, Model, Point, Positive, doc, shown
+from behaviortk.format.limits import (
+    MAX_DT,
+    MAX_HEADING_SMOOTHING,
+    MAX_NON_PENETRATION_PASSES,
+    MAX_PATH_POINTS,
+    MAX_SEED,
+    MAX_WORLD_SIDE,
+    MIN_DT,
+    MIN_WORLD_SIDE,
+)
+
+SIDE_RANGE = f"{shown(MIN_WORLD_SIDE)} to {shown(MAX_WORLD_SIDE)}"
 
 
 class WorldDef(Model):
     """The rectangle agents live in, its edge rule, the time step and the random seed."""
 
-    width: Positive = doc("Width of the world, > 0", unit="world units")
-    height: Positive = doc("Height of the world, > 0", unit="world units")
+    width: float = doc(
+        f"Width of the world, {SIDE_RANGE}",
+        unit="world units",
+        ge=MIN_WORLD_SIDE,
+        le=MAX_WORLD_SIDE,
+    )
+    height: float = doc(
+        f"Height of the world, {SIDE_RANGE}",
+        unit="world units",
+        ge=MIN_WORLD_SIDE,
+        le=MAX_WORLD_SIDE,
+    )
     edges: Literal["wrap", "bounce", "contain"] = doc(
         "What happens at the border: wrap (torus), bounce (reflect velocity) or contain (clamp)",
         "wrap",
     )
-    dt: float = doc("Simulation time step, in (0, 1]", 1 / 60, unit="s", gt=0, le=1)
-    seed: int = doc("Seed of the random generator (same seed, same run), >= 0", 0, ge=0)
+    dt: float = doc(
+        f"Simulation time step, {shown(MIN_DT)} to {shown(MAX_DT)}",
+        1 / 60,
+        unit="s",
+        ge=MIN_DT,
+        le=MAX_DT,
+    )
+    seed: int = doc(
+        f"Seed of the random generator (same seed, same run), 0 to 2^63 - 1 ({MAX_SEED:,})",
+        0,
+        ge=0,
+        le=MAX_SEED,
+    )
     heading_smoothing: int = doc(
-        "Average the heading over this many ticks (1 = no smoothing), >= 1", 1, ge=1, le=600
+        f"Average the heading over this many ticks (1 = no smoothing), 1 to {MAX_HEADING_SMOOTHING}",
+        1,
+        ge=1,
+        le=MAX_HEADING_SMOOTHING,
     )
     non_penetration: bool = doc(
         "After each tick's move, push overlapping agents apart along the line between their "
@@ -37,7 +73,7 @@ class WorldDef(Model):
         "measuring only the agents the one before moved",
         10,
         ge=1,
-        le=100,
+        le=MAX_NON_PENETRATION_PASSES,
     )
 
 
@@ -45,7 +81,7 @@ class Obstacle(Model):
     """A solid circle that obstacle avoidance and hide steer around."""
 
     at: Point = doc("Centre of the circle", unit="world units")
-    radius: Positive = doc("Radius of the circle, > 0", unit="world units")
+    radius: Positive = doc(f"Radius of the circle, {POSITIVE_RANGE}", unit="world units")
 
 
 class Wall(Model):
@@ -68,7 +104,12 @@ class PathDef(Model):
     """A named polyline that path following walks, optionally closed into a loop."""
 
     name: str = doc("Name the `path` target refers to", min_length=1)
-    points: list[Point] = doc("Waypoints [x, y], at least 2", unit="world units", min_length=2)
+    points: list[Point] = doc(
+        f"Waypoints [x, y], 2 to {MAX_PATH_POINTS:,}",
+        unit="world units",
+        min_length=2,
+        max_length=MAX_PATH_POINTS,
+    )
     looped: bool = doc("Whether the last point connects back to the first", False)
 
 
@@ -78,7 +119,7 @@ class CircleZone(Model):
     name: str = doc("Name conditions and targets refer to (unique among zones)", min_length=1)
     kind: Literal["circle"] = "circle"
     at: Point = doc("Centre [x, y]", unit="world units")
-    radius: Positive = doc("Radius, > 0", unit="world units")
+    radius: Positive = doc(f"Radius, {POSITIVE_RANGE}", unit="world units")
 
 
 class RectZone(Model):

@@ -28,6 +28,7 @@ from behaviortk.format.fields import (
     PPositive,
     doc,
 )
+from behaviortk.format.limits import MAX_LJ_EXPONENT, MIN_POSITIVE
 from behaviortk.format.nodes import NodeModel, Predictor, Target
 from behaviortk.registry import Registries, tag_of
 from behaviortk.sense import Sense, TargetFacts, target_frame, target_heading
@@ -681,6 +682,14 @@ def obstacle_avoidance(p: ObstacleAvoidance, ctx: SteeringContext) -> Steering:
     return Steering(force)
 
 
+Exponent = Annotated[
+    float,
+    Field(ge=MIN_POSITIVE, le=MAX_LJ_EXPONENT, allow_inf_nan=False),
+    Parameterisable(),
+]
+"""An exponent of the Lennard-Jones potential (``d^n`` stays finite: ``MAX_LJ_EXPONENT``)."""
+
+
 class LJAvoidance(SteeringModel):
     """Lennard-Jones obstacle repulsion: ``U = -A / d^n + B / d^m``, ``d = |r| / R``.
 
@@ -707,9 +716,9 @@ class LJAvoidance(SteeringModel):
 
     type: Literal["lj_avoidance"] = "lj_avoidance"
     a: PNonNeg = doc("Attraction strength A", 0.0)
-    n: PPositive = doc("Attraction exponent n", 1.0)
+    n: Exponent = doc("Attraction exponent n", 1.0)
     b: PNonNeg = doc("Repulsion strength B", 20.0)
-    m: PPositive = doc("Repulsion exponent m", 2.5)
+    m: Exponent = doc("Repulsion exponent m", 2.5)
     cutoff: PNonNeg = doc(
         "Ignore obstacles whose centre is farther than this", 40.0, unit="world units"
     )

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from behaviortk.vec import Array
+from behaviortk.world.cells import grid_cells
 
 #: The four forward neighbour cells of the half stencil (the own cell is handled apart).
 FORWARD_DX = np.array([1, -1, 0, 1])
@@ -21,16 +22,9 @@ FORWARD_DY = np.array([0, 1, 1, 1])
 
 def grid_shape(width: float, height: float, radius: float, n: int) -> tuple[int, int]:
     """Cells per axis: as many as fit with cells >= radius, at most ~4 per agent and
-    at most 65535 (so cell ids fit uint16, which NumPy sorts by radix)."""
-    max_cells = min(max(16, 4 * n), 65535)
-    cell = max(radius, float(np.sqrt(width * height / max_cells)))
-    nx, ny = max(1, int(width // cell)), max(1, int(height // cell))
-    while nx * ny > max_cells:  # rounding in sqrt may overshoot by a cell
-        if nx >= ny:
-            nx -= 1
-        else:
-            ny -= 1
-    return nx, ny
+    at most 65535 (so cell ids fit uint16, which NumPy sorts by radix); closed form
+    (``world.cells``), instant on any world."""
+    return grid_cells(width, height, radius, min(max(16, 4 * n), 65535))
 
 
 def grid_pairs(

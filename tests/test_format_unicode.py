@@ -144,11 +144,6 @@ def test_validate_tree_and_run_trace_report_a_node_name_surrogate(tmp_path: Path
     assert not trace.exists()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="commands/diagnostics.py labels a list item with its raw name (_label_of, read "
-    "with json.loads): the renderer writes the surrogate the parser reported",
-)
 def test_validate_reports_a_group_name_surrogate(tmp_path: Path) -> None:
     path = planted(tmp_path, '"a"', f'"a{LONE}"')
     done = cli("validate", str(path))

@@ -201,8 +201,10 @@ def _label_of(value: Any) -> str:
     """What names an item of a list: a node's type and name, a group's or path's name."""
     if not isinstance(value, dict):
         return ""
+    from behaviortk.format.errors import printable  # a lone surrogate prints escaped
+
     name, tag = value.get("name"), value.get("type")
-    words = [w for w in (tag, name) if isinstance(w, str) and w]
+    words = [printable(w) for w in (tag, name) if isinstance(w, str) and w]
     if len(words) == 2:
         return f" ({words[0]} {words[1]!r})"
     return f" ({words[0]})" if words else ""

@@ -43,12 +43,24 @@ from behaviortk.sense import Sense
 from behaviortk.steering.context import LeafMemory
 from behaviortk.steering.debug import DebugBuffer
 from behaviortk.tree.flat import Decision, FlatTree, flatten
+from behaviortk.tree.status import INVALID
 from behaviortk.vec import from_angle
 from behaviortk.world.build import build, group_agents
 from behaviortk.world.integrate import integrate
 from behaviortk.world.memory import reuse_freed_memory
 from behaviortk.world.non_penetration import NonPenetration
-from behaviortk.world.rows import pick, rearrange, stack
+from behaviortk.world.rows import (
+    PER_AGENT,
+    lengthened,
+    move_names,
+    move_rows,
+    moved_copy,
+    pick,
+    plan_moves,
+    rearrange,
+    source_rows,
+    stack,
+)
 from behaviortk.world.spatial import displacement
 from behaviortk.world.state import Agents, World
 from behaviortk.world.streams import uniforms
@@ -392,23 +404,23 @@ class Simulation:
         first = rows.stop - rows.start
         names = [f"{group}-{i}" for i in ids.tolist()]
         fresh = group_agents(spec, ids, names, self.seed, first, pos=p, vel=v, heading=h)
-        keep = {name: np.arange(s.stop - s.start) for name, s in self.agents.slices.items()}
         self._next_id += n
-        self._rearrange(keep, {group: fresh})
+        self._move_rows({}, {group: fresh})
         for agent in ids.tolist():
             self._record(Event(self.tick, agent, "spawn"))
         return ids.tolist()
 
     def despawn(self, ids: Any) -> None:
         """Remove agents ``ids``; everyone else keeps all their state."""
-        rows = self.rows_of(ids)
-        gone = np.zeros(self.agents.n, dtype=bool)
-        gone[rows] = True
-        keep = {
-            name: np.flatnonzero(~gone[s.start : s.stop]) for name, s in self.agents.slices.items()
-        }
+        rows = np.sort(self.rows_of(ids))
         gone_ids = self.agents.ids[rows].tolist()
-        self._rearrange(keep, {})
+        gone = {}
+        for name, s in self.agents.slices.items():
+            lo, hi = np.searchsorted(rows, [s.start, s.stop]).tolist()
+            if hi > lo:
+                gone[name] = rows[lo:hi] - s.start
+        self._row_of[self.agents.ids[rows]] = -1
+        self._move_rows(gone, {})
         self.event_log.forget(gone_ids)
         for agent in gone_ids:
             self._record(Event(self.tick, agent, "despawn"))
@@ -419,6 +431,51 @@ class Simulation:
                 return spec
         names = [g.name for g in self.scenario.definition.groups]
         raise SimulationError(f"unknown group {group!r}{choices(str(group), names)}")
+
+    def _move_rows(self, gone: dict[str, np.ndarray], fresh: dict[str, Agents]) -> None:
+        """Despawn the sorted local rows ``gone`` and append ``fresh`` agents, per group, moving
+        only the rows that must move (``world/rows.py``): amortised O(changed agents) plus
+        one block move per array for the groups after a changed one."""
+        old = self.agents
+        moves = plan_moves(old.slices, gone, {name: a.n for name, a in fresh.items()})
+        index = {name: k for k, name in enumerate(old.group_names)}
+        done: dict[int, np.ndarray] = {}  # arrays shared by two fields move once
+        for field in PER_AGENT:
+            arr = getattr(old, field)
+            if field == "ids":  # a new array: caches know the rows they were built for by it
+                arr = np.array(arr)
+            if id(arr) not in done:
+                values = {name: getattr(a, field) for name, a in fresh.items()}
+                done[id(arr)] = move_rows(arr, moves, values)
+            setattr(old, field, done[id(arr)])
+        old.group = move_rows(old.group, moves, {name: index[name] for name in fresh})
+        move_names(old.names, moves, {name: a.names for name, a in fresh.items()})
+        old.slices = {name: slice(m.new_start, m.new_start + m.n_new) for name, m in moves.items()}
+        if old.smoother is not None:
+            old.smoother = old.smoother.rerow(source_rows(moves), old.heading)
+        self._row_of = lengthened(self._row_of, self._next_id, -1)
+        for m in moves.values():
+            if m.new_start != m.old_start:
+                moved = np.arange(m.new_start, m.new_start + m.n_new)
+            else:
+                moved = np.concatenate(
+                    [
+                        m.new_start + m.holes,
+                        np.arange(m.new_start + m.n_kept, m.new_start + m.n_new),
+                    ]
+                )
+            self._row_of[old.ids[moved]] = moved
+        for memory in self.memory.values():
+            memory.move(moves)
+        changes = {name: RowChange(rows=old.slices[name], move=m) for name, m in moves.items()}
+        self.decisions = {
+            name: _rerow_decision(d, changes[name], len(self.trees[name]))
+            if moves[name].changed
+            else d
+            for name, d in self.decisions.items()
+        }
+        self.contributions = {}
+        self.engine.regroup(changes)
 
     def _rearrange(self, keep: dict[str, np.ndarray], fresh: dict[str, Agents]) -> None:
         """New rows: per group, its survivors (``keep``, old local rows) then ``fresh`` agents."""
@@ -561,18 +618,30 @@ def _acted(decision: Decision) -> np.ndarray:
 
 
 def _rerow_decision(d: Decision, change: RowChange, nodes: int) -> Decision:
-    """Last tick's decision with survivors' rows kept and new agents' rows empty.
+    """Last tick's decision with survivors' rows kept and new agents' rows empty (new
+    arrays: a Decision the game holds keeps its rows).
 
     Statuses nobody has read yet stay unread (:class:`RerowedStatuses`).
     """
-    emitted = np.zeros((change.n, d.emitted.shape[1]), dtype=bool)
-    emitted[: change.keep.size] = d.emitted[change.keep]
-    acted = None
-    if d.acted is not None:
-        acted = np.zeros_like(emitted)
-        acted[: change.keep.size] = d.acted[change.keep]
-    status = RerowedStatuses(d, change, nodes)
-    return Decision(emitted=emitted, status=status.all() if d.collected else status, acted=acted)
+    m = change.move
+    if m is None:
+        emitted = np.zeros((change.n, d.emitted.shape[1]), dtype=bool)
+        emitted[: change.keep.size] = d.emitted[change.keep]
+        acted = None
+        if d.acted is not None:
+            acted = np.zeros_like(emitted)
+            acted[: change.keep.size] = d.acted[change.keep]
+        status = RerowedStatuses(d, change, nodes)
+        return Decision(
+            emitted=emitted, status=status.all() if d.collected else status, acted=acted
+        )
+    return Decision(
+        emitted=moved_copy(d.emitted, m, False),
+        status=moved_copy(d.status, m, INVALID)
+        if d.collected
+        else RerowedStatuses(d, change, nodes),
+        acted=None if d.acted is None else moved_copy(d.acted, m, False),
+    )
 
 
 class RerowedStatuses:

@@ -282,8 +282,11 @@ class Kernels:
         spatial.nearest_small(pos, 0, 2, 2, n, 5.0, 10.0, 10.0, True)
         spatial.agent_facts(pos, pos, vel, i64, 10.0, 10.0, True)
         kc.in_range(pos, pos, yes, 1.0, 0.5, yes)
-        motion.step(pos, vel, head, vel, f, f, f, f, f, f, f, False, f, f, 0.1, 10.0, 10.0, 0)
-        motion.smooth(np.zeros((2, n, 2)), 0, head, head)
+        outs = [np.empty((n, 2)) for _ in range(4)] + [np.empty(n), np.empty(n)]
+        motion.step(
+            pos, vel, head, vel, f, f, f, f, f, f, f, False, f, f, 0.1, 10.0, 10.0, 0, *outs
+        )
+        motion.smooth(np.zeros((2, n, 2)), 0, head, head, np.empty((n, 2)))
         kf.accumulate_rows(np.zeros((n, 2)), i64, vel, f)
         accumulate_acted(np.zeros((n, 2)), i64, vel, f, np.zeros((n, 3), dtype=np.bool_), 1, 0)
         kf.requests(np.ones((n, 3), dtype=np.bool_))

@@ -23,6 +23,7 @@ from behaviortk.compiled.vec import EPS, finite_or_zero, truncate
 from behaviortk.vec import Array
 from behaviortk.world.integrate import HEADING_MIN_SPEED
 from behaviortk.world.integrate import integrate as numpy_integrate
+from behaviortk.world.rows import empty_rows
 from behaviortk.world.smoothing import HeadingSmoother
 from behaviortk.world.state import Agents, World
 
@@ -98,15 +99,16 @@ def step(
     width: float,
     height: float,
     edges: int,
-) -> tuple[np.ndarray, ...]:
-    """One integration step; returns new ``(pos, vel, heading, force, orientation, rotation)``."""
+    out_pos: np.ndarray,
+    out_vel: np.ndarray,
+    out_heading: np.ndarray,
+    out_force: np.ndarray,
+    out_orientation: np.ndarray,
+    out_rotation: np.ndarray,
+) -> None:
+    """One integration step into the ``out_`` arrays (new ``pos, vel, heading, force,
+    orientation, rotation``: the caller allocates them with the agents' spare rows)."""
     n = pos.shape[0]
-    out_pos = np.empty((n, 2))
-    out_vel = np.empty((n, 2))
-    out_heading = np.empty((n, 2))
-    out_force = np.empty((n, 2))
-    out_orientation = np.empty(n)
-    out_rotation = np.empty(n)
     top_x = np.nextafter(width, 0.0)
     top_y = np.nextafter(height, 0.0)
     for i in range(n):
@@ -137,7 +139,6 @@ def step(
         out_orientation[i] = _angle(orientation[i] + rotation[i] * dt)
         rot = rotation[i] + ang * dt
         out_rotation[i] = min(max(rot, -max_rotation[i]), max_rotation[i])
-    return out_pos, out_vel, out_heading, out_force, out_orientation, out_rotation
 
 
 @inline
@@ -156,10 +157,12 @@ def _unit_or_keep(
 
 
 @kernel
-def smooth(history: np.ndarray, slot: int, heading: np.ndarray, previous: np.ndarray) -> np.ndarray:
-    """``HeadingSmoother.update``: push ``heading`` at ``slot``, the normalised mean of the ring."""
+def smooth(
+    history: np.ndarray, slot: int, heading: np.ndarray, previous: np.ndarray, out: np.ndarray
+) -> None:
+    """``HeadingSmoother.update``: push ``heading`` at ``slot``; ``out`` = the normalised mean
+    of the ring."""
     k, n = history.shape[0], history.shape[1]
-    out = np.empty((n, 2))
     for i in range(n):
         history[slot, i, 0] = heading[i, 0]
         history[slot, i, 1] = heading[i, 1]
@@ -169,7 +172,6 @@ def smooth(history: np.ndarray, slot: int, heading: np.ndarray, previous: np.nda
             sx += history[r, i, 0]
             sy += history[r, i, 1]
         _unit_or_keep(out, previous, i, sx / k, sy / k, EPS)
-    return out
 
 
 KNOWN_WORLD = frozenset(
@@ -227,7 +229,10 @@ def integrate(
     lin = np.ascontiguousarray(np.asarray(linear, dtype=np.float64).reshape(n, 2))
     ang = np.zeros(n) if angular is None else np.ascontiguousarray(angular, dtype=np.float64)
     turn = agents.max_turn_rate
-    pos, vel, heading, force, orientation, rotation = step(
+    like = agents.ids  # the new arrays keep the spare rows spawns grow into (world/rows.py)
+    pos, vel, heading, force = (empty_rows(n, (2,), like) for _ in range(4))
+    orientation, rotation = empty_rows(n, (), like), empty_rows(n, (), like)
+    step(
         agents.pos,
         agents.vel,
         agents.heading,
@@ -246,6 +251,12 @@ def integrate(
         float(world.width),
         float(world.height),
         EDGES[world.edges],
+        pos,
+        vel,
+        heading,
+        force,
+        orientation,
+        rotation,
     )
     if heading_smoothing > 1:
         smoother = agents.smoother
@@ -254,9 +265,12 @@ def integrate(
             agents.smoother = smoother
         slot = smoother.next
         smoother.next = (smoother.next + 1) % smoother.k
-        agents.smoothed_heading = smooth(smoother.history, slot, heading, agents.smoothed_heading)
+        smoothed = empty_rows(n, (2,), like)
+        smooth(smoother.history, slot, heading, agents.smoothed_heading, smoothed)
+        agents.smoothed_heading = smoothed
     else:
-        agents.smoothed_heading = heading.copy()
+        agents.smoothed_heading = empty_rows(n, (2,), like)
+        agents.smoothed_heading[...] = heading
     agents.orientation = orientation
     agents.rotation = rotation
     agents.pos = pos

@@ -32,6 +32,7 @@ from behaviortk.tree.blackboard import BlackboardView, Keys
 from behaviortk.tree.facts import TickFacts, compute_facts, sensed_nodes
 from behaviortk.tree.flat import Decision, FlatNode, FlatTree
 from behaviortk.tree.ops import NULL_SINK, Board, NodeContext
+from behaviortk.world.rows import GroupMove
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -40,17 +41,31 @@ class EngineError(ValueError):
     """A definition an engine cannot run; raised when the Simulation is made."""
 
 
-@dataclass(frozen=True)
 class RowChange:
     """How one group's rows change when agents spawn or despawn.
 
     ``keep`` lists the old local rows that survive, in their new order; they
     take local rows ``0 .. len(keep) - 1`` and new agents follow them, up to
-    the group's new size ``rows.stop - rows.start``.
+    the group's new size ``rows.stop - rows.start``. A spawn or despawn also
+    gives ``move`` (``world/rows.GroupMove``): the same change as a few rows
+    moved in place, and ``keep`` is then worked out only when asked.
     """
 
-    rows: slice  # the group's new global rows
-    keep: np.ndarray  # int64 old local rows
+    __slots__ = ("_keep", "move", "rows")
+
+    def __init__(
+        self, rows: slice, keep: np.ndarray | None = None, move: GroupMove | None = None
+    ) -> None:
+        if keep is None and move is None:
+            raise ValueError("a RowChange needs keep or move")
+        self.rows, self._keep, self.move = rows, keep, move
+
+    @property
+    def keep(self) -> np.ndarray:  # int64 old local rows
+        if self._keep is None:
+            assert self.move is not None
+            self._keep = self.move.keep()
+        return self._keep
 
     @property
     def n(self) -> int:
@@ -58,6 +73,8 @@ class RowChange:
 
     def keeps_all(self, n_old: int) -> bool:
         """Whether every one of ``n_old`` agents stays, in place, and nobody joins."""
+        if self.move is not None:
+            return not self.move.changed
         k = self.keep
         return k.size == self.n == n_old and bool((k == np.arange(k.size)).all())
 
@@ -162,7 +179,8 @@ class EngineBase(ABC, Generic[G]):
     @abstractmethod
     def resize_group(self, g: G, change: RowChange) -> G:
         """The group after ``change``: survivors keep every bit of tree state, new agents
-        start as a fresh build would (``sim.agents`` already has the new rows)."""
+        start as a fresh build would (``sim.agents`` already has the new rows). An engine
+        may change ``g`` in place and return it (then it carries ``prev`` itself)."""
 
     def regroup(self, changes: dict[str, RowChange]) -> None:
         """Apply spawns and despawns: every group's new rows (see :class:`RowChange`)."""
@@ -174,8 +192,9 @@ class EngineBase(ABC, Generic[G]):
                 old.rows = change.rows
                 continue
             new = self.resize_group(old, change)
-            for index, prev in old.prev.items():
-                new.prev[index][: change.keep.size] = prev[change.keep]
+            if new is not old:  # rebuilt: carry the survivors' hysteresis
+                for index, prev in old.prev.items():
+                    new.prev[index][: change.keep.size] = prev[change.keep]
             self.groups[name] = new
         self._prepared = None
 

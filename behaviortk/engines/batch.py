@@ -34,6 +34,7 @@ from behaviortk.tree.facts import TickFacts, guard_condition, is_sensed
 from behaviortk.tree.flat import Decision, FlatNode, FlatTree
 from behaviortk.tree.ops import NodeContext, carry_rows
 from behaviortk.tree.status import FAILURE, SUCCESS
+from behaviortk.world.rows import lengthened, move_local
 
 _fuse_failed = False
 
@@ -182,6 +183,24 @@ class GroupProgram(GroupRuntime):
     fused_tree: batch_fused.FusedTree | None = None
 
 
+def _holders(g: GroupProgram) -> list[Any]:
+    """The group's nodes (depth first) and ops: everything that may name ``per_agent`` arrays."""
+    nodes: list[Any] = []
+    stack: list[Any] = [g.root]
+    while stack:
+        node = stack.pop()
+        nodes.append(node)
+        stack.extend(reversed(node.children))
+    return nodes + [g.ops[k] for k in sorted(g.ops)]
+
+
+def _moves_in_place(g: GroupProgram) -> bool:
+    """Whether every node and ops object of ``g`` is behaviortk's own: their per-agent state
+    is all in ``per_agent`` arrays, so rows can move in place. A plugin's may size other
+    arrays by the group (``NodeContext.n_agents``): its group is rebuilt instead."""
+    return all(type(obj).__module__.startswith("behaviortk.") for obj in _holders(g))
+
+
 class BatchEngine(EngineBase[GroupProgram]):
     """Decide for whole groups at once with masked NumPy. See the module docstring."""
 
@@ -190,6 +209,7 @@ class BatchEngine(EngineBase[GroupProgram]):
 
     def __init__(self, sim: Any, builders: Builders | None = None) -> None:
         self._fuse = False  # before the groups are built
+        self._templates: dict[str, GroupProgram] = {}  # one-agent builds (_fresh_rows)
         super().__init__(sim, builders)
         self._skeletons: dict[str, list[py_trees.behaviour.Behaviour]] = {}
 
@@ -249,6 +269,37 @@ class BatchEngine(EngineBase[GroupProgram]):
         return program
 
     def resize_group(self, g: GroupProgram, change: RowChange) -> GroupProgram:
+        """A spawn or despawn (``change.move``) moves rows in place; a re-sort of every row,
+        or a group holding a plugin's nodes, is rebuilt (:meth:`_rebuilt`)."""
+        m = change.move
+        if m is None or not _moves_in_place(g):
+            return self._rebuilt(g, change)
+        fresh = self._fresh_rows(g)
+        assert g.root is not None
+        g.state.move(m, g.root)
+        for obj, template in zip(_holders(g), _holders(fresh), strict=True):
+            for name in type(obj).per_agent:
+                setattr(obj, name, move_local(getattr(obj, name), m, getattr(template, name)[0]))
+        assert isinstance(g.board, bl.ArrayBoard)
+        g.board.move(m)
+        g.prev = {index: move_local(prev, m, False) for index, prev in g.prev.items()}
+        g.every = lengthened(g.every[: m.n_new], m.n_new, np.arange(m.n_kept, m.n_new))
+        g.rows = change.rows
+        return g
+
+    def _fresh_rows(self, g: GroupProgram) -> GroupProgram:
+        """A one-agent build of ``g``'s tree: what a new agent's per-agent arrays start with."""
+        found = self._templates.get(g.name)
+        if found is None:
+            fuse, self._fuse = self._fuse, False
+            try:
+                found = self.build_group(g.name, slice(0, 1), g.flat)
+            finally:
+                self._fuse = fuse
+            self._templates[g.name] = found
+        return found
+
+    def _rebuilt(self, g: GroupProgram, change: RowChange) -> GroupProgram:
         """A fresh compile for the new size, then the survivors' rows of every state array."""
         new = self.build_group(g.name, change.rows, g.flat)
         keep = change.keep
@@ -278,7 +329,7 @@ class BatchEngine(EngineBase[GroupProgram]):
         facts, fused = g.facts, g.fused_tree
         if g.fused is None or fused is None:
             g.root.tick(g.every)
-            status = np.ascontiguousarray(g.state.status.T)
+            status = np.ascontiguousarray(g.state.status[:, : g.n].T)
             return Decision(emitted=facts.emitted, status=status)
         status = np.empty((g.n, g.state.status.shape[0]), dtype=np.int8)
         g.fused(

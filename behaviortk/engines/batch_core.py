@@ -21,6 +21,7 @@ import numpy as np
 
 from behaviortk.tree.ops import Codes, LeafOps, Rows
 from behaviortk.tree.status import FAILURE, INVALID, RUNNING, SUCCESS
+from behaviortk.world.rows import GroupMove, grown
 
 EMPTY = np.zeros(0, dtype=np.int64)
 
@@ -33,6 +34,30 @@ class TreeState:
         self.status = np.zeros((n_nodes, n_agents), dtype=np.int8)  # row per node: contiguous
         # composites: position of py_trees' current_child (-1 = None)
         self.current = np.full((n_nodes, n_agents), -1, dtype=np.int16)
+
+    def move(self, m: GroupMove, root: Node) -> None:
+        """A spawn or despawn in place: despawned agents' columns take the last survivors',
+        new agents start INVALID with no current child. Columns past ``n`` are spare room
+        (grown by half when full; the nodes under ``root`` then see the new rows)."""
+        if m.n_new > self.status.shape[1]:
+            status = np.zeros((self.status.shape[0], grown(m.n_new)), dtype=np.int8)
+            current = np.full(status.shape, -1, dtype=np.int16)
+            status[:, : m.old_n] = self.status[:, : m.old_n]
+            current[:, : m.old_n] = self.current[:, : m.old_n]
+            self.status, self.current = status, current
+            stack = [root]
+            while stack:
+                node = stack.pop()
+                node.st = status[node.k]
+                if isinstance(node, Composite):
+                    node.cur = current[node.k]
+                stack.extend(node.children)
+        if m.holes.size:
+            self.status[:, m.holes] = self.status[:, m.fillers]
+            self.current[:, m.holes] = self.current[:, m.fillers]
+        self.status[:, m.n_kept : m.n_new] = INVALID
+        self.current[:, m.n_kept : m.n_new] = -1
+        self.n = m.n_new
 
 
 class Node(ABC):

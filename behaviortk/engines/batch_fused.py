@@ -314,7 +314,7 @@ def source(root: bc.Node) -> FusedTree | None:
     for values, name in w.tables.items():
         head.append(f"{name} = np.array({list(values)}, dtype=np.int8)")
     head += ["", "", f"def decide({', '.join(args)}):"]
-    head += ["    for i in range(st.shape[1]):"]
+    head += ["    for i in range(status.shape[0]):"]  # st and cur may have spare columns
     # statuses and current children live in locals while the agent ticks (registers: the
     # arrays may alias as far as the compiler knows), read before and written back after
     head += [f"        n{k} = st[{k}, i]" for k in sorted(w.nodes)]

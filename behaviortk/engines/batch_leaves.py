@@ -15,10 +15,11 @@ import numpy as np
 
 from behaviortk.conditions import compare, compare_points
 from behaviortk.engines import batch_core as bc
-from behaviortk.tree.blackboard import Keys, Stamps
+from behaviortk.tree.blackboard import UNSET_TICK, Keys, Stamps
 from behaviortk.tree.clock import Clock
 from behaviortk.tree.ops import Codes, LeafOps, Rows
 from behaviortk.tree.status import FAILURE, RUNNING, SUCCESS
+from behaviortk.world.rows import GroupMove, move_local
 
 
 class GroupFacts:
@@ -150,6 +151,20 @@ class ArrayBoard:
         for key, old_xy in old.xy.items():
             self.xy[key][: keep.size] = old_xy[keep]
         self.stamps.carry(old.stamps, keep)
+
+    def move(self, m: GroupMove) -> None:
+        """A spawn or despawn in place (``world/rows.move_local``): new agents take the
+        declared defaults, stamped with the tick they join."""
+        defaults, tick = self.declared.defaults(), self._tick()
+        for key, ids in self.ids.items():
+            fresh = self._value_id(key, defaults[key]) if key in defaults else -1
+            self.ids[key] = move_local(ids, m, fresh)
+        for key, xy in self.xy.items():
+            self.xy[key] = move_local(xy, m, defaults.get(key, np.nan))
+        for key, ticks in self.stamps.ticks.items():
+            fresh = tick if key in defaults else UNSET_TICK
+            self.stamps.ticks[key] = move_local(ticks, m, fresh)
+        self.n = m.n_new
 
     def get(self, key: str, row: int) -> Any:
         xy = self.xy.get(key)

@@ -19,6 +19,7 @@ import numpy as np
 
 from behaviortk.vec import Array, dot, length, perp, rotate, truncate, wrap_angle
 from behaviortk.world.edges import apply_edges
+from behaviortk.world.rows import keep_room
 from behaviortk.world.smoothing import HeadingSmoother
 from behaviortk.world.state import Agents, World
 
@@ -74,18 +75,21 @@ def integrate(
         if smoother is None or not smoother.fits(heading_smoothing, n):
             smoother = HeadingSmoother(heading_smoothing, agents.heading)
             agents.smoother = smoother
-        agents.smoothed_heading = smoother.update(heading, agents.smoothed_heading)
+        agents.smoothed_heading = keep_room(
+            smoother.update(heading, agents.smoothed_heading), agents.ids
+        )
     else:
-        agents.smoothed_heading = heading.copy()
+        agents.smoothed_heading = keep_room(heading.copy(), agents.ids)
 
     ang = np.zeros(n) if angular is None else np.asarray(angular, dtype=np.float64)
     ang = np.nan_to_num(ang, nan=0.0, posinf=0.0, neginf=0.0)
     ang = np.clip(ang, -agents.max_angular_accel, agents.max_angular_accel)
-    agents.orientation = wrap_angle(agents.orientation + agents.rotation * dt)
+    orientation = wrap_angle(agents.orientation + agents.rotation * dt)
     rotation = agents.rotation + ang * dt
-    agents.rotation = np.clip(rotation, -agents.max_rotation, agents.max_rotation)
+    rotation = np.clip(rotation, -agents.max_rotation, agents.max_rotation)
 
-    agents.pos = pos
-    agents.vel = vel
-    agents.heading = heading
-    agents.force = force
+    # new arrays keep the spare rows spawns grow into (world/rows.py)
+    like = agents.ids
+    agents.orientation, agents.rotation = keep_room(orientation, like), keep_room(rotation, like)
+    agents.pos, agents.vel = keep_room(pos, like), keep_room(vel, like)
+    agents.heading, agents.force = keep_room(heading, like), keep_room(force, like)

@@ -70,6 +70,7 @@ import numpy as np
 
 from behaviortk.vec import EPS, Array, coincident_direction
 from behaviortk.world.overlap import close_pairs
+from behaviortk.world.rows import keep_room
 from behaviortk.world.spatial import wrap_positions
 from behaviortk.world.state import Agents, World
 
@@ -381,7 +382,7 @@ class NonPenetration:
         if world.edges == "wrap":  # the rows pushed may have left the world: fold them back in
             x[touched] = _fold(np.take(x, touched), world.width)
             y[touched] = _fold(np.take(y, touched), world.height)
-        agents.pos = np.stack([x, y], axis=1)
+        agents.pos = keep_room(np.stack([x, y], axis=1), agents.ids)
 
     # ----------------------------------------------------------------- lists
     @staticmethod
@@ -465,7 +466,7 @@ class NonPenetration:
         moved = self._relax_compiled(world, agents, x, y, before, fixed, drift)
         if moved.any():
             self.kernels.fold(world, pos, moved)
-        agents.pos = pos
+        agents.pos = keep_room(pos, agents.ids)
 
     def _renumber(self, agents: Agents) -> None:
         """Follow the agents to new rows (the compiled path keeps large groups in grid-cell

@@ -8,7 +8,7 @@ same row map.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from itertools import chain
 from operator import itemgetter
 from typing import Any
@@ -63,7 +63,9 @@ def rearrange(old: Agents, src: np.ndarray, names: list[str], fresh: Agents | No
     index = {name: k for k, name in enumerate(old.group_names)}
     arrays = {}
     for name in (*PER_AGENT, "group"):
-        out = getattr(old, name).take(safe, axis=0)
+        arr = getattr(old, name)
+        out = empty_rows(src.size, arr.shape[1:], old.ids, arr.dtype)  # keeps the spare rows
+        np.take(arr, safe, axis=0, out=out)
         if fresh is not None:
             added = getattr(fresh, name)
             if name == "group":
@@ -85,3 +87,195 @@ def pick(values: list[str], rows: list[int]) -> list[str]:
         return []
     picked = itemgetter(*rows)(values)
     return [picked] if len(rows) == 1 else list(picked)
+
+
+# ---------------------------------------------------------------- moves in place (spawn, despawn)
+#
+# A game spawns and despawns agents every frame; rebuilding every per-agent array for one
+# agent would cost a whole tick. So a spawn or despawn moves only the rows it must, in
+# place, inside arrays that keep spare rows (capacity grown geometrically):
+#
+# * within a group, despawned rows are filled by the group's last survivors (swap-remove:
+#   the agents' order within a group carries no meaning; ids name them) and new agents are
+#   appended after the survivors;
+# * the groups after a changed one slide as whole blocks (one memmove per array, no Python
+#   per agent), so groups stay contiguous and keep their own local rows.
+
+
+def room(arr: np.ndarray) -> int:
+    """Rows ``arr``'s memory holds from its first row on (its length, or its buffer's)."""
+    return int(_buffer(arr).shape[0])
+
+
+def _buffer(arr: np.ndarray) -> np.ndarray:
+    """The whole buffer behind ``arr`` when ``arr`` is its first rows (spare rows
+    included), else ``arr`` itself."""
+    base = arr.base
+    if (
+        isinstance(base, np.ndarray)
+        and base.shape[0] > arr.shape[0]
+        and base.dtype == arr.dtype
+        and base.shape[1:] == arr.shape[1:]
+        and base.flags.c_contiguous
+        and arr.flags.c_contiguous
+        and base.__array_interface__["data"][0] == arr.__array_interface__["data"][0]
+    ):
+        return base
+    return arr
+
+
+def grown(rows: int) -> int:
+    """The capacity to allocate for ``rows`` rows: half again as many (amortised O(1) a row)."""
+    return rows + (rows >> 1) + 16
+
+
+def with_room(arr: np.ndarray, rows: int) -> np.ndarray:
+    """``arr`` (same rows) in memory with room for ``rows`` rows: itself when it has it,
+    else a copy into a buffer of ``grown(rows)`` rows."""
+    full = _writable(arr, rows)
+    return full if full is arr else full[: arr.shape[0]]
+
+
+def _writable(arr: np.ndarray, rows: int) -> np.ndarray:
+    """The buffer behind ``arr`` when it holds ``rows`` rows, else a new one with ``arr``'s
+    rows copied in (and room to grow)."""
+    full = _buffer(arr)
+    if full.shape[0] >= rows:
+        return full
+    buf = np.empty((grown(rows), *arr.shape[1:]), dtype=arr.dtype)
+    buf[: arr.shape[0]] = arr
+    return buf
+
+
+def empty_rows(
+    n: int, tail: tuple[int, ...], like: np.ndarray, dtype: Any = np.float64
+) -> np.ndarray:
+    """An uninitialised ``(n, *tail)`` array with the room ``like`` has (a tick's new state
+    arrays keep the room spawns grow into)."""
+    return np.empty((max(room(like), n), *tail), dtype=dtype)[:n]
+
+
+def keep_room(value: np.ndarray, like: np.ndarray) -> np.ndarray:
+    """``value`` in memory with ``like``'s room (a copy only when ``like`` has spare rows)."""
+    if room(like) <= value.shape[0] or room(value) >= room(like):
+        return value
+    out = np.empty((room(like), *value.shape[1:]), dtype=value.dtype)[: value.shape[0]]
+    out[...] = value
+    return out
+
+
+@dataclass(frozen=True)
+class GroupMove:
+    """One group's rows in a spawn or despawn: the swap-remove inside the group, then the
+    group's block at its new start. Local rows ``holes`` (despawned, below ``n_kept``)
+    take the survivors at ``fillers``; new agents take local rows ``n_kept .. n_new``."""
+
+    old_start: int
+    old_n: int
+    new_start: int
+    n_kept: int
+    n_new: int
+    holes: np.ndarray
+    fillers: np.ndarray
+
+    @property
+    def changed(self) -> bool:
+        """Whether the group's own rows change (not only where its block sits)."""
+        return self.n_new != self.old_n or self.holes.size > 0
+
+    def keep(self) -> np.ndarray:
+        """The old local rows of the survivors in their new order (``RowChange.keep``)."""
+        keep = np.arange(self.n_kept, dtype=np.int64)
+        keep[self.holes] = self.fillers
+        return keep
+
+
+def plan_moves(
+    slices: dict[str, slice], gone: dict[str, np.ndarray], added: dict[str, int]
+) -> dict[str, GroupMove]:
+    """Each group's move when its sorted local rows ``gone`` leave and ``added`` agents join."""
+    moves, start = {}, 0
+    none = np.zeros(0, dtype=np.int64)
+    for name, rows in slices.items():
+        old_n = rows.stop - rows.start
+        out = gone.get(name, none)
+        n_kept = old_n - out.size
+        holes = out[out < n_kept]
+        tail = np.ones(old_n - n_kept, dtype=bool)
+        tail[out[out >= n_kept] - n_kept] = False
+        fillers = n_kept + np.flatnonzero(tail)
+        n_new = n_kept + added.get(name, 0)
+        moves[name] = GroupMove(rows.start, old_n, start, n_kept, n_new, holes, fillers)
+        start += n_new
+    return moves
+
+
+def move_rows(arr: np.ndarray, moves: dict[str, GroupMove], fresh: dict[str, Any]) -> np.ndarray:
+    """A per-agent array (first axis: every agent) after ``moves``, in place where it has
+    room; ``fresh[group]`` fills new agents' rows (one value, or one row each)."""
+    old_n = sum(m.old_n for m in moves.values())
+    new_n = sum(m.n_new for m in moves.values())
+    full = _writable(arr, max(old_n, new_n))
+    for m in moves.values():
+        if m.holes.size:
+            full[m.old_start + m.holes] = full[m.old_start + m.fillers]
+    ordered = list(moves.values())
+    if any(m.new_start > m.old_start for m in ordered):
+        ordered.reverse()  # blocks slide right: the last first, so none overwrites the next
+    for m in ordered:
+        if m.new_start != m.old_start and m.n_kept:
+            full[m.new_start : m.new_start + m.n_kept] = full[m.old_start : m.old_start + m.n_kept]
+    for name, m in moves.items():
+        if m.n_new > m.n_kept:
+            full[m.new_start + m.n_kept : m.new_start + m.n_new] = fresh.get(name, 0)
+    return full[:new_n]
+
+
+def move_local(arr: np.ndarray, m: GroupMove, fresh: Any) -> np.ndarray:
+    """One group's per-agent array (first axis: its agents) after ``m``, in place where it
+    has room; ``fresh`` fills new agents' rows."""
+    full = _writable(arr, max(m.old_n, m.n_new))
+    if m.holes.size:
+        full[m.holes] = full[m.fillers]
+    if m.n_new > m.n_kept:
+        full[m.n_kept : m.n_new] = fresh
+    return full[: m.n_new]
+
+
+def move_names(names: list[str], moves: dict[str, GroupMove], fresh: dict[str, list[str]]) -> None:
+    """``Agents.names`` after ``moves``, in place (groups from the last: earlier rows stay put)."""
+    for name, m in reversed(list(moves.items())):
+        s = m.old_start
+        for hole, filler in zip(m.holes.tolist(), m.fillers.tolist(), strict=True):
+            names[s + hole] = names[s + filler]
+        names[s + m.n_kept : s + m.old_n] = fresh.get(name, [])
+
+
+def source_rows(moves: dict[str, GroupMove]) -> np.ndarray:
+    """Every new row's old row (-1 for a new agent): the whole map, for state kept apart."""
+    parts = []
+    for m in moves.values():
+        local = np.full(m.n_new, -1, dtype=np.int64)
+        local[: m.n_kept] = m.keep()
+        parts.append(np.where(local >= 0, m.old_start + local, -1))
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
+
+def lengthened(arr: np.ndarray, n: int, fill: Any) -> np.ndarray:
+    """``arr`` with rows appended up to ``n`` (filled with ``fill``), in its room when it has it."""
+    old = arr.shape[0]
+    if n <= old:
+        return arr
+    full = _writable(arr, n)
+    full[old:n] = fill
+    return full[:n]
+
+
+def moved_copy(arr: np.ndarray, m: GroupMove, fresh: Any) -> np.ndarray:
+    """A new array: one group's ``arr`` after ``m`` (``arr`` itself is left as it was)."""
+    out = np.empty((m.n_new, *arr.shape[1:]), dtype=arr.dtype)
+    out[: m.n_kept] = arr[: m.n_kept]
+    if m.holes.size:
+        out[m.holes] = arr[m.fillers]
+    out[m.n_kept :] = fresh
+    return out

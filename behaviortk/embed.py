@@ -190,8 +190,9 @@ class EventLog:
         """The agent's node statuses of the last tick (all INVALID before the first)."""
         group, local = self.sim.locate(row)
         decision = self.sim.decisions.get(group)
-        if decision is None:
-            return np.zeros(len(self.sim.trees[group]), dtype=np.int8)
+        if decision is None:  # before the first step, or an external agent (no tree: no nodes)
+            tree = self.sim.trees.get(group)
+            return np.zeros(0 if tree is None else len(tree), dtype=np.int8)
         return decision.status_of([local])[0]
 
     # -------------------------------------------------------- subscribing

@@ -51,14 +51,11 @@ from behaviortk.world.memory import reuse_freed_memory
 from behaviortk.world.non_penetration import NonPenetration
 from behaviortk.world.rows import (
     PER_AGENT,
+    RowPlan,
     lengthened,
-    move_names,
-    move_rows,
     moved_copy,
     pick,
-    plan_moves,
     rearrange,
-    source_rows,
     stack,
 )
 from behaviortk.world.spatial import displacement
@@ -434,10 +431,10 @@ class Simulation:
 
     def _move_rows(self, gone: dict[str, np.ndarray], fresh: dict[str, Agents]) -> None:
         """Despawn the sorted local rows ``gone`` and append ``fresh`` agents, per group, moving
-        only the rows that must move (``world/rows.py``): amortised O(changed agents) plus
-        one block move per array for the groups after a changed one."""
+        only the rows that must move (``world/rows.RowPlan``): amortised O(changed agents)
+        plus one block move per array for the groups after a changed one."""
         old = self.agents
-        moves = plan_moves(old.slices, gone, {name: a.n for name, a in fresh.items()})
+        plan = RowPlan(old.slices, gone, {name: a.n for name, a in fresh.items()})
         index = {name: k for k, name in enumerate(old.group_names)}
         done: dict[int, np.ndarray] = {}  # arrays shared by two fields move once
         for field in PER_AGENT:
@@ -445,32 +442,24 @@ class Simulation:
             if field == "ids":  # a new array: caches know the rows they were built for by it
                 arr = np.array(arr)
             if id(arr) not in done:
-                values = {name: getattr(a, field) for name, a in fresh.items()}
-                done[id(arr)] = move_rows(arr, moves, values)
+                done[id(arr)] = plan.apply(arr, {g: getattr(a, field) for g, a in fresh.items()})
             setattr(old, field, done[id(arr)])
-        old.group = move_rows(old.group, moves, {name: index[name] for name in fresh})
-        move_names(old.names, moves, {name: a.names for name, a in fresh.items()})
-        old.slices = {name: slice(m.new_start, m.new_start + m.n_new) for name, m in moves.items()}
+        old.group = plan.apply(old.group, {name: index[name] for name in fresh})
+        plan.names(old.names, {name: a.names for name, a in fresh.items()})
+        old.slices = {
+            name: slice(m.new_start, m.new_start + m.n_new) for name, m in plan.moves.items()
+        }
         if old.smoother is not None:
-            old.smoother = old.smoother.rerow(source_rows(moves), old.heading)
+            old.smoother = old.smoother.rerow(plan.source_rows(), old.heading)
         self._row_of = lengthened(self._row_of, self._next_id, -1)
-        for m in moves.values():
-            if m.new_start != m.old_start:
-                moved = np.arange(m.new_start, m.new_start + m.n_new)
-            else:
-                moved = np.concatenate(
-                    [
-                        m.new_start + m.holes,
-                        np.arange(m.new_start + m.n_kept, m.new_start + m.n_new),
-                    ]
-                )
-            self._row_of[old.ids[moved]] = moved
+        moved = plan.moved_rows()
+        self._row_of[old.ids[moved]] = moved
         for memory in self.memory.values():
-            memory.move(moves)
-        changes = {name: RowChange(rows=old.slices[name], move=m) for name, m in moves.items()}
+            memory.move(plan)
+        changes = {name: RowChange(rows=old.slices[name], move=m) for name, m in plan.moves.items()}
         self.decisions = {
             name: _rerow_decision(d, changes[name], len(self.trees[name]))
-            if moves[name].changed
+            if plan.moves[name].changed
             else d
             for name, d in self.decisions.items()
         }

@@ -227,3 +227,13 @@ def test_big_exact_numbers_compare_the_same_on_both_engines() -> None:
         sim.run(2)
     assert [s.blackboard(0)["fear"] for s in sims] == [2**64, 2**64]
     assert np.array_equal(sims[0].decisions["a"].status, sims[1].decisions["a"].status)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_watching_the_player_gives_no_status_events(engine: str) -> None:
+    """An external agent has no nodes: watching it is allowed and reports nothing."""
+    sim = Simulation(CHASE, engine)
+    sim.watch([0, 1])
+    sim.step()
+    assert sim.watching == (0, 1)
+    assert {e.agent for e in sim.events if e.name == "status"} == {1}

@@ -16,7 +16,7 @@ import numpy as np
 from behaviortk.sense import Sense, TargetFacts
 from behaviortk.steering.debug import DebugBuffer
 from behaviortk.vec import Array
-from behaviortk.world.rows import GroupMove, move_rows
+from behaviortk.world.rows import RowPlan
 from behaviortk.world.state import Agents, World
 
 if TYPE_CHECKING:
@@ -70,11 +70,10 @@ class LeafMemory(dict[str, np.ndarray]):
             new[kept] = arr[src[kept]]
             self[key] = new
 
-    def move(self, moves: dict[str, GroupMove]) -> None:
-        """Spawn / despawn in place (``world/rows.move_rows``); new agents start from the fill."""
+    def move(self, plan: RowPlan) -> None:
+        """Spawn / despawn in place (``world/rows.RowPlan``); new agents start from the fill."""
         for key, arr in self.items():
-            fill = self.fills.get(key, 0)
-            self[key] = move_rows(arr, moves, {name: fill for name in moves})
+            self[key] = plan.apply(arr, self.fills.get(key, 0))
 
 
 def leaf_state(

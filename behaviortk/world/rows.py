@@ -190,45 +190,85 @@ class GroupMove:
         return keep
 
 
-def plan_moves(
-    slices: dict[str, slice], gone: dict[str, np.ndarray], added: dict[str, int]
-) -> dict[str, GroupMove]:
-    """Each group's move when its sorted local rows ``gone`` leave and ``added`` agents join."""
-    moves, start = {}, 0
-    none = np.zeros(0, dtype=np.int64)
-    for name, rows in slices.items():
-        old_n = rows.stop - rows.start
-        out = gone.get(name, none)
-        n_kept = old_n - out.size
-        holes = out[out < n_kept]
-        tail = np.ones(old_n - n_kept, dtype=bool)
-        tail[out[out >= n_kept] - n_kept] = False
-        fillers = n_kept + np.flatnonzero(tail)
-        n_new = n_kept + added.get(name, 0)
-        moves[name] = GroupMove(rows.start, old_n, start, n_kept, n_new, holes, fillers)
-        start += n_new
-    return moves
+class RowPlan:
+    """Every group's :class:`GroupMove` of one spawn or despawn, worked out once and applied
+    to each per-agent array (first axis: every agent) with a few slice copies."""
 
+    def __init__(
+        self, slices: dict[str, slice], gone: dict[str, np.ndarray], added: dict[str, int]
+    ) -> None:
+        """``gone``: each group's sorted local rows that leave; ``added``: agents joining."""
+        self.moves: dict[str, GroupMove] = {}
+        start = 0
+        none = np.zeros(0, dtype=np.int64)
+        for name, rows in slices.items():
+            old_n = rows.stop - rows.start
+            out = gone.get(name, none)
+            n_kept = old_n - out.size
+            holes = out[out < n_kept]
+            tail = np.ones(old_n - n_kept, dtype=bool)
+            tail[out[out >= n_kept] - n_kept] = False
+            fillers = n_kept + np.flatnonzero(tail)
+            n_new = n_kept + added.get(name, 0)
+            self.moves[name] = GroupMove(rows.start, old_n, start, n_kept, n_new, holes, fillers)
+            start += n_new
+        moves = list(self.moves.values())
+        self.old_n = sum(m.old_n for m in moves)
+        self.new_n = start
+        swaps = [m for m in moves if m.holes.size]
+        self.dst = np.concatenate([m.old_start + m.holes for m in swaps]) if swaps else None
+        self.src = np.concatenate([m.old_start + m.fillers for m in swaps]) if swaps else None
+        slides = [m for m in moves if m.new_start != m.old_start and m.n_kept]
+        if any(m.new_start > m.old_start for m in slides):
+            slides.reverse()  # blocks slide right: the last first, so none overwrites the next
+        self.slides = [(m.new_start, m.old_start, m.n_kept) for m in slides]
+        self.fresh = [
+            (name, m.new_start + m.n_kept, m.new_start + m.n_new)
+            for name, m in self.moves.items()
+            if m.n_new > m.n_kept
+        ]
 
-def move_rows(arr: np.ndarray, moves: dict[str, GroupMove], fresh: dict[str, Any]) -> np.ndarray:
-    """A per-agent array (first axis: every agent) after ``moves``, in place where it has
-    room; ``fresh[group]`` fills new agents' rows (one value, or one row each)."""
-    old_n = sum(m.old_n for m in moves.values())
-    new_n = sum(m.n_new for m in moves.values())
-    full = _writable(arr, max(old_n, new_n))
-    for m in moves.values():
-        if m.holes.size:
-            full[m.old_start + m.holes] = full[m.old_start + m.fillers]
-    ordered = list(moves.values())
-    if any(m.new_start > m.old_start for m in ordered):
-        ordered.reverse()  # blocks slide right: the last first, so none overwrites the next
-    for m in ordered:
-        if m.new_start != m.old_start and m.n_kept:
-            full[m.new_start : m.new_start + m.n_kept] = full[m.old_start : m.old_start + m.n_kept]
-    for name, m in moves.items():
-        if m.n_new > m.n_kept:
-            full[m.new_start + m.n_kept : m.new_start + m.n_new] = fresh.get(name, 0)
-    return full[:new_n]
+    def apply(self, arr: np.ndarray, fresh: dict[str, Any] | Any) -> np.ndarray:
+        """``arr`` after the plan, in place where it has room; new agents' rows from
+        ``fresh[group]`` (one value, or one row each), or ``fresh`` itself when not a dict."""
+        full = _writable(arr, max(self.old_n, self.new_n))
+        if self.dst is not None:
+            full[self.dst] = full[self.src]
+        for new, old, n in self.slides:
+            full[new : new + n] = full[old : old + n]
+        for name, lo, hi in self.fresh:
+            full[lo:hi] = fresh.get(name, 0) if isinstance(fresh, dict) else fresh
+        return full[: self.new_n]
+
+    def names(self, names: list[str], fresh: dict[str, list[str]]) -> None:
+        """``Agents.names`` after the plan, in place (groups from the last: earlier rows stay)."""
+        for name, m in reversed(self.moves.items()):
+            s = m.old_start
+            for hole, filler in zip(m.holes.tolist(), m.fillers.tolist(), strict=True):
+                names[s + hole] = names[s + filler]
+            names[s + m.n_kept : s + m.old_n] = fresh.get(name, [])
+
+    def source_rows(self) -> np.ndarray:
+        """Every new row's old row (-1 for a new agent): the whole map, for state kept apart."""
+        parts = []
+        for m in self.moves.values():
+            local = np.full(m.n_new, -1, dtype=np.int64)
+            local[: m.n_kept] = m.keep()
+            parts.append(np.where(local >= 0, m.old_start + local, -1))
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
+    def moved_rows(self) -> np.ndarray:
+        """The new rows whose agent is not the one there before (to re-index ids by)."""
+        parts = []
+        for m in self.moves.values():
+            if m.new_start != m.old_start:
+                parts.append(np.arange(m.new_start, m.new_start + m.n_new))
+            else:
+                parts += [
+                    m.new_start + m.holes,
+                    np.arange(m.new_start + m.n_kept, m.new_start + m.n_new),
+                ]
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
 
 def move_local(arr: np.ndarray, m: GroupMove, fresh: Any) -> np.ndarray:
@@ -240,25 +280,6 @@ def move_local(arr: np.ndarray, m: GroupMove, fresh: Any) -> np.ndarray:
     if m.n_new > m.n_kept:
         full[m.n_kept : m.n_new] = fresh
     return full[: m.n_new]
-
-
-def move_names(names: list[str], moves: dict[str, GroupMove], fresh: dict[str, list[str]]) -> None:
-    """``Agents.names`` after ``moves``, in place (groups from the last: earlier rows stay put)."""
-    for name, m in reversed(list(moves.items())):
-        s = m.old_start
-        for hole, filler in zip(m.holes.tolist(), m.fillers.tolist(), strict=True):
-            names[s + hole] = names[s + filler]
-        names[s + m.n_kept : s + m.old_n] = fresh.get(name, [])
-
-
-def source_rows(moves: dict[str, GroupMove]) -> np.ndarray:
-    """Every new row's old row (-1 for a new agent): the whole map, for state kept apart."""
-    parts = []
-    for m in moves.values():
-        local = np.full(m.n_new, -1, dtype=np.int64)
-        local[: m.n_kept] = m.keep()
-        parts.append(np.where(local >= 0, m.old_start + local, -1))
-    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
 
 def lengthened(arr: np.ndarray, n: int, fill: Any) -> np.ndarray:

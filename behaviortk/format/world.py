@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from pydantic import Field, model_validator
 
 from behaviortk.format.fields import Model, Point, Positive, doc
+from behaviortk.format.limits import MAX_SEED
 
 
 class WorldDef(Model):
@@ -19,7 +20,12 @@ class WorldDef(Model):
         "wrap",
     )
     dt: float = doc("Simulation time step, in (0, 1]", 1 / 60, unit="s", gt=0, le=1)
-    seed: int = doc("Seed of the random generator (same seed, same run), >= 0", 0, ge=0)
+    seed: int = doc(
+        "Seed of the random generator (same seed, same run), 0 to 2**63 - 1",
+        0,
+        ge=0,
+        le=MAX_SEED,
+    )
     heading_smoothing: int = doc(
         "Average the heading over this many ticks (1 = no smoothing), >= 1", 1, ge=1, le=600
     )

@@ -30,3 +30,7 @@ checked before the grid is expanded: every point is validated before anything ru
 
 MAX_SWEEP_RUNS = 1_000_000
 """Most runs in one ``sweep`` (grid points times seeds)."""
+
+MAX_TRACE_TICK = 2**31 - 1
+"""Largest tick a trace records (the Parquet ``tick`` column is int32); ``replay --tick``
+and the readers of both formats hold ticks to it."""

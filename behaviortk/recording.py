@@ -703,7 +703,7 @@ class _JsonlTicks:
         dictionary = sorted({name for names in lists for name in names})
         if not all(type(name) is str for name in dictionary):
             raise ValueError("an active leaf name that is not a string")
-        where = {name: k for k, name in enumerate(dictionary)}
+        leaf_index = {name: k for k, name in enumerate(dictionary)}
         speed = np.hypot(vel[:, 0], vel[:, 1])
         floats = {
             "x": pos[:, 0],
@@ -725,7 +725,7 @@ class _JsonlTicks:
             (status_lengths, status_values.astype(np.int64) - STATUS_DIGIT),
             (
                 np.array([len(names) for names in lists], dtype=np.int64),
-                np.array([where[name] for names in lists for name in names], dtype=np.int64),
+                np.array([leaf_index[name] for names in lists for name in names], dtype=np.int64),
                 dictionary,
             ),
         )

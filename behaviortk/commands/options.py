@@ -26,10 +26,14 @@ _MOST_DIGITS = 1000
 
 
 def shown(text: str, limit: int = 40) -> str:
-    """``repr`` of a command-line value, cut short when long (a 5,000-digit number)."""
-    if len(text) <= limit:
+    """``repr`` of a command-line value, cut to about ``limit`` characters when longer (a
+    5,000-digit number; escapes such as ``\\U0001f600`` count as what they print)."""
+    if len(repr(text)) <= limit:
         return repr(text)
-    return f"{text[:limit]!r}... ({len(text):,} characters)"
+    keep = limit
+    while len(repr(text[:keep])) > limit:
+        keep //= 2
+    return f"{text[:keep]!r}... ({len(text):,} characters)"
 
 
 def whole_number(minimum: int, maximum: int | None = None) -> Callable[[str], int]:

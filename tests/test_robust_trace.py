@@ -254,6 +254,4 @@ def test_select_takes_names_or_ascii_ids(
 def test_tick_past_what_a_trace_holds_is_a_usage_error(parquet: Path, capsys: Any) -> None:
     assert main(["replay", str(parquet), "--tick", "99999999999999999999"]) == 2
     err = capsys.readouterr().err
-    assert err.endswith(
-        "argument --tick: must be <= 2,147,483,647, got '99999999999999999999'\n"
-    )
+    assert err.endswith("argument --tick: must be <= 2,147,483,647, got '99999999999999999999'\n")

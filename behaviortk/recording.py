@@ -328,6 +328,10 @@ def tick_state(
     check_rows(rec_path, tick, group)
     if ids.size and int(ids.min()) < 0:
         raise TraceError(f"{rec_path}: tick {tick}: agent ids must be >= 0, got {int(ids.min())}")
+    unique, counts = np.unique(ids, return_counts=True)
+    if unique.size != ids.size:  # the viewer selects and follows agents by id
+        twice = int(unique[np.argmax(counts > 1)])
+        raise TraceError(f"{rec_path}: tick {tick}: agent id {twice} appears more than once")
     counts = np.bincount(group, minlength=len(group_names))
     ends = np.cumsum(counts)
     slices = {

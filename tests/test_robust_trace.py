@@ -156,7 +156,7 @@ def test_any_value_in_any_field_gives_a_state_or_a_located_error(
         assert message.startswith(f"{trace} line 2: ") and "\n" not in message
         assert len(message) < len(str(trace)) + 200
         return
-    assert state.n == 3 and state.ids.tolist() == [0, 1, 2] if key == "id" else state.n == 3
+    assert state.ids.tolist() == [a["id"] for a in data[1]["agents"]]
 
 
 @FAST
@@ -230,6 +230,13 @@ def test_a_damaged_tick_index_is_one_line(
     damaged = rewritten(parquet, index=index)
     err = replay_error(damaged, tmp_path, capsys)
     assert err.startswith(f"behaviortk replay: error: {damaged}: ") and message in err
+
+
+def test_a_repeated_id_is_one_line(lines: list[Any], tmp_path: Path) -> None:
+    trace = write(tmp_path / "twice.jsonl", with_agent_field(lines, 0, "id", 1))
+    with pytest.raises(TraceError) as err:
+        open_recording(trace).state(0)
+    assert str(err.value) == f"{trace} line 2: tick 0: agent id 1 appears more than once"
 
 
 def test_damaged_rows_name_the_row_group(parquet: Path, tmp_path: Path, capsys: Any) -> None:

@@ -17,11 +17,24 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from behaviortk.format.limits import MAX_RUN_TICKS, MAX_SEED
+
 if TYPE_CHECKING:
     import polars as pl
 
     from behaviortk.format.loader import Scenario
     from behaviortk.sim import Simulation
+
+
+class LimitError(ValueError):
+    """Runs asked for past a limit: seeds past ``MAX_SEED``, ticks past ``MAX_RUN_TICKS``.
+
+    ``code`` is the exit code: 2 when the command line asked (``--seeds``), 1 when the
+    definition did (a check's ``to_tick``)."""
+
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 @dataclass(frozen=True)
@@ -108,15 +121,34 @@ def judge(check: Any, table: pl.DataFrame, definition: str, seed: int, engine: s
 
 
 def ticks_needed(scenario: Scenario, default: int) -> int:
-    """Enough ticks for every check's window: the largest ``to_tick`` + 1, else ``default``."""
+    """Enough ticks for every check's window: the largest ``to_tick`` + 1, else ``default``.
+
+    ``LimitError`` past ``MAX_RUN_TICKS``: a run records a value per tick, so a far
+    ``to_tick`` would allocate before the first tick runs."""
     checks: list[Any] = scenario.definition.checks
     ends = [c.to_tick for c in checks if c.to_tick is not None]
-    return max([default, *[e + 1 for e in ends]]) if ends else default
+    needed = max([default, *[e + 1 for e in ends]]) if ends else default
+    if needed > MAX_RUN_TICKS:
+        far = next(c for c in checks if c.to_tick is not None and c.to_tick + 1 == needed)
+        raise LimitError(
+            f"{scenario.definition.name}: check {far.name!r} has to_tick {far.to_tick:,}, "
+            f"a run of {needed:,} ticks; at most {MAX_RUN_TICKS:,} (--ticks runs fewer)",
+            1,
+        )
+    return needed
 
 
 def seeds_of(scenario: Scenario, count: int) -> list[int]:
-    """``count`` seeds: the definition's own, then the next ones."""
+    """``count`` seeds: the definition's own, then the next ones.
+
+    ``LimitError`` when they would pass ``MAX_SEED`` (no run could use them)."""
     first = int(scenario.definition.world.seed)
+    if first + count - 1 > MAX_SEED:
+        raise LimitError(
+            f"{scenario.definition.name}: --seeds {count:,} from its seed {first} goes past "
+            f"the largest seed, 2**63 - 1 = {MAX_SEED}",
+            2,
+        )
     return [first + k for k in range(count)]
 
 

@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from behaviortk.format.limits import MAX_TRACE_TICK
 from behaviortk.tick_state import STATUS_DIGIT, TickState
 from behaviortk.trace import FORMAT, VERSION
 from behaviortk.tree.flat import FlatTree, flatten
@@ -41,6 +42,9 @@ from behaviortk.vec import from_angle
 
 PARQUET_MAGIC = b"PAR1"
 _TICK_LINE = re.compile(rb'^\{"tick":(-?\d+),')
+MAX_ID = 2**63 - 1
+"""Largest agent id a trace holds (the Parquet ``id`` column is int64)."""
+TICK_RULE = f"a whole number 0 to {MAX_TRACE_TICK:,}"
 
 
 class TraceError(Exception):
@@ -185,7 +189,9 @@ def load_definition(
 
 
 # ----------------------------------------------------------------------------- decoding
-def group_order(path: Path, tick: int, names: list[str], group_names: list[str]) -> np.ndarray:
+def group_order(
+    path: Path | str, tick: int, names: list[str], group_names: list[str]
+) -> np.ndarray:
     """Definition group index per row; rows must be grouped in the definition's order."""
     lut = {name: k for k, name in enumerate(group_names)}
     unknown = [name for name in names if name not in lut]
@@ -194,13 +200,13 @@ def group_order(path: Path, tick: int, names: list[str], group_names: list[str])
     return np.array([lut[name] for name in names], dtype=np.int64)
 
 
-def check_rows(path: Path, tick: int, group: np.ndarray) -> None:
+def check_rows(path: Path | str, tick: int, group: np.ndarray) -> None:
     if group.size and np.any(np.diff(group) < 0):
         raise TraceError(f"{path}: tick {tick}: agents are not grouped in the definition's order")
 
 
 def statuses(
-    path: Path,
+    path: Path | str,
     tick: int,
     trees: dict[str, FlatTree],
     slices: dict[str, slice],
@@ -237,7 +243,7 @@ def statuses(
 
 
 def emitted_from_active(
-    path: Path,
+    path: Path | str,
     tick: int,
     trees: dict[str, FlatTree],
     slices: dict[str, slice],
@@ -304,7 +310,7 @@ def emitted_from_active(
 
 
 def tick_state(
-    rec_path: Path,
+    rec_path: Path | str,
     tick: int,
     time: float,
     trees: dict[str, FlatTree],
@@ -315,8 +321,17 @@ def tick_state(
     status: tuple[np.ndarray, np.ndarray],
     active: tuple[np.ndarray, np.ndarray, list[str]],
 ) -> TickState:
-    """Assemble a ``TickState`` from decoded columns (both formats end here)."""
+    """Assemble a ``TickState`` from decoded columns (both formats end here).
+
+    ``rec_path`` (like the ``path`` of the helpers) only names the place in messages:
+    the file, with its line or row group."""
     check_rows(rec_path, tick, group)
+    if ids.size and int(ids.min()) < 0:
+        raise TraceError(f"{rec_path}: tick {tick}: agent ids must be >= 0, got {int(ids.min())}")
+    unique, counts = np.unique(ids, return_counts=True)
+    if unique.size != ids.size:  # the viewer selects and follows agents by id
+        twice = int(unique[np.argmax(counts > 1)])
+        raise TraceError(f"{rec_path}: tick {tick}: agent id {twice} appears more than once")
     counts = np.bincount(group, minlength=len(group_names))
     ends = np.cumsum(counts)
     slices = {
@@ -394,17 +409,51 @@ def _open_parquet(path: Path) -> Recording:
         )
     try:
         index = json.loads(meta[META_INDEX])
-        ticks = np.asarray(index["ticks"], dtype=np.int64)
-        firsts = np.asarray(index["row_groups"], dtype=np.int64)
-    except (ValueError, KeyError, TypeError) as exc:
+    except ValueError as exc:
         raise TraceError(f"{path}: unreadable tick index: {_first_line(exc)}") from None
-    if firsts.size != pf.metadata.num_row_groups or np.any(np.diff(ticks) <= 0):
-        raise TraceError(f"{path}: the tick index does not match the file's row groups")
+    ticks, firsts = tick_index(path, index, pf.metadata.num_row_groups)
     check_columns(path, pf.schema_arrow)
     scenario, trees = load_definition(path, text, head["trees"])
     rec = Recording(path, "parquet", head, text, scenario, trees, ticks, end)
     rec._reader = _ParquetTicks(rec, pf, firsts).read
     return rec
+
+
+def tick_index(path: Path, index: Any, row_groups: int) -> tuple[np.ndarray, np.ndarray]:
+    """The index's recorded ticks and each row group's first (an index into the ticks), if
+    they can be: ascending whole numbers in range, one first per row group."""
+    if not isinstance(index, dict):
+        raise TraceError(f"{path}: the tick index must be an object, got {_value(index)}")
+    ticks = index_entries(path, index, "ticks", MAX_TRACE_TICK)
+    firsts = index_entries(path, index, "row_groups", max(ticks.size - 1, 0))
+    if (
+        firsts.size != row_groups
+        or np.any(np.diff(ticks) <= 0)
+        or np.any(np.diff(firsts) <= 0)
+        or (firsts.size > 0) != (ticks.size > 0)
+        or (firsts.size and firsts[0] != 0)
+    ):
+        raise TraceError(f"{path}: the tick index does not match the file's row groups")
+    return ticks, firsts
+
+
+def index_entries(path: Path, index: dict[str, Any], key: str, most: int) -> np.ndarray:
+    """``index[key]`` as int64, if it is a list of whole numbers 0 to ``most``."""
+    values = index.get(key)
+    rule = f"a list of whole numbers 0 to {most:,}"
+    if not isinstance(values, list):
+        got = "nothing" if values is None else _value(values)
+        raise TraceError(f'{path}: the tick index\'s "{key}" must be {rule}, got {got}')
+    try:
+        entries = np.asarray(values)
+    except ValueError:  # ragged nested lists
+        entries = np.asarray([None])
+    if entries.size and (entries.dtype.kind != "i" or entries.min() < 0 or entries.max() > most):
+        bad = next(v for v in values if type(v) is not int or not 0 <= v <= most)
+        raise TraceError(
+            f'{path}: the tick index\'s "{key}" must be {rule}, got an entry {_value(bad)}'
+        )
+    return entries.astype(np.int64)
 
 
 def check_columns(path: Path, schema: Any) -> None:
@@ -447,9 +496,11 @@ class _ParquetTicks:
         self.group_names = [g.name for g in rec.scenario.definition.groups]
         self._cached: tuple[int, Any, np.ndarray] | None = None
 
-    def row_group(self, tick: int) -> tuple[Any, np.ndarray]:
-        i = self.rec.index_of(tick)
-        rg = int(np.searchsorted(self.firsts, i, side="right")) - 1
+    def group_of(self, tick: int) -> int:
+        """The row group holding ``tick`` (a recorded one)."""
+        return int(np.searchsorted(self.firsts, self.rec.index_of(tick), side="right")) - 1
+
+    def row_group(self, rg: int) -> tuple[Any, np.ndarray]:
         if self._cached is None or self._cached[0] != rg:
             import pyarrow as pa
 
@@ -463,20 +514,20 @@ class _ParquetTicks:
         return self._cached[1], self._cached[2]
 
     def read(self, tick: int) -> TickState:
+        """The recorded state of ``tick``; damage is a TraceError naming the row group."""
         import pyarrow as pa
 
+        rg = self.group_of(tick)
+        where = f"{self.rec.path} row group {rg}"
         try:
-            return self._read(tick)
-        except (pa.ArrowException, ValueError, TypeError, KeyError, IndexError) as exc:
-            raise TraceError(
-                f"{self.rec.path}: tick {tick}: unreadable rows: {_first_line(exc)}"
-            ) from None
+            return self._read(where, rg, tick)
+        except (pa.ArrowException, ValueError, TypeError, KeyError, IndexError, OverflowError) as e:
+            raise TraceError(f"{where}: tick {tick}: unreadable rows: {_first_line(e)}") from None
 
-    def _read(self, tick: int) -> TickState:
+    def _read(self, path: str, rg: int, tick: int) -> TickState:
         import pyarrow as pa
 
-        path = self.rec.path
-        table, ticks = self.row_group(tick)
+        table, ticks = self.row_group(rg)
         a = int(np.searchsorted(ticks, tick, side="left"))
         b = int(np.searchsorted(ticks, tick, side="right"))
         if a == b:
@@ -525,7 +576,7 @@ class _ParquetTicks:
         )
 
 
-def status_codes(path: Path, tick: int, column: Any) -> tuple[np.ndarray, np.ndarray]:
+def status_codes(path: Path | str, tick: int, column: Any) -> tuple[np.ndarray, np.ndarray]:
     """Per-row lengths and the flat codes of a string column of status digits."""
     import pyarrow as pa
 
@@ -546,6 +597,7 @@ def status_codes(path: Path, tick: int, column: Any) -> tuple[np.ndarray, np.nda
 # ----------------------------------------------------------------------------- JSON Lines
 def _open_jsonl(path: Path) -> Recording:
     offsets: list[int] = []
+    lines: list[int] = []
     ticks: list[int] = []
     end: dict[str, Any] | None = None
     notes: list[str] = []
@@ -554,7 +606,7 @@ def _open_jsonl(path: Path) -> Recording:
         try:
             head = json.loads(first)
         except ValueError as exc:
-            raise TraceError(f"{path}:1: the header is not JSON: {_first_line(exc)}") from None
+            raise TraceError(f"{path} line 1: the header is not JSON: {_first_line(exc)}") from None
         head = check_header(path, head)
         line_no = 1
         while True:
@@ -568,18 +620,19 @@ def _open_jsonl(path: Path) -> Recording:
                 break
             m = _TICK_LINE.match(line)
             if m is not None:
-                tick = int(m.group(1))
+                tick = indexed_tick(path, line_no, m.group(1))
                 if ticks and tick <= ticks[-1]:
-                    raise TraceError(f"{path}:{line_no}: tick {tick} after tick {ticks[-1]}")
+                    raise TraceError(f"{path} line {line_no}: tick {tick} after tick {ticks[-1]}")
                 offsets.append(at)
+                lines.append(line_no)
                 ticks.append(tick)
             elif line.startswith(b'{"end"'):
                 try:
                     end = json.loads(line)
                 except ValueError:
-                    raise TraceError(f"{path}:{line_no}: the end line is not JSON") from None
+                    raise TraceError(f"{path} line {line_no}: the end line is not JSON") from None
             elif line.strip():
-                raise TraceError(f"{path}:{line_no}: not a tick record nor an end line")
+                raise TraceError(f"{path} line {line_no}: not a tick record nor an end line")
     definition = head.get("definition")
     if not isinstance(definition, dict):
         raise TraceError(f"{path}: the trace header has no recorded definition")
@@ -589,40 +642,72 @@ def _open_jsonl(path: Path) -> Recording:
     rec = Recording(
         path, "jsonl", head, text, scenario, trees, np.array(ticks, np.int64), end, notes
     )
-    rec._reader = _JsonlTicks(rec, offsets).read
+    rec._reader = _JsonlTicks(rec, offsets, lines).read
     return rec
+
+
+def indexed_tick(path: Path, line_no: int, digits: bytes) -> int:
+    """The tick a record line starts with, if it is one a trace can hold (checked on the
+    digits first: a 5,000-digit number is refused before ``int`` reads it)."""
+    if len(digits) <= len(str(MAX_TRACE_TICK)) and 0 <= int(digits) <= MAX_TRACE_TICK:
+        return int(digits)
+    got = digits.decode() if len(digits) <= 40 else f"a number of {len(digits):,} digits"
+    raise TraceError(f'{path} line {line_no}: "tick" must be {TICK_RULE}, got {got}')
 
 
 class _JsonlTicks:
     """Parses one tick's line on demand (the file was indexed by byte offset)."""
 
-    def __init__(self, rec: Recording, offsets: list[int]) -> None:
+    def __init__(self, rec: Recording, offsets: list[int], lines: list[int]) -> None:
         self.rec = rec
         self.offsets = offsets
+        self.lines = lines  # the line number of each recorded tick, for messages
         self.group_names = [g.name for g in rec.scenario.definition.groups]
 
     def read(self, tick: int) -> TickState:
-        path = self.rec.path
+        """The recorded state of ``tick``; a damaged line is a TraceError naming the file,
+        the line, the agent and the field, and what that field must be."""
         i = self.rec.index_of(tick)
-        with path.open("rb") as fh:
+        where = f"{self.rec.path} line {self.lines[i]}"
+        with self.rec.path.open("rb") as fh:
             fh.seek(self.offsets[i])
             line = fh.readline()
         try:
-            rec = json.loads(line)
-            agents = rec["agents"]
-            ids = np.array([a["id"] for a in agents], dtype=np.int64)
-            group = group_order(path, tick, [a["group"] for a in agents], self.group_names)
-            pos = np.array([a["pos"] for a in agents], dtype=np.float64).reshape(-1, 2)
-            vel = np.array([a["vel"] for a in agents], dtype=np.float64).reshape(-1, 2)
-            codes = [a["status"] for a in agents]
-            lists = [a["active"] for a in agents]
-            time = float(rec["time"])
-        except (ValueError, KeyError, TypeError) as exc:
-            raise TraceError(f"{path}: tick {tick}: malformed record: {_first_line(exc)}") from None
+            record = json.loads(line)
+        except ValueError as exc:  # not JSON, or a number of more than 4,300 digits
+            raise TraceError(f"{where}: not JSON: {_first_line(exc)}") from None
+        try:
+            return self._decode(where, tick, record)
+        except (ValueError, KeyError, TypeError, OverflowError, IndexError) as exc:
+            problem = record_problem(record) or _first_line(exc)
+            raise TraceError(f"{where}: {problem}") from None
+
+    def _decode(self, where: str, tick: int, rec: Any) -> TickState:
+        """The fast path: the columns straight from the parsed line; what numpy would take
+        silently (a float id, a string position, a string as a list) fails here on purpose,
+        with a cheap check per column, so ``read`` names it."""
+        agents = rec["agents"]
+        id_list = [a["id"] for a in agents]
+        names = [a["group"] for a in agents]
+        codes = [a["status"] for a in agents]
+        lists = [a["active"] for a in agents]
+        time = rec["time"]
+        if (
+            type(time) not in (int, float)
+            or not all(type(v) is int for v in id_list)
+            or not all(type(v) is str for v in names)
+            or not all(type(v) is list for v in lists)
+        ):
+            raise ValueError("a field of the wrong type")
+        ids = np.array(id_list, dtype=np.int64)  # OverflowError past int64
+        group = group_order(where, tick, names, self.group_names)
+        pos, vel = (_pairs([a[k] for a in agents]) for k in ("pos", "vel"))
         status_lengths = np.array([len(c) for c in codes], dtype=np.int64)
         status_values = np.frombuffer("".join(codes).encode("ascii", "replace"), dtype=np.uint8)
         dictionary = sorted({name for names in lists for name in names})
-        where = {name: k for k, name in enumerate(dictionary)}
+        if not all(type(name) is str for name in dictionary):
+            raise ValueError("an active leaf name that is not a string")
+        leaf_index = {name: k for k, name in enumerate(dictionary)}
         speed = np.hypot(vel[:, 0], vel[:, 1])
         floats = {
             "x": pos[:, 0],
@@ -633,7 +718,7 @@ class _JsonlTicks:
             "heading": np.where(speed > 0.0, np.arctan2(vel[:, 1], vel[:, 0]), 0.0),
         }
         return tick_state(
-            path,
+            where,
             tick,
             time,
             self.rec.trees,
@@ -644,10 +729,74 @@ class _JsonlTicks:
             (status_lengths, status_values.astype(np.int64) - STATUS_DIGIT),
             (
                 np.array([len(names) for names in lists], dtype=np.int64),
-                np.array([where[name] for names in lists for name in names], dtype=np.int64),
+                np.array([leaf_index[name] for names in lists for name in names], dtype=np.int64),
                 dictionary,
             ),
         )
+
+
+def _pairs(values: list[Any]) -> np.ndarray:
+    """``[[x, y], ...]`` as an (n, 2) float array; ValueError unless each is two numbers."""
+    out = np.array(values)
+    if out.dtype.kind not in "iuf" or out.shape != (len(values), 2):
+        raise ValueError("not pairs of numbers")
+    return out.astype(np.float64)
+
+
+def _number(v: Any) -> bool:
+    return type(v) in (int, float)
+
+
+AGENT_FIELDS: dict[str, tuple[str, Callable[[Any], bool]]] = {
+    "id": ("a whole number 0 to 2**63 - 1", lambda v: type(v) is int and 0 <= v <= MAX_ID),
+    "group": ("a group name (a string)", lambda v: type(v) is str),
+    "pos": (
+        "[x, y], two numbers",
+        lambda v: type(v) is list and len(v) == 2 and all(map(_number, v)),
+    ),
+    "vel": (
+        "[vx, vy], two numbers",
+        lambda v: type(v) is list and len(v) == 2 and all(map(_number, v)),
+    ),
+    "active": (
+        "a list of steering leaf names (strings)",
+        lambda v: type(v) is list and all(type(n) is str for n in v),
+    ),
+    "status": (
+        "a string of status digits 0-3",
+        lambda v: type(v) is str and all(c in "0123" for c in v),
+    ),
+}
+"""What each field of an agent in a JSONL tick record must be (checked when a line fails)."""
+
+
+def record_problem(rec: Any) -> str | None:
+    """What is wrong with a parsed tick record, in words, or None if nothing is found:
+    the first agent and field that breaks ``AGENT_FIELDS`` (only run once a line failed)."""
+    if not isinstance(rec, dict):
+        return f"a tick record must be an object, got {_value(rec)}"
+    for key in ("time", "agents"):
+        if key not in rec:
+            return f"the record has no {key!r}"
+    if type(rec["time"]) not in (int, float):
+        return f'"time" must be a number, got {_value(rec["time"])}'
+    if type(rec["agents"]) is not list:
+        return f'"agents" must be a list, got {_value(rec["agents"])}'
+    for k, agent in enumerate(rec["agents"]):
+        if not isinstance(agent, dict):
+            return f"agent {k} must be an object, got {_value(agent)}"
+        for key, (rule, fits) in AGENT_FIELDS.items():
+            if key not in agent:
+                return f"agent {k} has no {key!r}"
+            if not fits(agent[key]):
+                return f"agent {k}: {json.dumps(key)} must be {rule}, got {_value(agent[key])}"
+    return None
+
+
+def _value(v: Any) -> str:
+    """A value as JSON, cut short when long."""
+    text = json.dumps(v)
+    return text if len(text) <= 40 else f"{text[:40]}... ({len(text):,} characters)"
 
 
 def _first_line(exc: BaseException) -> str:

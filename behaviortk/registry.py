@@ -266,16 +266,22 @@ def load_plugin(module: str, registries: Registries | None = None) -> None:
 
 
 def _import(module: str) -> Any:
+    """Import a plugin; whatever it raises (``sys.exit`` and other ``BaseException`` kinds
+    included, ^C excepted) is a PluginError: a plugin never ends the process."""
     try:
         return importlib.import_module(module)
-    except Exception as exc:
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:
         raise PluginError(module, import_failure(module, exc)) from exc
 
 
 def _call_register(module: str, hook: Callable[[Registries], Any], regs: Registries) -> None:
     try:
         hook(regs)
-    except Exception as exc:
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:
         raise PluginError(module, f"its register() failed: {_reason(exc)}") from exc
 
 
@@ -301,8 +307,14 @@ def import_failure(module: str, exc: BaseException) -> str:
 
 
 def _reason(exc: BaseException) -> str:
-    """``Type: message (at file:line)`` of the innermost frame, on one line."""
-    text = f"{type(exc).__name__}: {exc}".splitlines()[0] if str(exc) else type(exc).__name__
+    """``Type: message (at file:line)`` of the innermost frame, on one line (``sys.exit(3)``
+    reads ``it called sys.exit(3)``)."""
+    if isinstance(exc, SystemExit):
+        text = f"it called sys.exit({exc.code!r})"
+    elif str(exc):
+        text = f"{type(exc).__name__}: {exc}".splitlines()[0]
+    else:
+        text = type(exc).__name__
     frames = traceback.extract_tb(exc.__traceback__)
     if frames:
         last = frames[-1]

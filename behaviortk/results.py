@@ -7,6 +7,13 @@ settings differ is refused rather than mixing incomparable rows. Rows are
 written at most every ``every`` seconds and at the end, each time through a
 temporary file renamed into place, so an interrupted sweep keeps every row
 written before it stopped and never leaves a half-written file.
+
+A column is stored as Arrow types it when that holds its values exactly (JSON
+text of the values read back unchanged); any other column (an integer past
+int64, a parameter mixing numbers and words, an int beside floats) is stored
+as the JSON text of each value and named in ``behaviortk.sweep.json``, and
+decoded on resume: every value a definition accepts is written, and a rerun
+recognises its rows.
 """
 
 from __future__ import annotations
@@ -18,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 META_KEY = b"behaviortk.sweep"
+META_JSON = b"behaviortk.sweep.json"
+"""The names of the columns stored as JSON text (a JSON list)."""
 
 
 class ResultsError(ValueError):
@@ -54,7 +63,7 @@ class Results:
                 f"{self.path} holds results of a different sweep (definition, ticks, engine, "
                 "parameters or metrics differ); choose another --out or remove it"
             )
-        self.rows = table.to_pylist()
+        self.rows = rows_of(table)
         params = self.settings["params"]
         self.done = {
             json.dumps([{p: r[p] for p in params}, r["seed"]], sort_keys=True) for r in self.rows
@@ -70,20 +79,62 @@ class Results:
     def flush(self) -> None:
         if not self._dirty:
             return
-        import pyarrow as pa
         import pyarrow.parquet as pq
 
         from behaviortk.commands.output import atomic_output
 
-        table = pa.Table.from_pylist(self.rows)
-        table = table.replace_schema_metadata({META_KEY: json.dumps(self.settings).encode()})
+        table = table_of(self.rows, self.settings)
         with atomic_output(self.path, "wb", inputs=self.inputs, what="results") as out:
             pq.write_table(table, out)
         self._last = time.monotonic()
         self._dirty = False
 
 
+def table_of(rows: list[dict[str, Any]], settings: dict[str, Any]) -> Any:
+    """The rows as an Arrow table with the sweep's metadata, each column typed or JSON text."""
+    import pyarrow as pa
+
+    names = list(dict.fromkeys(name for row in rows for name in row))
+    columns: dict[str, Any] = {}
+    texts = []
+    for name in names:
+        values = [row.get(name) for row in rows]
+        column = exact_array(values)
+        if column is None:
+            texts.append(name)
+            column = pa.array([_dumps(v) for v in values], type=pa.string())
+        columns[name] = column
+    meta = {META_KEY: json.dumps(settings).encode(), META_JSON: json.dumps(texts).encode()}
+    return pa.table(columns).replace_schema_metadata(meta)
+
+
+def exact_array(values: list[Any]) -> Any:
+    """``values`` as an Arrow array when it gives them back exactly, else None."""
+    import pyarrow as pa
+
+    try:
+        column = pa.array(values)
+    except (pa.ArrowException, OverflowError):
+        return None
+    return column if _dumps(column.to_pylist()) == _dumps(values) else None
+
+
+def _dumps(value: Any) -> str:
+    """JSON text of a value of a row (numpy scalars as the Python values they hold)."""
+    return json.dumps(value, default=lambda o: o.item() if hasattr(o, "item") else str(o))
+
+
+def rows_of(table: Any) -> list[dict[str, Any]]:
+    """A results table's rows as written (its JSON text columns decoded)."""
+    texts = json.loads((table.schema.metadata or {}).get(META_JSON) or b"[]")
+    rows: list[dict[str, Any]] = table.to_pylist()
+    for row in rows:
+        for name in texts:
+            row[name] = json.loads(row[name])
+    return rows
+
+
 def load_rows(path: str | Path) -> list[dict[str, Any]]:
     import pyarrow.parquet as pq
 
-    return list(pq.read_table(path).to_pylist())
+    return rows_of(pq.read_table(path))

@@ -21,6 +21,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from behaviortk.commands.options import shown
+from behaviortk.format.limits import MAX_GRID_POINTS
 from behaviortk.registry import choices
 
 PATH_FORMS = "world.FIELD, groups.NAME.FIELD or trees.NAME.params.PARAM"
@@ -41,20 +43,50 @@ class Param:
 
 
 def _number(text: str) -> float | int:
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError:
-        raise SweepError(f"expected a number, got {text!r}") from None
+    value = _value(text)
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise SweepError(f"expected a number, got {text!r}")
+        raise SweepError(f"expected a number, got {shown(text)}")
     return value
 
 
 def _value(text: str) -> Any:
+    """A JSON value, else the bare word as a string; a non-finite or over-long number is a
+    SweepError (the format holds neither)."""
     try:
-        return json.loads(text)
+        value = json.loads(text, parse_constant=_not_finite)
     except json.JSONDecodeError:
         return text  # a bare word: a string value
+    except SweepError:
+        raise
+    except ValueError as exc:  # more digits than int() reads
+        raise SweepError(f"{shown(text)}: {exc}".splitlines()[0]) from None
+    if isinstance(value, float) and not math.isfinite(value):  # 1e999
+        _not_finite(text)
+    return value
+
+
+def _not_finite(text: str) -> Any:
+    raise SweepError(f"{shown(text)} is not a finite number; values must be finite")
+
+
+def _count(start: float | int, stop: float | int, step: float | int, text: str) -> int:
+    """How many values ``start:stop:step`` has (exact for whole numbers); at most
+    ``MAX_GRID_POINTS`` (a SweepError says how many it would be)."""
+    if all(isinstance(v, int) for v in (start, stop, step)):
+        count = (int(stop) - int(start)) // int(step) + 1
+    else:
+        try:
+            ratio = (float(stop) - float(start)) / float(step)
+        except OverflowError:
+            ratio = math.inf
+        if not ratio < MAX_GRID_POINTS:
+            raise SweepError(f"{shown(text)} has more than {MAX_GRID_POINTS:,} values")
+        count = math.floor(ratio + 1e-9) + 1
+    if count > MAX_GRID_POINTS:
+        raise SweepError(
+            f"{shown(text)} has {count:,} values; at most {MAX_GRID_POINTS:,} (use a coarser step)"
+        )
+    return count
 
 
 def span(text: str) -> tuple[Any, ...]:
@@ -65,17 +97,15 @@ def span(text: str) -> tuple[Any, ...]:
             raise SweepError(f"a range is start:stop:step, got {text!r}")
         start, stop, step = (_number(p) for p in parts)
         if step <= 0 or stop < start:
-            raise SweepError(f"{text!r}: the step must be > 0 and stop >= start")
-        count = math.floor((stop - start) / step + 1e-9) + 1
-        if count > 100_000:
-            raise SweepError(f"{text!r} has {count:,} values; use a coarser step")
+            raise SweepError(f"{shown(text)}: the step must be > 0 and stop >= start")
+        count = _count(start, stop, step, text)
         whole = all(isinstance(v, int) for v in (start, stop, step))
         return tuple(
             start + i * step if whole else round(start + i * step, 12) for i in range(count)
         )
     values = tuple(_value(v.strip()) for v in text.split(",") if v.strip())
     if not values:
-        raise SweepError(f"no values in {text!r}")
+        raise SweepError(f"no values in {shown(text)}")
     return values
 
 
@@ -135,6 +165,20 @@ class Point:
 
     values: dict[str, Any]
     text: str
+
+
+def check_grid(params: Sequence[Param], seeds: int, max_runs: int | None) -> None:
+    """Refuse a grid past ``MAX_GRID_POINTS`` points (or ``max_runs`` runs with ``seeds`` per
+    point) before it is expanded: ``points`` validates each point, one by one."""
+    size = math.prod(len(p.values) for p in params)
+    factors = " x ".join(f"{len(p.values):,} values of {p.name}" for p in params)
+    if size > MAX_GRID_POINTS:
+        raise SweepError(f"the grid has {size:,} points ({factors}); at most {MAX_GRID_POINTS:,}")
+    if max_runs is not None and size * seeds > max_runs:
+        raise SweepError(
+            f"the sweep has {size * seeds:,} runs ({size:,} points x {seeds:,} seeds); "
+            f"at most {max_runs:,}"
+        )
 
 
 def grid(params: Sequence[Param]) -> Iterator[dict[str, Any]]:

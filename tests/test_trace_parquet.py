@@ -324,7 +324,7 @@ def test_a_jsonl_trace_cut_mid_line_keeps_its_whole_ticks(tmp_path: Path) -> Non
     assert rec.state(1).pos[1, 0] == pytest.approx(200.29)
     garbled = tmp_path / "garbled.jsonl"
     garbled.write_text(text.splitlines()[0] + "\nnot json\n", encoding="utf-8")
-    expect(garbled, "garbled.jsonl:2: not a tick record nor an end line")
+    expect(garbled, "garbled.jsonl line 2: not a tick record nor an end line")
 
 
 def test_heading_column_is_the_angle_of_the_heading(tmp_path: Path) -> None:

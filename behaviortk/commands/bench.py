@@ -30,14 +30,16 @@ from collections.abc import Callable
 from typing import Any
 
 from behaviortk.commands.options import (
+    TICKS_LIMIT,
     add_engine_option,
     add_file_argument,
     add_kernels_option,
     add_seed_option,
     apply_kernels_option,
     engine_note,
-    non_negative_int,
     positive_int,
+    tick_count,
+    tick_count_or_zero,
 )
 from behaviortk.commands.resident import lifetime_peak_mb, peak_mb, reset_peak, resident_mb
 from behaviortk.commands.scaling import ScaleError, scale_definition
@@ -77,14 +79,14 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--ticks",
-        type=positive_int,
+        type=tick_count,
         default=DEFAULT_TICKS,
         metavar="T",
-        help=f"timed ticks (default {DEFAULT_TICKS})",
+        help=f"timed ticks, {TICKS_LIMIT} (default {DEFAULT_TICKS})",
     )
     parser.add_argument(
         "--warmup",
-        type=non_negative_int,
+        type=tick_count_or_zero,
         default=DEFAULT_WARMUP,
         metavar="W",
         help=f"untimed ticks first (default {DEFAULT_WARMUP})",

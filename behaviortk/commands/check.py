@@ -6,7 +6,13 @@ import argparse
 import sys
 from typing import Any
 
-from behaviortk.commands.options import add_engine_option, positive_int
+from behaviortk.commands.options import (
+    SEEDS_LIMIT,
+    TICKS_LIMIT,
+    add_engine_option,
+    seed_count,
+    tick_count,
+)
 
 DEFAULT_TICKS = 600
 
@@ -21,17 +27,18 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     parser.add_argument("files", nargs="+", metavar="FILE", help="definition files (JSON)")
     parser.add_argument(
         "--ticks",
-        type=positive_int,
+        type=tick_count,
         default=None,
         metavar="N",
-        help=f"ticks per run (default: {DEFAULT_TICKS}, or enough for every check's to_tick)",
+        help=f"ticks per run, {TICKS_LIMIT} (default: {DEFAULT_TICKS}, or enough for every "
+        "check's to_tick)",
     )
     parser.add_argument(
         "--seeds",
-        type=positive_int,
+        type=seed_count,
         default=1,
         metavar="K",
-        help="runs per definition: the file's seed and the next K-1 (default 1)",
+        help=f"runs per definition: the file's seed and the next K-1, {SEEDS_LIMIT} (default 1)",
     )
     add_engine_option(parser)
     parser.add_argument(
@@ -84,7 +91,7 @@ def print_table(verdicts: list[Any], out: Any = sys.stdout) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from behaviortk.checks import junit_xml, run_checks, seeds_of, ticks_needed
+    from behaviortk.checks import LimitError, junit_xml, run_checks, seeds_of, ticks_needed
     from behaviortk.commands.diagnostics import print_issues
     from behaviortk.commands.output import atomic_output, check_not_input
     from behaviortk.commands.progress import Progress
@@ -106,20 +113,23 @@ def run(args: argparse.Namespace) -> int:
         return 1
     verdicts: list[Any] = []
     tables = []
-    runs = [
-        (s, seed, args.ticks or ticks_needed(s, DEFAULT_TICKS))
-        for s in scenarios
-        if s.definition.checks
-        for seed in seeds_of(s, args.seeds)
-    ]
-    progress = Progress(sum(t for _s, _seed, t in runs), "check")
+    try:  # every run's seeds and ticks, within their limits, before anything runs
+        plans = {
+            id(s): (seeds_of(s, args.seeds), args.ticks or ticks_needed(s, DEFAULT_TICKS))
+            for s in scenarios
+            if s.definition.checks
+        }
+    except LimitError as exc:
+        print(f"behaviortk check: error: {exc}", file=sys.stderr)
+        return exc.code
+    progress = Progress(sum(len(seeds) * t for seeds, t in plans.values()), "check")
     for scenario in scenarios:
         name = str(scenario.definition.name)
         if not scenario.definition.checks:
             print(f"behaviortk check: {name}: the definition declares no checks", file=sys.stderr)
             continue
-        ticks = args.ticks or ticks_needed(scenario, DEFAULT_TICKS)
-        for seed in seeds_of(scenario, args.seeds):
+        seeds, ticks = plans[id(scenario)]
+        for seed in seeds:
             found, table = run_checks(
                 scenario,
                 seed=seed,

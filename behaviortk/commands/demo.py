@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from behaviortk.commands.options import apply_kernels_option
+from behaviortk.commands.options import TICKS_LIMIT, apply_kernels_option, tick_count
 from behaviortk.commands.render import add_render_options, render_file
 
 DEMO_FILE = Path(__file__).resolve().parents[2] / "definitions" / "evade_or_flock.json"
@@ -32,7 +32,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument("--headless", action="store_true", help="render a GIF even with a display")
     parser.add_argument("--out", default="behaviortk-demo.gif", metavar="PATH")
-    parser.add_argument("--ticks", type=int, default=240, metavar="N")
+    parser.add_argument(
+        "--ticks", type=tick_count, default=240, metavar="N", help=f"{TICKS_LIMIT} (default 240)"
+    )
     parser.add_argument("--every", type=int, default=3, metavar="K")
     add_render_options(parser)
     return parser

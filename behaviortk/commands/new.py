@@ -22,8 +22,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from typing import Any
+
+from behaviortk.commands.options import shown
 
 TEMPLATES = {
     "chase": "hunters pursue the nearest prey; prey evade a near hunter, else wander",
@@ -34,6 +37,16 @@ TEMPLATES = {
 """Template name -> what it shows (``behaviortk/templates/NAME.json``)."""
 DEFAULT_TEMPLATE = "chase"
 SCHEMA_FILE = "behaviortk.schema.json"
+
+PLAIN_NAME = re.compile(r"[^\W_][\w.-]*")
+"""A file name ``new`` writes: letters, digits, ``_``, ``-`` and ``.``, starting with a letter
+or digit (not hidden, not an option, not ``.`` or ``..``)."""
+MAX_NAME_BYTES = 250
+"""Longest name in UTF-8 bytes: with ``.json`` it fits the usual 255-byte file name limit."""
+NAME_RULE = (
+    "NAME must be a plain name (letters, digits, _, - and ., starting with a letter or digit) "
+    "or a path to one in an existing folder"
+)
 
 FIRST_NODE = {"chase": "pursuit", "flock": "separation", "guard": "can_see", "crowd": "arrive"}
 """A node of each template worth explaining first (printed as a next step)."""
@@ -48,7 +61,12 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         f"Also writes {SCHEMA_FILE} next to it (for editors) when it is missing. "
         "Never overwrites a file.",
     )
-    parser.add_argument("name", metavar="NAME", help="the file to write (.json added if missing)")
+    parser.add_argument(
+        "name",
+        metavar="NAME",
+        help="the file to write (.json added if missing): a plain name (letters, digits, _, - "
+        "and .) or a path to one in an existing folder",
+    )
     parser.add_argument(
         "--template",
         choices=tuple(TEMPLATES),
@@ -85,14 +103,28 @@ def target_path(name: str) -> str:
     return name if name.lower().endswith(".json") else name + ".json"
 
 
+def name_problem(name: str) -> str | None:
+    """Why ``name`` is not a file ``new`` may write, or None: its last part must be a plain
+    name (``PLAIN_NAME``) and its folder must exist (nothing else is created)."""
+    folder, last = os.path.split(name)
+    if "\0" in name or PLAIN_NAME.fullmatch(last) is None:
+        return f"{NAME_RULE}, got {shown(name)}"
+    if len(last.encode("utf-8")) > MAX_NAME_BYTES:
+        return f"NAME is at most {MAX_NAME_BYTES} bytes, got {len(last.encode('utf-8')):,}"
+    if folder and not os.path.isdir(folder):
+        return f"folder {shown(folder)} does not exist (new creates no folder)"
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     from behaviortk.commands.output import write_new
 
+    problem = name_problem(args.name)
+    if problem is not None:
+        print(f"behaviortk new: error: {problem}; nothing was written", file=sys.stderr)
+        return 2
     path = target_path(args.name)
     stem = os.path.splitext(os.path.basename(path))[0]
-    if not stem:
-        print(f"behaviortk new: error: {args.name!r} names no file", file=sys.stderr)
-        return 2
     write_new(path, starter(args.template, stem), what="definition")
     notes = [f"wrote {path} (template {args.template}: {TEMPLATES[args.template]})"]
     schema = os.path.join(os.path.dirname(path), SCHEMA_FILE)

@@ -8,26 +8,53 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 from collections.abc import Callable
 from typing import Any
 
 from behaviortk.engines.names import AUTO_BATCH_AGENTS, ENGINES, KERNELS
+from behaviortk.format.limits import MAX_RUN_TICKS, MAX_SEED, MAX_SEEDS
 
 DEFAULT_ENGINE = "auto"
 """The one default of run, render, bench, check and sweep: batch from ``AUTO_BATCH_AGENTS``
 agents in all, py_trees below (the reference engine; both give identical results)."""
 
 
-def whole_number(minimum: int) -> Callable[[str], int]:
-    """An argparse type: an integer >= ``minimum`` (``10_000`` and ``10,000`` accepted)."""
+_WHOLE = re.compile(r"-?[0-9]+")
+_MOST_DIGITS = 1000
+"""Digits read of an unbounded whole number (``int`` refuses more than 4,300)."""
+
+
+def shown(text: str, limit: int = 40) -> str:
+    """``repr`` of a command-line value, cut to about ``limit`` characters when longer (a
+    5,000-digit number; escapes such as ``\\U0001f600`` count as what they print)."""
+    if len(repr(text)) <= limit:
+        return repr(text)
+    keep = limit
+    while len(repr(text[:keep])) > limit:
+        keep //= 2
+    return f"{text[:keep]!r}... ({len(text):,} characters)"
+
+
+def whole_number(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
+    """An argparse type: an integer in ``minimum..maximum`` (``10_000`` and ``10,000`` accepted).
+
+    The bound is checked on the digits before ``int`` runs, so a huge number is one
+    line naming the limit (not a ``MemoryError`` or numpy's dimension error later)."""
+    most = _MOST_DIGITS if maximum is None else len(str(maximum))
+    limit = "too large" if maximum is None else f"must be <= {maximum:,}"
 
     def parse(text: str) -> int:
-        try:
-            value = int(text.replace("_", "").replace(",", ""))
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        digits = text.strip().replace("_", "").replace(",", "")
+        if _WHOLE.fullmatch(digits) is None:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {shown(text)}")
+        if len(digits.lstrip("-0")) > most:
+            raise argparse.ArgumentTypeError(f"{limit}, got {shown(text)}")
+        value = int(digits)
         if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be >= {minimum}, got {value}")
+            raise argparse.ArgumentTypeError(f"must be >= {minimum:,}, got {value}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"must be <= {maximum:,}, got {value}")
         return value
 
     return parse
@@ -35,6 +62,16 @@ def whole_number(minimum: int) -> Callable[[str], int]:
 
 positive_int = whole_number(1)
 non_negative_int = whole_number(0)
+tick_count = whole_number(1, MAX_RUN_TICKS)
+"""``--ticks``: 1 to ``MAX_RUN_TICKS``."""
+tick_count_or_zero = whole_number(0, MAX_RUN_TICKS)
+"""``--ticks`` where none is a choice (render draws the first frame), and ``--warmup``."""
+seed_count = whole_number(1, MAX_SEEDS)
+"""``--seeds``: 1 to ``MAX_SEEDS``."""
+seed_value = whole_number(0, MAX_SEED)
+"""``--seed``: 0 to ``MAX_SEED``, the format's own bound."""
+TICKS_LIMIT = f"at most {MAX_RUN_TICKS:,}"
+SEEDS_LIMIT = f"at most {MAX_SEEDS:,}"
 
 
 def add_engine_option(parser: argparse.ArgumentParser, default: str = DEFAULT_ENGINE) -> None:
@@ -105,8 +142,8 @@ def apply_kernels_option(args: argparse.Namespace) -> None:
 def add_seed_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--seed",
-        type=non_negative_int,
+        type=seed_value,
         default=None,
         metavar="S",
-        help="seed (default: the file's)",
+        help="seed, 0 to 2**63 - 1 (default: the file's)",
     )

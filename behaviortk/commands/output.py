@@ -84,10 +84,14 @@ def cannot_write(path: StrPath, exc: OSError, what: str = "output") -> OutputErr
 
 
 def _create_temp(directory: str, name: str) -> tuple[int, str]:
-    """A new file ``.NAME.<random>.tmp`` in ``directory`` (mode 0o666 less the umask)."""
+    """A new file ``.NAME.<random>.tmp`` in ``directory`` (mode 0o666 less the umask).
+
+    NAME is cut to 200 bytes: a target whose name nears the file system's 255 must
+    not fail for its temporary's longer one."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    short = name.encode("utf-8", "surrogateescape")[:200].decode("utf-8", "ignore")
     for _ in range(100):
-        tmp = os.path.join(directory, f".{name}.{os.urandom(4).hex()}.tmp")
+        tmp = os.path.join(directory, f".{short}.{os.urandom(4).hex()}.tmp")
         try:
             return os.open(tmp, flags, 0o666), tmp
         except FileExistsError:

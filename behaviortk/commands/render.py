@@ -9,14 +9,15 @@ from pathlib import Path
 from typing import Any
 
 from behaviortk.commands.options import (
+    TICKS_LIMIT,
     add_engine_option,
     add_file_argument,
     add_kernels_option,
     add_seed_option,
     apply_kernels_option,
     engine_note,
-    non_negative_int,
     positive_int,
+    tick_count_or_zero,
     whole_number,
 )
 
@@ -122,7 +123,13 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "A progress bar shows on a terminal.",
     )
     add_file_argument(parser)
-    parser.add_argument("--ticks", type=non_negative_int, default=120, metavar="N")
+    parser.add_argument(
+        "--ticks",
+        type=tick_count_or_zero,
+        default=120,
+        metavar="N",
+        help=f"ticks to run before the last frame, {TICKS_LIMIT} (default 120)",
+    )
     parser.add_argument("--out", required=True, metavar="PATH", help=".png or .gif")
     parser.add_argument(
         "--every", type=positive_int, default=2, metavar="K", help="GIF: every K ticks"

@@ -10,11 +10,13 @@ one line naming the file and why, exit code 1, and no window opens.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from typing import Any
 
-from behaviortk.commands.options import non_negative_int
+from behaviortk.commands.options import whole_number
 from behaviortk.commands.render import add_look_options
+from behaviortk.format.limits import MAX_TRACE_TICK
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -28,7 +30,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     parser.add_argument("trace", metavar="TRACE", help="trace file (.parquet or .jsonl)")
     parser.add_argument(
         "--tick",
-        type=non_negative_int,
+        type=whole_number(0, MAX_TRACE_TICK),
         default=None,
         metavar="N",
         help="start at (or, with --out, render) recorded tick N (default: first; --out: last)",
@@ -46,6 +48,10 @@ def _fail(message: str) -> int:
     return 1
 
 
+_ID = re.compile(r"[0-9]{1,19}")
+"""An agent id as ``--select`` takes it: ASCII digits, at most int64's 19 (not ``²``)."""
+
+
 def agent_id(rec: Any, tick: int, select: str | None) -> int | None:
     """The id of ``select`` (a name or an id) in recorded ``tick``; ValueError if absent."""
     if select is None:
@@ -56,7 +62,7 @@ def agent_id(rec: Any, tick: int, select: str | None) -> int | None:
     names = RecordedWorld(rec).names(state)
     if select in names:
         return int(state.ids[names.index(select)])
-    if select.isdigit() and int(select) in set(state.ids.tolist()):
+    if _ID.fullmatch(select) and int(select) in set(state.ids.tolist()):
         return int(select)
     raise ValueError(f"no agent {select!r} at tick {tick} of {rec.path}")
 

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from behaviortk.commands.options import (
+    TICKS_LIMIT,
     add_engine_option,
     add_file_argument,
     add_kernels_option,
@@ -25,6 +26,7 @@ from behaviortk.commands.options import (
     apply_kernels_option,
     engine_note,
     positive_int,
+    tick_count,
 )
 from behaviortk.commands.progress import Progress
 
@@ -43,10 +45,10 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     parser.add_argument("--headless", action="store_true", help="no window: run and summarise")
     parser.add_argument(
         "--ticks",
-        type=positive_int,
+        type=tick_count,
         default=DEFAULT_TICKS,
         metavar="N",
-        help=f"ticks to run headless (default {DEFAULT_TICKS})",
+        help=f"ticks to run headless, {TICKS_LIMIT} (default {DEFAULT_TICKS})",
     )
     add_seed_option(parser)
     parser.add_argument(

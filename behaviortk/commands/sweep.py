@@ -7,7 +7,15 @@ import sys
 from collections.abc import Collection
 from typing import Any
 
-from behaviortk.commands.options import add_engine_option, positive_int
+from behaviortk.commands.options import (
+    SEEDS_LIMIT,
+    TICKS_LIMIT,
+    add_engine_option,
+    positive_int,
+    seed_count,
+    tick_count,
+)
+from behaviortk.format.limits import MAX_GRID_POINTS, MAX_SWEEP_RUNS
 
 DEFAULT_TICKS = 600
 
@@ -21,17 +29,23 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> None:
         required=True,
         metavar="PATH=VALUES",
         help="a parameter and its values: world.F, groups.NAME.F or trees.NAME.params.P = "
-        "a,b,c or start:stop:step (stop included); repeat for a grid",
+        "a,b,c or start:stop:step (finite numbers, stop included); repeat for a grid of at "
+        f"most {MAX_GRID_POINTS:,} points (sweep: and {MAX_SWEEP_RUNS:,} runs, points x seeds)",
     )
     parser.add_argument(
-        "--seeds", type=positive_int, default=1, metavar="K", help="runs per point (default 1)"
+        "--seeds",
+        type=seed_count,
+        default=1,
+        metavar="K",
+        help=f"runs per point: the file's seed and the next K-1, {SEEDS_LIMIT} (default 1)",
     )
     parser.add_argument(
         "--ticks",
-        type=positive_int,
+        type=tick_count,
         default=None,
         metavar="N",
-        help=f"ticks per run (default {DEFAULT_TICKS}, or enough for every check's window)",
+        help=f"ticks per run, {TICKS_LIMIT} (default {DEFAULT_TICKS}, or enough for every "
+        "check's window)",
     )
     add_engine_option(parser)
     parser.add_argument(
@@ -89,14 +103,17 @@ def check_metric_names(raw: dict[str, Any], metrics: list[Any], name: str) -> No
 class SweepSetup:
     """The parsed, validated sweep: definition, points, metrics, settings of the results file."""
 
-    def __init__(self, args: argparse.Namespace) -> None:
+    def __init__(self, args: argparse.Namespace, max_runs: int | None = MAX_SWEEP_RUNS) -> None:
+        """Parse and check everything, cheapest first: seeds, ticks and the grid's size are
+        checked before the grid is expanded and each point validated (``max_runs``: None
+        for tune, whose runs are its trials)."""
         import hashlib
         import json
         from pathlib import Path
 
         from behaviortk.checks import seeds_of, ticks_needed
         from behaviortk.format.loader import load
-        from behaviortk.sweep import parse_metric, parse_param, points
+        from behaviortk.sweep import check_grid, parse_metric, parse_param, points
 
         self.scenario = load(args.file)  # located errors first
         self.text = Path(args.file).read_text(encoding="utf-8")
@@ -107,12 +124,13 @@ class SweepSetup:
             from behaviortk.sweep import SweepError
 
             raise SweepError("a --param path is given twice")
+        self.seeds = seeds_of(self.scenario, args.seeds)
+        self.ticks = args.ticks or ticks_needed(self.scenario, DEFAULT_TICKS)
+        check_grid(self.params, len(self.seeds), max_runs)
         regs = self.scenario.registries
         self.metrics = [parse_metric(m, regs) for m in getattr(args, "metric", [])]
         check_metric_names(raw, self.metrics, Path(args.file).name)
         self.points = points(raw, self.params, Path(args.file).name)
-        self.seeds = seeds_of(self.scenario, args.seeds)
-        self.ticks = args.ticks or ticks_needed(self.scenario, DEFAULT_TICKS)
         self.plugins = list(getattr(args, "plugin", None) or [])
         self.settings = {
             "definition": hashlib.sha256(self.text.encode()).hexdigest(),
@@ -148,6 +166,7 @@ class SweepSetup:
 
 
 def run(args: argparse.Namespace) -> int:
+    from behaviortk.checks import LimitError
     from behaviortk.cluster import ClusterError, completed, connect
     from behaviortk.commands.diagnostics import print_issues
     from behaviortk.commands.progress import Progress
@@ -164,6 +183,9 @@ def run(args: argparse.Namespace) -> int:
     except (SweepError, ResultsError) as exc:
         print(f"behaviortk sweep: error: {exc}", file=sys.stderr)
         return 2
+    except LimitError as exc:
+        print(f"behaviortk sweep: error: {exc}", file=sys.stderr)
+        return exc.code
     tasks = setup.tasks(args.engine, results.done)
     skipped = len(setup.points) * len(setup.seeds) - len(tasks)
     print(

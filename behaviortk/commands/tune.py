@@ -35,6 +35,7 @@ def run(args: argparse.Namespace) -> int:
     import json
     from pathlib import Path
 
+    from behaviortk.checks import LimitError
     from behaviortk.cluster import ClusterError, connect
     from behaviortk.commands.diagnostics import print_issues
     from behaviortk.commands.output import atomic_output
@@ -46,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
 
     goal = args.maximise or args.minimise
     try:
-        setup = SweepSetup(args)
+        setup = SweepSetup(args, max_runs=None)
         checks = [str(getattr(c, "name", "")) for c in setup.scenario.definition.checks]
         if goal in checks:
             objective, metrics = goal, []
@@ -62,6 +63,9 @@ def run(args: argparse.Namespace) -> int:
     except SweepError as exc:
         print(f"behaviortk tune: error: {exc}", file=sys.stderr)
         return 2
+    except LimitError as exc:
+        print(f"behaviortk tune: error: {exc}", file=sys.stderr)
+        return exc.code
     source = Path(args.file)
     out = args.out or str(source.with_name(f"{source.stem}.tuned.json"))
     raw = json.loads(setup.text)

@@ -88,3 +88,22 @@ past headings per agent."""
 
 MAX_NON_PENETRATION_PASSES = 100
 """Most relaxation passes of non-penetration per tick."""
+
+MAX_RUN_TICKS = 10_000_000
+"""Most ticks in one run asked for on the command line (``--ticks``) or by a check's
+``to_tick``: ``check``, ``sweep`` and ``tune`` keep a value per tick per metric (80 MB
+each at this bound), and ten million ticks is 46 hours of a 60 Hz game."""
+
+MAX_SEEDS = 10_000
+"""Most runs per definition or grid point (``--seeds``)."""
+
+MAX_GRID_POINTS = 100_000
+"""Most points in a ``sweep``/``tune`` grid (the product of the ``--param`` value counts),
+checked before the grid is expanded: every point is validated before anything runs."""
+
+MAX_SWEEP_RUNS = 1_000_000
+"""Most runs in one ``sweep`` (grid points times seeds)."""
+
+MAX_TRACE_TICK = 2**31 - 1
+"""Largest tick a trace records (the Parquet ``tick`` column is int32); ``replay --tick``
+and the readers of both formats hold ticks to it."""

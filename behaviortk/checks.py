@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from behaviortk.format.limits import MAX_RUN_TICKS, MAX_SEED
+from behaviortk.format.limits import MAX_SEED
 
 if TYPE_CHECKING:
     import polars as pl
@@ -121,21 +121,11 @@ def judge(check: Any, table: pl.DataFrame, definition: str, seed: int, engine: s
 
 
 def ticks_needed(scenario: Scenario, default: int) -> int:
-    """Enough ticks for every check's window: the largest ``to_tick`` + 1, else ``default``.
-
-    ``LimitError`` past ``MAX_RUN_TICKS``: a run records a value per tick, so a far
-    ``to_tick`` would allocate before the first tick runs."""
+    """Enough ticks for every check's window: the largest ``to_tick`` + 1, else ``default``
+    (the format bounds ``to_tick`` by ``MAX_CHECK_TICK``, below ``MAX_RUN_TICKS``)."""
     checks: list[Any] = scenario.definition.checks
     ends = [c.to_tick for c in checks if c.to_tick is not None]
-    needed = max([default, *[e + 1 for e in ends]]) if ends else default
-    if needed > MAX_RUN_TICKS:
-        far = next(c for c in checks if c.to_tick is not None and c.to_tick + 1 == needed)
-        raise LimitError(
-            f"{scenario.definition.name}: check {far.name!r} has to_tick {far.to_tick:,}, "
-            f"a run of {needed:,} ticks; at most {MAX_RUN_TICKS:,} (--ticks runs fewer)",
-            1,
-        )
-    return needed
+    return max([default, *[e + 1 for e in ends]]) if ends else default
 
 
 def seeds_of(scenario: Scenario, count: int) -> list[int]:

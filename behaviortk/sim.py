@@ -442,7 +442,8 @@ class Simulation:
             if field == "ids":  # a new array: caches know the rows they were built for by it
                 arr = np.array(arr)
             if id(arr) not in done:
-                done[id(arr)] = plan.apply(arr, {g: getattr(a, field) for g, a in fresh.items()})
+                values = {g: getattr(a, field) for g, a in fresh.items()} if fresh else {}
+                done[id(arr)] = plan.apply(arr, values)
             setattr(old, field, done[id(arr)])
         old.group = plan.apply(old.group, {name: index[name] for name in fresh})
         plan.names(old.names, {name: a.names for name, a in fresh.items()})

@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import time
 from pathlib import Path
 from typing import Any
 
@@ -226,14 +225,9 @@ def test_a_check_window_past_the_tick_bound_is_refused_before_allocating(
     def far(data: dict[str, Any]) -> None:
         data["checks"][1]["to_tick"] = 10**20
 
-    start = time.monotonic()
     assert main(["check", str(definition_with(tmp_path, far))]) == 1
-    assert one_error(capsys) == (
-        "behaviortk check: error: evade_or_flock: check 'prey keep away' has to_tick "
-        "100,000,000,000,000,000,000, a run of 100,000,000,000,000,000,001 ticks; at most "
-        "10,000,000 (--ticks runs fewer)"
-    )
-    assert time.monotonic() - start < 10
+    out, err = capsys.readouterr()
+    assert "/checks/1/to_tick: must be <= 1000000, got 100000000000000000000" in out + err
 
 
 # ------------------------------------------------------------------ sweep and tune (item 10)
@@ -274,12 +268,10 @@ def sweep(tmp_path: Path, *params: str, command: str = "sweep") -> list[str]:
 def test_a_grid_that_cannot_run_is_refused_before_anything_runs(
     tmp_path: Path, capsys: Any, command: str, params: list[str], message: str
 ) -> None:
-    start = time.monotonic()
     assert main(sweep(tmp_path, *params, command=command)) == 2
     err = one_error(capsys)
     assert err.startswith(f"behaviortk {command}: error: ") and message in err, err
     assert list(tmp_path.iterdir()) == []
-    assert time.monotonic() - start < 10
 
 
 def test_sweep_runs_are_bounded_too(tmp_path: Path, capsys: Any) -> None:
@@ -351,3 +343,10 @@ def test_a_plugin_interrupted_by_ctrl_c_is_an_interrupt(
     monkeypatch.syspath_prepend(str(tmp_path))
     assert main(["validate", str(EVADE), "--plugin", "ctrl_c_plugin"]) == 130
     assert one_error(capsys) == "behaviortk: interrupted"
+
+
+def test_every_check_window_fits_a_run() -> None:
+    """check runs to the last to_tick: the format's bound must stay inside the run bound."""
+    from behaviortk.format.limits import MAX_CHECK_TICK
+
+    assert MAX_CHECK_TICK + 1 <= MAX_RUN_TICKS

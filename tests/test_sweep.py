@@ -72,7 +72,7 @@ def test_points_validate_every_edit() -> None:
         {"groups.prey.max_speed": 100, "world.edges": "bounce"},
     ]
     assert json.loads(grid[1].text)["world"]["edges"] == "bounce"
-    with pytest.raises(SweepError, match=r"at groups.prey.max_speed=-1: .* must be > 0"):
+    with pytest.raises(SweepError, match=r"at groups.prey.max_speed=-1: .* must be >= 1e-06"):
         points(raw(), [parse_param("groups.prey.max_speed=-1")], "e.json")
 
 

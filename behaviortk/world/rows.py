@@ -111,6 +111,8 @@ def _buffer(arr: np.ndarray) -> np.ndarray:
     """The whole buffer behind ``arr`` when ``arr`` is its first rows (spare rows
     included), else ``arr`` itself."""
     base = arr.base
+    if base is None:
+        return arr
     if (
         isinstance(base, np.ndarray)
         and base.shape[0] > arr.shape[0]

@@ -46,7 +46,7 @@ def test_explain_wait_by_hand(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["explain", "wait"]) == 0
     out = capsys.readouterr().out
     assert out.startswith('wait: action   {"type": "wait", ...}\n')
-    assert "  duration  number or $param, seconds (simulated); default 1.0; >= 0\n" in out
+    assert "  duration  number or $param, seconds (simulated); default 1.0; >= 0, <= 1e9\n" in out
     assert "            How long to wait.\n" in out
 
 

@@ -113,19 +113,19 @@ def test_an_invalid_save_keeps_the_running_seed(definition: Path) -> None:
 
 
 def test_the_selection_follows_the_agent_id_when_rows_move(definition: Path) -> None:
-    """A game despawns an agent before the selected one: its row moves, the selection follows;
-    once the selected agent itself is despawned, nothing is selected."""
+    """A game despawns a prey: the predators after it slide a row, the selection (the last
+    predator) follows its id; once the selected agent itself is despawned, nothing is."""
     session = Session(definition)
-    session.opts.selected = 3
+    session.opts.selected = 62  # 60 prey, then 3 predators
     chosen = session.selected_id
     session.sim.despawn([int(session.sim.ids[0])])
     session.select_id(chosen)
-    assert session.opts.selected == 2 and session.selected_id == chosen
+    assert session.opts.selected == 61 and session.selected_id == chosen
     session.step_once()
-    assert session.opts.selected == 2 and session.selected_id == chosen
+    assert session.opts.selected == 61 and session.selected_id == chosen
     session.sim.despawn([int(session.sim.ids[0])])  # between frames: the row moves again
     session.step_once()
-    assert session.opts.selected == 1 and session.selected_id == chosen
+    assert session.opts.selected == 60 and session.selected_id == chosen
     session.sim.despawn([chosen])
     session.step_once()
     assert session.opts.selected is None and session.selected_id is None

@@ -48,8 +48,8 @@ def test_physics_knobs_come_from_the_schema(scene: Path) -> None:
     assert {"count", "speed", "heading", "colour", "name"}.isdisjoint(knobs)
     assert {"mass", "max_speed", "max_force", "radius", "view_distance", "fov"} <= set(knobs)
     speed = knobs["max_speed"]
-    assert (speed.unit, speed.low, speed.low_open, speed.high) == ("world units/s", 0.0, True, None)
-    assert speed.description == "Speed limit, > 0." and speed.default == 150.0
+    assert (speed.unit, speed.low, speed.low_open, speed.high) == ("world units/s", 1e-6, False, 1e9)
+    assert speed.description == "Speed limit, 1e-6 to 1e9." and speed.default == 150.0
     fov = knobs["fov"]
     assert (fov.unit, fov.low, fov.low_open, fov.high, fov.high_open) == (
         "degrees",
@@ -229,7 +229,7 @@ def test_the_tune_tab_is_opened_by_a_click_and_its_widgets_tune(view: ViewerView
     assert view.panel.tab == "tune"
     frame(view)
     texts = view.painter.pool("tune.body").texts()
-    assert "max_speed" in texts and "Speed limit, > 0." in texts
+    assert "max_speed" in texts and "Speed limit, 1e-6 to 1e9." in texts
     rows = {row.knob.name: row for row in view.panel.tuning._rows}
     speed = rows["max_speed"]
     # No upper bound: the span ends at twice the larger of value (110) and default (150),
@@ -263,7 +263,7 @@ def test_a_refusal_shows_in_red_on_its_row_and_nullable_ends_at_unlimited(view: 
     refused = [
         label for label in view.painter.pool("tune.body").labels if label.text.startswith("refused")
     ]
-    assert refused and refused[0].text == "refused: max_speed must be > 0"
+    assert refused and refused[0].text == "refused: max_speed must be >= 1e-06"
     assert refused[0].color == palette.REFUSED
     np.testing.assert_allclose(view.session.sim.agents.max_speed[:60], 110.0)  # unchanged
     turn = rows["max_turn_rate"]  # null in the file: unlimited, knob at the right end

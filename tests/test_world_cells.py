@@ -13,7 +13,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from behaviortk.format.budget import grid_side
-from behaviortk.world.cells import fit_cells, grid_cells
+from behaviortk.format.cells import fit_cells, grid_cells
 from behaviortk.world.grid import grid_shape
 
 

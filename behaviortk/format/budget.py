@@ -35,7 +35,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from behaviortk.world.cells import grid_cells
+from behaviortk.format.cells import grid_cells
 
 DEFAULT_MAX_NEIGHBOURS = 64
 """Default ``max_neighbours`` of a group: above every shipped group's size minus one

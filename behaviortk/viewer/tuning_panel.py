@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from behaviortk.format.limits import MAX_MAGNITUDE, MIN_POSITIVE
 from behaviortk.viewer import geometry as geo
 from behaviortk.viewer import palette
 from behaviortk.viewer.labels import Label
@@ -97,9 +98,15 @@ class TuningPanel:
             return self.ranges[knob.pointer]
         v = float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
         d = float(knob.default) if isinstance(knob.default, int | float) else 0.0
-        lo = knob.low if knob.low is not None else min(0.0, v, d)
-        hi = knob.high if knob.high is not None else max(2.0 * abs(v), 2.0 * abs(d), lo + 1.0)
-        if knob.low_open:
+        # the format's safety bounds (1e9, 1e-6: format/limits.py) are no design range: a
+        # slider spans twice the value, and starts just above 0 for a positive number
+        low, high = knob.low, knob.high
+        just_above = knob.low_open or low == MIN_POSITIVE
+        low = 0.0 if low == MIN_POSITIVE else low
+        high = None if high is not None and high >= MAX_MAGNITUDE else high
+        lo = low if low is not None else min(0.0, v, d)
+        hi = high if high is not None else max(2.0 * abs(v), 2.0 * abs(d), lo + 1.0)
+        if just_above:
             lo = lo + (hi - lo) / 500.0
         self.ranges[knob.pointer] = (lo, hi)
         return lo, hi

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from behaviortk.vec import Array
-from behaviortk.world.cells import grid_cells
+from behaviortk.format.cells import grid_cells
 
 #: The four forward neighbour cells of the half stencil (the own cell is handled apart).
 FORWARD_DX = np.array([1, -1, 0, 1])

@@ -48,7 +48,12 @@ def test_physics_knobs_come_from_the_schema(scene: Path) -> None:
     assert {"count", "speed", "heading", "colour", "name"}.isdisjoint(knobs)
     assert {"mass", "max_speed", "max_force", "radius", "view_distance", "fov"} <= set(knobs)
     speed = knobs["max_speed"]
-    assert (speed.unit, speed.low, speed.low_open, speed.high) == ("world units/s", 1e-6, False, 1e9)
+    assert (speed.unit, speed.low, speed.low_open, speed.high) == (
+        "world units/s",
+        1e-6,
+        False,
+        1e9,
+    )
     assert speed.description == "Speed limit, 1e-6 to 1e9." and speed.default == 150.0
     fov = knobs["fov"]
     assert (fov.unit, fov.low, fov.low_open, fov.high, fov.high_open) == (

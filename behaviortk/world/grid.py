@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from behaviortk.vec import Array
 from behaviortk.format.cells import grid_cells
+from behaviortk.vec import Array
 
 #: The four forward neighbour cells of the half stencil (the own cell is handled apart).
 FORWARD_DX = np.array([1, -1, 0, 1])

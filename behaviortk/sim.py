@@ -52,6 +52,7 @@ from behaviortk.world.non_penetration import NonPenetration
 from behaviortk.world.rows import (
     PER_AGENT,
     RowPlan,
+    copied,
     lengthened,
     moved_copy,
     pick,
@@ -439,8 +440,8 @@ class Simulation:
         done: dict[int, np.ndarray] = {}  # arrays shared by two fields move once
         for field in PER_AGENT:
             arr = getattr(old, field)
-            if field == "ids":  # a new array: caches know the rows they were built for by it
-                arr = np.array(arr)
+            if field == "ids":  # a new array (caches know their rows by it), with the room
+                arr = copied(arr)
             if id(arr) not in done:
                 values = {g: getattr(a, field) for g, a in fresh.items()} if fresh else {}
                 done[id(arr)] = plan.apply(arr, values)
@@ -614,24 +615,20 @@ def _rerow_decision(d: Decision, change: RowChange, nodes: int) -> Decision:
     Statuses nobody has read yet stay unread (:class:`RerowedStatuses`).
     """
     m = change.move
-    if m is None:
-        emitted = np.zeros((change.n, d.emitted.shape[1]), dtype=bool)
-        emitted[: change.keep.size] = d.emitted[change.keep]
-        acted = None
-        if d.acted is not None:
-            acted = np.zeros_like(emitted)
-            acted[: change.keep.size] = d.acted[change.keep]
-        status = RerowedStatuses(d, change, nodes)
+    if m is not None:  # rows moved only when somebody reads them
         return Decision(
-            emitted=emitted, status=status.all() if d.collected else status, acted=acted
+            emitted=lambda: moved_copy(d.emitted, m, False),
+            status=RerowedStatuses(d, change, nodes),
+            acted=lambda: None if d.acted is None else moved_copy(d.acted, m, False),
         )
-    return Decision(
-        emitted=moved_copy(d.emitted, m, False),
-        status=moved_copy(d.status, m, INVALID)
-        if d.collected
-        else RerowedStatuses(d, change, nodes),
-        acted=None if d.acted is None else moved_copy(d.acted, m, False),
-    )
+    emitted = np.zeros((change.n, d.emitted.shape[1]), dtype=bool)
+    emitted[: change.keep.size] = d.emitted[change.keep]
+    acted = None
+    if d.acted is not None:
+        acted = np.zeros_like(emitted)
+        acted[: change.keep.size] = d.acted[change.keep]
+    status = RerowedStatuses(d, change, nodes)
+    return Decision(emitted=emitted, status=status.all() if d.collected else status, acted=acted)
 
 
 class RerowedStatuses:
@@ -648,6 +645,9 @@ class RerowedStatuses:
         self.old, self.change, self.nodes = old, change, nodes
 
     def all(self) -> np.ndarray:
+        m = self.change.move
+        if m is not None and self.old.collected:
+            return moved_copy(self.old.status, m, INVALID)
         keep = self.change.keep
         status = np.zeros((self.change.n, self.nodes), dtype=np.int8)
         if keep.size:
@@ -655,11 +655,14 @@ class RerowedStatuses:
         return status
 
     def rows(self, local: np.ndarray) -> np.ndarray:
-        keep = self.change.keep
+        m = self.change.move
+        n_kept = m.n_kept if m is not None else self.change.keep.size
         status = np.zeros((local.size, self.nodes), dtype=np.int8)
-        kept = local < keep.size
+        kept = local < n_kept
         if kept.any():
-            status[kept] = self.old.status_of(keep[local[kept]])
+            new = local[kept]
+            old = m.old_rows(new) if m is not None else self.change.keep[new]
+            status[kept] = self.old.status_of(old)
         return status
 
 

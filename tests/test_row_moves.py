@@ -23,6 +23,7 @@ def test_a_despawn_fills_holes_with_the_last_survivors_and_slides_later_groups()
     plan = RowPlan(SLICES, {"a": np.array([1, 3])}, {})
     assert plan.apply(np.arange(8), {}).tolist() == [0, 4, 2, 5, 6, 7]
     assert plan.moves["a"].keep().tolist() == [0, 4, 2]
+    assert plan.moves["a"].old_rows(np.array([2, 1, 0])).tolist() == [2, 4, 0]
     assert plan.source_rows().tolist() == [0, 4, 2, 5, 6, 7]
     assert sorted(plan.moved_rows().tolist()) == [1, 3, 4, 5]
 

@@ -181,24 +181,32 @@ class GroupProgram(GroupRuntime):
     ops: dict[int, Any] = field(default_factory=dict)  # shared ops by node index
     fused: Any = None  # the tree as one compiled function (batch_fused), or None: batch_core
     fused_tree: batch_fused.FusedTree | None = None
+    holders: list[tuple[Any, tuple[str, ...]]] | None = None  # per-agent arrays (_holders)
+    in_place: bool = True  # rows move in place on spawn / despawn (_moves_in_place)
 
 
-def _holders(g: GroupProgram) -> list[Any]:
-    """The group's nodes (depth first) and ops: everything that may name ``per_agent`` arrays."""
-    nodes: list[Any] = []
-    stack: list[Any] = [g.root]
-    while stack:
-        node = stack.pop()
-        nodes.append(node)
-        stack.extend(reversed(node.children))
-    return nodes + [g.ops[k] for k in sorted(g.ops)]
+def _holders(g: GroupProgram) -> list[tuple[Any, tuple[str, ...]]]:
+    """The group's nodes (depth first) and ops that name ``per_agent`` arrays, with those
+    names; worked out once per group (its tree does not change)."""
+    if g.holders is None:
+        nodes: list[Any] = []
+        stack: list[Any] = [g.root]
+        while stack:
+            node = stack.pop()
+            nodes.append(node)
+            stack.extend(reversed(node.children))
+        found = nodes + [g.ops[k] for k in sorted(g.ops)]
+        g.in_place = all(type(obj).__module__.startswith("behaviortk.") for obj in found)
+        g.holders = [(obj, type(obj).per_agent) for obj in found if type(obj).per_agent]
+    return g.holders
 
 
 def _moves_in_place(g: GroupProgram) -> bool:
     """Whether every node and ops object of ``g`` is behaviortk's own: their per-agent state
     is all in ``per_agent`` arrays, so rows can move in place. A plugin's may size other
     arrays by the group (``NodeContext.n_agents``): its group is rebuilt instead."""
-    return all(type(obj).__module__.startswith("behaviortk.") for obj in _holders(g))
+    _holders(g)
+    return g.in_place
 
 
 class BatchEngine(EngineBase[GroupProgram]):
@@ -277,8 +285,8 @@ class BatchEngine(EngineBase[GroupProgram]):
         fresh = self._fresh_rows(g)
         assert g.root is not None
         g.state.move(m, g.root)
-        for obj, template in zip(_holders(g), _holders(fresh), strict=True):
-            for name in type(obj).per_agent:
+        for (obj, names), (template, _) in zip(_holders(g), _holders(fresh), strict=True):
+            for name in names:
                 setattr(obj, name, move_local(getattr(obj, name), m, getattr(template, name)[0]))
         assert isinstance(g.board, bl.ArrayBoard)
         g.board.move(m)

@@ -8,6 +8,7 @@ engine and the batch engine agree on them by construction.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -134,26 +135,48 @@ class Decision:
     (``engines/pytrees.py``), so a late reader gets that tick's statuses too.
     """
 
-    __slots__ = ("__weakref__", "_source", "_status", "acted", "emitted")
+    __slots__ = ("__weakref__", "_acted", "_emitted", "_source", "_status")
 
     def __init__(
         self,
-        emitted: np.ndarray,
+        emitted: np.ndarray | Callable[[], np.ndarray],
         status: np.ndarray | StatusSource,
-        acted: np.ndarray | None = None,
+        acted: np.ndarray | Callable[[], np.ndarray | None] | None = None,
     ) -> None:
-        self.emitted = emitted
-        """bool ``(n_agents_in_group, n_steering_leaves)``: which steering leaves asked for a force."""
-        self.acted = acted
-        """bool like ``emitted``, filled by the act phase: the requests whose weighted force or
-        torque was not zero (a separation with no neighbour asks and gives nothing). Traces'
-        ``active`` lists and colour-by-action read it; None until the act phase ran."""
+        # emitted / acted may be given as functions, called when first read (a Decision
+        # carried over a spawn: its rows are moved only if somebody reads them)
+        self._emitted = emitted
+        self._acted = acted
         self._status: np.ndarray | None = None
         self._source: StatusSource | None = None
         if isinstance(status, np.ndarray):
             self._status = status
         else:
             self._source = status
+
+    @property
+    def emitted(self) -> np.ndarray:
+        """bool ``(n_agents_in_group, n_steering_leaves)``: which steering leaves asked for a force."""
+        if callable(self._emitted):
+            self._emitted = self._emitted()
+        return self._emitted
+
+    @emitted.setter
+    def emitted(self, value: np.ndarray) -> None:
+        self._emitted = value
+
+    @property
+    def acted(self) -> np.ndarray | None:
+        """bool like ``emitted``, filled by the act phase: the requests whose weighted force or
+        torque was not zero (a separation with no neighbour asks and gives nothing). Traces'
+        ``active`` lists and colour-by-action read it; None until the act phase ran."""
+        if callable(self._acted):
+            self._acted = self._acted()
+        return self._acted
+
+    @acted.setter
+    def acted(self, value: np.ndarray | None) -> None:
+        self._acted = value
 
     @property
     def status(self) -> np.ndarray:

@@ -157,6 +157,13 @@ def empty_rows(
     return np.empty((max(room(like), n), *tail), dtype=dtype)[:n]
 
 
+def copied(arr: np.ndarray) -> np.ndarray:
+    """A copy of ``arr`` with the same spare room."""
+    out = empty_rows(arr.shape[0], arr.shape[1:], arr, arr.dtype)
+    out[...] = arr
+    return out
+
+
 def keep_room(value: np.ndarray, like: np.ndarray) -> np.ndarray:
     """``value`` in memory with ``like``'s room (a copy only when ``like`` has spare rows)."""
     if room(like) <= value.shape[0] or room(value) >= room(like):
@@ -184,6 +191,15 @@ class GroupMove:
     def changed(self) -> bool:
         """Whether the group's own rows change (not only where its block sits)."""
         return self.n_new != self.old_n or self.holes.size > 0
+
+    def old_rows(self, local: np.ndarray) -> np.ndarray:
+        """The old local rows of survivors now at local rows ``local`` (each < ``n_kept``)."""
+        out = np.array(local, dtype=np.int64)
+        if self.holes.size:
+            at = np.minimum(np.searchsorted(self.holes, out), self.holes.size - 1)
+            hit = self.holes[at] == out
+            out[hit] = self.fillers[at[hit]]
+        return out
 
     def keep(self) -> np.ndarray:
         """The old local rows of the survivors in their new order (``RowChange.keep``)."""

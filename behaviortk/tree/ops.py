@@ -128,8 +128,10 @@ class LeafOps:
 
     Per-agent state lives in NumPy arrays of length ``n_agents`` (one row per
     agent of the group) named in ``per_agent``: when agents spawn or despawn,
-    the engine builds the ops afresh for the new group size and copies the
-    survivors' rows of those arrays, so new agents start as a fresh build would.
+    the batch engine moves rows of those arrays in place (survivors keep
+    theirs, new agents take a one-agent build's values) for behaviortk's own
+    ops, and builds a plugin's ops afresh for the new group size, copying the
+    survivors' rows; either way new agents start as a fresh build would.
     """
 
     per_agent: ClassVar[tuple[str, ...]] = ()

@@ -117,6 +117,10 @@ def test_engines_agree_under_random_game_calls(calls: list[tuple[int, int, int]]
             else:
                 sim.run(count)
         ref, batch = sims
+        views = [[s.agent(i) for i in s.ids[s.agents.slices["p"]].tolist()] for s in sims]
+        for a, b in zip(*views, strict=True):  # the game reads its players every frame
+            assert (a.id, a.active, dict(a.blackboard)) == (b.id, (), {}) == (b.id, b.active, {})
+            assert np.array_equal(a.pos, b.pos) and np.array_equal(a.vel, b.vel)
         assert ref.ids.tolist() == batch.ids.tolist()
         assert np.array_equal(ref.agents.pos, batch.agents.pos)
         assert [ref.engine.blackboard(r) for r in range(ref.agents.slices["a"].stop)] == [

@@ -128,11 +128,11 @@ def ticks_needed(scenario: Scenario, default: int) -> int:
     return max([default, *[e + 1 for e in ends]]) if ends else default
 
 
-def seeds_of(scenario: Scenario, count: int) -> list[int]:
-    """``count`` seeds: the definition's own, then the next ones.
+def seeds_of(scenario: Scenario, count: int, first: int | None = None) -> list[int]:
+    """``count`` seeds: ``first`` (default: the definition's own), then the next ones.
 
     ``LimitError`` when they would pass ``MAX_SEED`` (no run could use them)."""
-    first = int(scenario.definition.world.seed)
+    first = int(scenario.definition.world.seed if first is None else first)
     if first + count - 1 > MAX_SEED:
         raise LimitError(
             f"{scenario.definition.name}: --seeds {count:,} from its seed {first} goes past "

@@ -167,6 +167,15 @@ class Point:
     text: str
 
 
+def point_seeds(values: dict[str, Any], seeds: Sequence[int]) -> list[int]:
+    """The seeds a point runs: ``seeds`` (the file's seed and the next K-1), or, when the
+    point sets ``world.seed``, that seed and the next K-1 (runs pass their seed explicitly,
+    so an edited ``world.seed`` would otherwise change nothing)."""
+    if "world.seed" not in values:
+        return list(seeds)
+    return [int(values["world.seed"]) + k for k in range(len(seeds))]
+
+
 def check_grid(params: Sequence[Param], seeds: int, max_runs: int | None) -> None:
     """Refuse a grid past ``MAX_GRID_POINTS`` points (or ``max_runs`` runs with ``seeds`` per
     point) before it is expanded: ``points`` validates each point, one by one."""

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from behaviortk.sweep import Param, SweepError, Task, apply, run_point
+from behaviortk.sweep import Param, SweepError, Task, apply, point_seeds, run_point
 
 
 def distribution(param: Param) -> Any:
@@ -100,7 +100,7 @@ def tune(
             finished += 1
             return
         record = Trial(trial, values, [], len(seeds))
-        for seed in seeds:
+        for seed in point_seeds(values, seeds):
             task = Task(values, text, seed, ticks, engine, list(metrics), list(plugins), name)
             future = client.submit(run_point, task, pure=False, retries=2)
             running[future] = record

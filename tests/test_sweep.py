@@ -221,3 +221,24 @@ def test_sweep_on_an_existing_scheduler(tmp_path: Path) -> None:
     )  # fmt: skip
     assert unreachable.returncode == 1 and "cannot reach the scheduler" in unreachable.stderr
     assert "Traceback" not in unreachable.stderr
+
+
+def test_a_swept_world_seed_is_the_seed_its_point_runs() -> None:
+    """Runs pass their seed explicitly: a point that sets world.seed runs that seed and the
+    next K-1 (not the file's seeds, which would make the column change nothing)."""
+    import argparse
+
+    from behaviortk.commands.sweep import SweepSetup
+    from behaviortk.sweep import point_seeds
+
+    assert point_seeds({"groups.prey.max_speed": 80}, [7, 8]) == [7, 8]
+    assert point_seeds({"world.seed": 40}, [7, 8]) == [40, 41]
+    args = argparse.Namespace(
+        file=str(ROOT / "definitions" / "evade_or_flock.json"),
+        param=["world.seed=3,10"],
+        seeds=2,
+        ticks=5,
+        engine="batch",
+    )
+    tasks = SweepSetup(args).tasks("batch")
+    assert [(t.values["world.seed"], t.seed) for t in tasks] == [(3, 3), (3, 4), (10, 10), (10, 11)]

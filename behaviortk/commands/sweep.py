@@ -37,7 +37,8 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> None:
         type=seed_count,
         default=1,
         metavar="K",
-        help=f"runs per point: the file's seed and the next K-1, {SEEDS_LIMIT} (default 1)",
+        help=f"runs per point: its seed (the file's, or a --param world.seed value) and the "
+        f"next K-1, {SEEDS_LIMIT} (default 1)",
     )
     parser.add_argument(
         "--ticks",
@@ -131,6 +132,9 @@ class SweepSetup:
         self.metrics = [parse_metric(m, regs) for m in getattr(args, "metric", [])]
         check_metric_names(raw, self.metrics, Path(args.file).name)
         self.points = points(raw, self.params, Path(args.file).name)
+        if "world.seed" in names:  # each point runs its own seed and the next K-1
+            top = max(int(p.values["world.seed"]) for p in self.points)
+            seeds_of(self.scenario, args.seeds, first=top)  # LimitError past MAX_SEED
         self.plugins = list(getattr(args, "plugin", None) or [])
         self.settings = {
             "definition": hashlib.sha256(self.text.encode()).hexdigest(),
@@ -141,11 +145,11 @@ class SweepSetup:
         }
 
     def tasks(self, engine: str, skip: Collection[str] = ()) -> list[Any]:
-        from behaviortk.sweep import Task
+        from behaviortk.sweep import Task, point_seeds
 
         out = []
         for point in self.points:
-            for seed in self.seeds:
+            for seed in point_seeds(point.values, self.seeds):
                 task = Task(
                     point.values,
                     point.text,

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from behaviortk.compiled import choice
+from behaviortk.engines import choice
 from behaviortk.engines.facts import compute_facts
 from behaviortk.format.loader import load, load_text
 from behaviortk.registry import Registries, load_plugin

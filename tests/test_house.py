@@ -3,7 +3,8 @@
 Every ``import`` counts, including those inside functions: a loop kept alive
 only by deferred imports is still a loop. The one edge the graph does not
 show is ``registry.load_plugin``'s import by name of the built-in plugin,
-the same door every plugin uses.
+the same door every plugin uses. The floors the package's units stand on
+(every import goes down or sideways) are ``tests/test_layers.py``'s.
 """
 
 from __future__ import annotations

@@ -22,8 +22,8 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-from behaviortk.commands.output import OutputError
 from behaviortk.commands.plugins import PluginLoadError, add_plugin_option, load_plugins
+from behaviortk.files import OutputError
 
 COMMANDS = (
     "new",
@@ -91,7 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; return its exit code (0 ok, 1 failure, 2 usage error, 130 ^C).
 
     Writing an output over one of the command's inputs is a usage error (2); an
-    output that could not be written is a failure (1); see ``commands/output.py``.
+    output that could not be written is a failure (1); see ``behaviortk/files.py``.
     """
     try:
         parser = build_parser()

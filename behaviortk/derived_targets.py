@@ -10,6 +10,9 @@ groups, agents and zones inside them are located errors). A derived target is
 missing (``valid`` False, so its leaf fails) where what it is made from is:
 an empty group, no visible neighbour, a missing inner target, no obstacle to
 hide behind.
+
+The hiding spot's maths (``hiding_spots``) lives here and ``hide`` (steering)
+imports it: steering reads sensed targets, never the reverse.
 """
 
 from __future__ import annotations
@@ -23,8 +26,7 @@ from behaviortk.format.fields import Model, NameRef, PNonNeg, PPoint, doc
 from behaviortk.format.nodes import Target
 from behaviortk.registry import Registries
 from behaviortk.sense import Sense, TargetFacts, target_frame
-from behaviortk.steering import kernels as k
-from behaviortk.vec import Array
+from behaviortk.vec import EPS, Array, length, mean_by_owner, normalize, to_world
 from behaviortk.world.spatial import displacement, wrap_positions
 from behaviortk.world.state import World
 
@@ -108,10 +110,29 @@ class HidePointTarget(Model):
 
 
 # ----------------------------------------------------------------- helpers
+def hiding_spots(
+    pos: Array, hunter: Array, obstacle_pos: Array, obstacle_radius: Array, distance: float
+) -> Array:
+    """Buckland's GetHidingPosition for the nearest spot: ``distance`` beyond each obstacle's edge.
+
+    Spot = obstacle + normalize(obstacle - hunter) * (radius + distance); the
+    closest spot to the agent is returned (n, 2). Needs at least one obstacle.
+    A hunter on an obstacle's centre pushes the spot toward the agent's side.
+    """
+    away = obstacle_pos[None, :, :] - hunter[:, None, :]  # (n, M, 2)
+    unit = normalize(away)
+    fallback = normalize(pos[:, None, :] - obstacle_pos[None, :, :])
+    unit = np.where((length(away) > EPS)[..., None], unit, fallback)
+    spots = obstacle_pos[None, :, :] + unit * (obstacle_radius[None, :, None] + distance)
+    d2 = (spots[..., 0] - pos[:, None, 0]) ** 2 + (spots[..., 1] - pos[:, None, 1]) ** 2
+    best = np.argmin(d2, axis=1)
+    return np.asarray(spots[np.arange(pos.shape[0]), best])
+
+
 def hiding_spot(pos: Array, threat: Array, world: World, distance: float) -> Array:
-    """Buckland's hiding spot for each row (``k.hiding_spots``): what ``hide`` arrives at and
+    """Buckland's hiding spot for each row (``hiding_spots``): what ``hide`` arrives at and
     what a ``hide_point`` target is. Needs at least one obstacle."""
-    return k.hiding_spots(pos, threat, world.obstacle_pos, world.obstacle_radius, distance)
+    return hiding_spots(pos, threat, world.obstacle_pos, world.obstacle_radius, distance)
 
 
 def group_centroid(pos: Array, world: World) -> Array:
@@ -144,8 +165,8 @@ def centroid_target(spec: CentroidTarget, sense: Sense, group: str) -> TargetFac
     if spec.group == NEIGHBOURS:
         nb = sense.neighbours(group, "same")
         owner = nb.i - rows.start
-        offset, count = k.mean_by_owner(owner, nb.d, n)
-        vel, _ = k.mean_by_owner(owner, np.take(sense.agents.vel, nb.j, axis=0), n)
+        offset, count = mean_by_owner(owner, nb.d, n)
+        vel, _ = mean_by_owner(owner, np.take(sense.agents.vel, nb.j, axis=0), n)
         valid = count > 0  # the offsets are nearest images already: no displacement again
         pos = np.where(valid[:, None], own + offset, 0.0)
         agent = np.full(n, -1, dtype=np.int64)
@@ -167,7 +188,7 @@ def offset_target(spec: OffsetTarget, sense: Sense, group: str) -> TargetFacts:
     if spec.frame == "world":
         point = inner.pos + offset
     else:
-        point = k.to_world(offset, target_frame(sense.agents, inner), inner.pos)
+        point = to_world(offset, target_frame(sense.agents, inner), inner.pos)
     return _facts(sense, own, point, inner.vel, inner.valid)
 
 

@@ -81,7 +81,7 @@ class Results:
             return
         import pyarrow.parquet as pq
 
-        from behaviortk.commands.output import atomic_output
+        from behaviortk.files import atomic_output
 
         table = table_of(self.rows, self.settings)
         with atomic_output(self.path, "wb", inputs=self.inputs, what="results") as out:

@@ -21,7 +21,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from behaviortk.commands.options import shown
+from behaviortk.errors import shown
 from behaviortk.format.limits import MAX_GRID_POINTS
 from behaviortk.registry import choices
 

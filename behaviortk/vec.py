@@ -82,3 +82,27 @@ def coincident_direction(i: NDArray[np.int64], j: NDArray[np.int64]) -> Array:
     lo, hi = np.minimum(i, j), np.maximum(i, j)
     angle = (lo * 2.399963229728653 + hi * 0.7071067811865476) % (2.0 * np.pi)
     return from_angle(angle) * np.where(i < j, 1.0, -1.0)[:, None]
+
+
+def to_world(local: Array, heading: Array, pos: Array | None = None) -> Array:
+    """Local (x forward along heading, y along its left perpendicular) to world coordinates."""
+    out = heading * local[..., 0:1] + perp(heading) * local[..., 1:2]
+    return out if pos is None else out + pos
+
+
+def sum_by_owner(owner: NDArray[np.int64], values: Array, n: int) -> Array:
+    """Per-owner sums of ``(P, 2)`` values (bincount: fixed order, so deterministic)."""
+    return np.stack(
+        [
+            np.bincount(owner, weights=values[:, 0], minlength=n),
+            np.bincount(owner, weights=values[:, 1], minlength=n),
+        ],
+        axis=1,
+    )
+
+
+def mean_by_owner(owner: NDArray[np.int64], values: Array, n: int) -> tuple[Array, Array]:
+    """Per-owner means of ``(P, 2)`` values (zero where an owner has none) and the counts,
+    summed as ``steering.kernels.cohesion_force`` sums its neighbours' offsets."""
+    count = np.bincount(owner, minlength=n).astype(np.float64)
+    return sum_by_owner(owner, values, n) / np.maximum(count, 1.0)[:, None], count

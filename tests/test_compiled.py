@@ -25,14 +25,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-from behaviortk.compiled import choice
+from behaviortk.engines import choice
+from behaviortk.engines.facts import compute_facts
 from behaviortk.format.loader import load, load_text
 from behaviortk.registry import Registries, load_plugin
 from behaviortk.sense import Sense
 from behaviortk.sim import Simulation
 from behaviortk.steering import act as numpy_act
 from behaviortk.steering import primitives as pm
-from behaviortk.tree.facts import compute_facts
 from behaviortk.world.integrate import integrate as numpy_integrate
 from behaviortk.world.streams import uniforms
 

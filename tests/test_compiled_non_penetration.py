@@ -25,8 +25,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from behaviortk.compiled import choice
 from behaviortk.compiled import non_penetration as knp
+from behaviortk.engines import choice
 from behaviortk.format.loader import load_text
 from behaviortk.sim import Simulation
 from behaviortk.world import non_penetration

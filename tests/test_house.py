@@ -3,13 +3,15 @@
 Every ``import`` counts, including those inside functions: a loop kept alive
 only by deferred imports is still a loop. The one edge the graph does not
 show is ``registry.load_plugin``'s import by name of the built-in plugin,
-the same door every plugin uses.
+the same door every plugin uses. The floors the package's units stand on
+(every import goes down or sideways) are ``tests/test_layers.py``'s.
 """
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
+from typing import NamedTuple
 
 PACKAGE = Path(__file__).resolve().parents[1] / "behaviortk"
 
@@ -19,12 +21,23 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def import_graph() -> dict[str, set[str]]:
-    """behaviortk module -> behaviortk modules it imports anywhere in its source."""
+class Arrow(NamedTuple):
+    """One ``import`` of a behaviortk module by another, where it is written."""
+
+    source: str
+    target: str
+    path: Path
+    line: int
+    text: str
+
+
+def import_arrows() -> list[Arrow]:
+    """Every import of a behaviortk module in the package, with its file, line and text."""
     files = {module_name(p): p for p in PACKAGE.rglob("*.py")}
-    graph: dict[str, set[str]] = {name: set() for name in files}
-    for name, path in files.items():
-        for node in ast.walk(ast.parse(path.read_text())):
+    arrows: list[Arrow] = []
+    for name, path in sorted(files.items()):
+        source = path.read_text()
+        for node in ast.walk(ast.parse(source)):
             targets: list[str] = []
             if isinstance(node, ast.Import):
                 targets = [alias.name for alias in node.names]
@@ -35,11 +48,23 @@ def import_graph() -> dict[str, set[str]]:
                     else node.module
                     for alias in node.names
                 ]
+            resolved = []
             for target in targets:
                 while target not in files and "." in target:
                     target = target.rsplit(".", 1)[0]
+                resolved.append(target)
+            for target in dict.fromkeys(resolved):  # one arrow per module a statement names
                 if target in files and target != name and target != "behaviortk":
-                    graph[name].add(target)
+                    text = " ".join((ast.get_source_segment(source, node) or "").split())
+                    arrows.append(Arrow(name, target, path, node.lineno, text))
+    return arrows
+
+
+def import_graph() -> dict[str, set[str]]:
+    """behaviortk module -> behaviortk modules it imports anywhere in its source."""
+    graph: dict[str, set[str]] = {module_name(p): set() for p in PACKAGE.rglob("*.py")}
+    for arrow in import_arrows():
+        graph[arrow.source].add(arrow.target)
     return graph
 
 

@@ -134,7 +134,7 @@ def test_validate_uses_pydantic(validate_modules: set[str]) -> None:
 # modules as their NumPy implementations. definition_adapter() -> behaviortk.builtins
 # -> behaviortk.conditions (``import numpy``; and behaviortk.sense -> world.spatial,
 # world.state -> numpy) and -> behaviortk.steering (__init__ -> combiners, predictors,
-# primitives -> context, kernels, debug, tree.leaf_status: all ``import numpy``).
+# primitives -> context, kernels, debug: all ``import numpy``).
 # Strict xfail: once the registry keeps models apart from implementations, these
 # pass, the suite reports XPASS as a failure, and the marker should be removed.
 @pytest.mark.xfail(

@@ -1,6 +1,6 @@
 """Nothing lost: no command writes over its input, and no output is ever left half-written.
 
-``commands/output.py`` is the one door every writer uses: ``check_not_input``
+``behaviortk/files.py`` is the one door every writer uses: ``check_not_input``
 (same resolved path or same file on disk) and ``atomic_output`` (a temporary
 file in the same directory renamed into place on success, removed on failure).
 The first half tests the module, the second every writing command through
@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
+from behaviortk import files
 from behaviortk.cli import main
-from behaviortk.commands import output
-from behaviortk.commands.output import OutputError, atomic_output, check_not_input
+from behaviortk.files import OutputError, atomic_output, check_not_input
 
 REFERENCE = Path(__file__).resolve().parent.parent / "definitions" / "evade_or_flock.json"
 ENOSPC = os.strerror(errno.ENOSPC)
@@ -56,7 +56,7 @@ def fill_disk_after(monkeypatch: pytest.MonkeyPatch, room: int) -> None:
     """Every file ``atomic_output`` opens from now on runs out of space after ``room``."""
     real_open = builtins.open
     monkeypatch.setattr(
-        output, "open", lambda *a, **k: FullDisk(real_open(*a, **k), room), raising=False
+        files, "open", lambda *a, **k: FullDisk(real_open(*a, **k), room), raising=False
     )
 
 
@@ -118,7 +118,7 @@ def test_full_disk_when_syncing_is_caught_too(
     def no_space(fd: int) -> None:
         raise OSError(errno.ENOSPC, ENOSPC)
 
-    monkeypatch.setattr(output.os, "fsync", no_space)
+    monkeypatch.setattr(files.os, "fsync", no_space)
     target = tmp_path / "a.txt"
     with pytest.raises(OutputError, match="No space left on device"), atomic_output(target) as f:
         f.write("text")

@@ -172,7 +172,7 @@ def overlap_note(log: Any) -> str:
 def ready_kernels(engine: str, scenario: Any) -> float:
     """Compile (or load) the kernels the run will use before the simulation is built, so
     neither their time nor their memory counts as the simulation's; the seconds it took."""
-    from behaviortk.compiled import choice
+    from behaviortk.engines import choice
     from behaviortk.engines.names import AUTO_BATCH_AGENTS
 
     if engine == "auto":

@@ -93,8 +93,8 @@ def print_table(verdicts: list[Any], out: Any = sys.stdout) -> None:
 def run(args: argparse.Namespace) -> int:
     from behaviortk.checks import LimitError, junit_xml, run_checks, seeds_of, ticks_needed
     from behaviortk.commands.diagnostics import print_issues
-    from behaviortk.commands.output import atomic_output, check_not_input
     from behaviortk.commands.progress import Progress
+    from behaviortk.files import atomic_output, check_not_input
     from behaviortk.format.errors import DefinitionError
     from behaviortk.format.loader import load
 

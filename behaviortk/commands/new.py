@@ -26,7 +26,7 @@ import re
 import sys
 from typing import Any
 
-from behaviortk.commands.options import shown
+from behaviortk.errors import shown
 
 TEMPLATES = {
     "chase": "hunters pursue the nearest prey; prey evade a near hunter, else wander",
@@ -117,7 +117,7 @@ def name_problem(name: str) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from behaviortk.commands.output import write_new
+    from behaviortk.files import write_new
 
     problem = name_problem(args.name)
     if problem is not None:

@@ -1,7 +1,8 @@
 """Command-line value types and options shared by several commands.
 
 Every command module imports this while the parser is built (``--help``
-included), so it imports only argparse and the engine names.
+included), so it imports only argparse, the engine names, the format's limits and
+``errors.shown``.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from behaviortk.engines.names import AUTO_BATCH_AGENTS, ENGINES, KERNELS
+from behaviortk.errors import shown
 from behaviortk.format.limits import MAX_RUN_TICKS, MAX_SEED, MAX_SEEDS
 
 DEFAULT_ENGINE = "auto"
@@ -23,17 +25,6 @@ agents in all, py_trees below (the reference engine; both give identical results
 _WHOLE = re.compile(r"-?[0-9]+")
 _MOST_DIGITS = 1000
 """Digits read of an unbounded whole number (``int`` refuses more than 4,300)."""
-
-
-def shown(text: str, limit: int = 40) -> str:
-    """``repr`` of a command-line value, cut to about ``limit`` characters when longer (a
-    5,000-digit number; escapes such as ``\\U0001f600`` count as what they print)."""
-    if len(repr(text)) <= limit:
-        return repr(text)
-    keep = limit
-    while len(repr(text[:keep])) > limit:
-        keep //= 2
-    return f"{text[:keep]!r}... ({len(text):,} characters)"
 
 
 def whole_number(minimum: int, maximum: int | None = None) -> Callable[[str], int]:

@@ -181,8 +181,8 @@ def render_file(args: argparse.Namespace, path: str, out: str, ticks: int, every
             print(f"behaviortk render: error: no agent {args.select!r} in {path}", file=sys.stderr)
             return 1
         selected = sim.agents.index_of(args.select)
-    from behaviortk.commands.output import atomic_output
     from behaviortk.commands.progress import Progress
+    from behaviortk.files import atomic_output
 
     fmt = "gif" if out.lower().endswith(".gif") else "png"
     with (

@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
                 f"cannot open a window ({reason}); render a tick headless with "
                 f"--tick N --out frame.png"
             )
-    from behaviortk.commands.output import atomic_output
+    from behaviortk.files import atomic_output
     from behaviortk.viewer import render  # sets ARCADE_HEADLESS before arcade loads
 
     del render

@@ -209,7 +209,7 @@ def trace_writer(out: IO[Any], sim: Any, every: int, columnar: bool) -> Any:
 
 def _run_traced(args: argparse.Namespace, sim: Any, progress: Progress, tally: Tally) -> Any:
     """Run ``args.ticks`` ticks writing the trace; re-raise what cut the run short."""
-    from behaviortk.commands.output import atomic_output
+    from behaviortk.files import atomic_output
 
     stopped: BaseException | None = None
     columnar = is_parquet(args.trace)

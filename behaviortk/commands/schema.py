@@ -1,6 +1,6 @@
 """``behaviortk schema [--out FILE]``: the JSON Schema (Draft 2020-12) of the definition format.
 
-Printed on stdout, or with ``--out`` written atomically (``commands/output.py``):
+Printed on stdout, or with ``--out`` written atomically (``behaviortk/files.py``):
 ``make schema`` regenerates the committed copy that way, so a failure never
 leaves it empty.
 """
@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     if args.out is None:
         sys.stdout.write(text)
         return 0
-    from behaviortk.commands.output import atomic_output
+    from behaviortk.files import atomic_output
 
     with atomic_output(args.out, "w", what="schema") as out:
         out.write(text)

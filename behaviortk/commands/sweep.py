@@ -216,7 +216,7 @@ def run(args: argparse.Namespace) -> int:
         f"results: {args.out} ({len(results.rows)} rows; engine {', '.join(engines) or args.engine})"
     )
     if args.plot:
-        from behaviortk.commands.output import atomic_output
+        from behaviortk.files import atomic_output
         from behaviortk.plot import plot
 
         with atomic_output(args.plot, "wb", inputs=[args.file, args.out], what="plot") as out:

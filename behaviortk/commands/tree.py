@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 2
-        from behaviortk.commands.output import atomic_output
+        from behaviortk.files import atomic_output
 
         text = dot_text(root_behaviour(scenario, chosen[0]))
         with atomic_output(args.dot, "w", inputs=[args.file], what="dot file") as out:

@@ -38,8 +38,8 @@ def run(args: argparse.Namespace) -> int:
     from behaviortk.checks import LimitError
     from behaviortk.cluster import ClusterError, connect
     from behaviortk.commands.diagnostics import print_issues
-    from behaviortk.commands.output import atomic_output
     from behaviortk.commands.progress import Progress
+    from behaviortk.files import atomic_output
     from behaviortk.format.errors import DefinitionError
     from behaviortk.format.loader import load_text
     from behaviortk.sweep import SweepError, parse_metric

@@ -21,6 +21,6 @@ plugin, a built-in whose model gained an option the kernel does not know, set
 away from its default) runs through the NumPy code for that leaf only, in the
 same request order (``leaves.supports``). Kernels are compiled on first use and
 cached on disk (``cache=True``): a second run pays no compile time. Nothing
-here is imported unless compiled kernels are asked for; ``choice.py`` loads
-them and falls back to NumPy, with one warning line, when numba fails.
+here is imported unless compiled kernels are asked for; ``engines/choice.py``
+loads them and falls back to NumPy, with one warning line, when numba fails.
 """

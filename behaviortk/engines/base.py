@@ -4,7 +4,7 @@ An engine turns this tick's sensed facts into each group's ``Decision``. The
 skeleton here owns everything that does not depend on how trees are ticked:
 checking at construction that every node can be built, the per-group record
 (rows, flat tree, blackboards, sensed nodes), the prepare step (leaf statuses
-and sensed conditions for whole groups, ``tree/facts.py``), the decide loop,
+and sensed conditions for whole groups, ``engines/facts.py``), the decide loop,
 locating an agent, the snapshot text and blackboard access (each group's
 declared keys, a plain snapshot, a live view for the game). An engine supplies
 only its builders (``builders.py``) and five hooks: ``build_group``,
@@ -25,11 +25,11 @@ import numpy as np
 import py_trees
 
 from behaviortk.engines.builders import Builders
+from behaviortk.engines.facts import TickFacts, compute_facts, sensed_nodes
 from behaviortk.errors import SimulationError
 from behaviortk.registry import Registries
 from behaviortk.sense import Sense
 from behaviortk.tree.blackboard import BlackboardView, Keys
-from behaviortk.tree.facts import TickFacts, compute_facts, sensed_nodes
 from behaviortk.tree.flat import Decision, FlatNode, FlatTree
 from behaviortk.tree.ops import NULL_SINK, Board, NodeContext
 from behaviortk.world.rows import GroupMove

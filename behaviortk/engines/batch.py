@@ -27,10 +27,10 @@ from behaviortk.engines import batch_fused
 from behaviortk.engines import batch_leaves as bl
 from behaviortk.engines.base import EngineBase, GroupRuntime, RowChange
 from behaviortk.engines.builders import Builders, always, decorator_ops, leaf_ops, sensed
+from behaviortk.engines.facts import TickFacts, guard_condition, is_sensed
 from behaviortk.engines.pytrees import display_tree
 from behaviortk.registry import ACTION, CONDITION, DECORATOR, STEERING, Registries
 from behaviortk.tree.clock import ticks_for
-from behaviortk.tree.facts import TickFacts, guard_condition, is_sensed
 from behaviortk.tree.flat import Decision, FlatNode, FlatTree
 from behaviortk.tree.ops import NodeContext, carry_rows
 from behaviortk.tree.status import FAILURE, SUCCESS

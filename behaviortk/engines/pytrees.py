@@ -49,6 +49,7 @@ from py_trees.common import Status
 from behaviortk.conditions import compare
 from behaviortk.engines.base import EngineBase, GroupRuntime, RowChange, as_point
 from behaviortk.engines.builders import Builders, always, decorator_ops, leaf_ops, sensed
+from behaviortk.engines.facts import TickFacts, guard_condition, is_sensed
 from behaviortk.engines.sim_time import SimCooldown, SimTimeout
 from behaviortk.registry import (
     ACTION,
@@ -60,7 +61,6 @@ from behaviortk.registry import (
 from behaviortk.sense import Sense
 from behaviortk.tree.blackboard import Keys, Stamps
 from behaviortk.tree.clock import Clock
-from behaviortk.tree.facts import TickFacts, guard_condition, is_sensed
 from behaviortk.tree.flat import Decision, FlatNode, FlatTree
 from behaviortk.tree.ops import NodeContext, Rows, carry_rows
 from behaviortk.tree.status import FAILURE, SUCCESS

@@ -32,6 +32,8 @@ from behaviortk.vec import (
     normalize,
     perp,
     rotate,
+    sum_by_owner,
+    to_world,
     wrap_angle,
 )
 
@@ -64,12 +66,6 @@ def _safe_div(num: Array, den: Array) -> Array:
     """``num / den`` where ``den > EPS``, else 0."""
     ok = den > EPS
     return np.where(ok, num / np.where(ok, den, 1.0), 0.0)
-
-
-def to_world(local: Array, heading: Array, pos: Array | None = None) -> Array:
-    """Local (x forward along heading, y along its left perpendicular) to world coordinates."""
-    out = heading * local[..., 0:1] + perp(heading) * local[..., 1:2]
-    return out if pos is None else out + pos
 
 
 # ------------------------------------------------------------- seek family
@@ -276,24 +272,6 @@ def velocity_match(vel: Array, target_vel: Array, time_to_target: ArrayLike) -> 
 
 
 # -------------------------------------------------------------- flocking
-def _sum_by_owner(owner: IntArray, values: Array, n: int) -> Array:
-    """Per-owner sums of ``(P, 2)`` values (bincount: fixed order, so deterministic)."""
-    return np.stack(
-        [
-            np.bincount(owner, weights=values[:, 0], minlength=n),
-            np.bincount(owner, weights=values[:, 1], minlength=n),
-        ],
-        axis=1,
-    )
-
-
-def mean_by_owner(owner: IntArray, values: Array, n: int) -> tuple[Array, Array]:
-    """Per-owner means of ``(P, 2)`` values (zero where an owner has none) and the counts,
-    summed as :func:`cohesion_force` sums its neighbours' offsets."""
-    count = np.bincount(owner, minlength=n).astype(np.float64)
-    return _sum_by_owner(owner, values, n) / np.maximum(count, 1.0)[:, None], count
-
-
 def separation_force(
     owner: IntArray, d: Array, n: int, i: IntArray | None = None, j: IntArray | None = None
 ) -> Array:
@@ -310,7 +288,7 @@ def separation_force(
         tiny = d2 <= EPS * EPS
         if tiny.any():
             contrib[tiny] = coincident_direction(i[tiny], j[tiny]) / MIN_SEPARATION
-    return _sum_by_owner(owner, contrib, n)
+    return sum_by_owner(owner, contrib, n)
 
 
 def alignment_force(owner: IntArray, neighbour_vel: Array, vel: Array) -> Array:
@@ -320,7 +298,7 @@ def alignment_force(owner: IntArray, neighbour_vel: Array, vel: Array) -> Array:
     """
     n = vel.shape[0]
     count = np.bincount(owner, minlength=n).astype(np.float64)
-    avg = _sum_by_owner(owner, neighbour_vel, n) / np.maximum(count, 1.0)[:, None]
+    avg = sum_by_owner(owner, neighbour_vel, n) / np.maximum(count, 1.0)[:, None]
     return np.where((count > 0)[:, None], avg - vel, 0.0)
 
 
@@ -339,7 +317,7 @@ def cohesion_force(
     """
     n = pos.shape[0]
     count = np.bincount(owner, minlength=n).astype(np.float64)
-    centre = pos + _sum_by_owner(owner, d, n) / np.maximum(count, 1.0)[:, None]
+    centre = pos + sum_by_owner(owner, d, n) / np.maximum(count, 1.0)[:, None]
     force = np.where((count > 0)[:, None], seek_force(pos, vel, centre, max_speed), 0.0)
     return normalize(force) if unit else force
 
@@ -351,7 +329,7 @@ def follow_velocity(owner: IntArray, neighbour_vel: Array, vel: Array) -> Array:
     """
     n = vel.shape[0]
     count = np.bincount(owner, minlength=n).astype(np.float64)
-    mean = _sum_by_owner(owner, neighbour_vel, n) / np.maximum(count, 1.0)[:, None]
+    mean = sum_by_owner(owner, neighbour_vel, n) / np.maximum(count, 1.0)[:, None]
     return np.where((count > 0)[:, None], mean, vel)
 
 
@@ -671,26 +649,7 @@ def wall_avoidance_force(
     return normal * depth[:, None]
 
 
-# ------------------------------------------------------------ hide etc.
-def hiding_spots(
-    pos: Array, hunter: Array, obstacle_pos: Array, obstacle_radius: Array, distance: float
-) -> Array:
-    """Buckland's GetHidingPosition for the nearest spot: ``distance`` beyond each obstacle's edge.
-
-    Spot = obstacle + normalize(obstacle - hunter) * (radius + distance); the
-    closest spot to the agent is returned (n, 2). Needs at least one obstacle.
-    A hunter on an obstacle's centre pushes the spot toward the agent's side.
-    """
-    away = obstacle_pos[None, :, :] - hunter[:, None, :]  # (n, M, 2)
-    unit = normalize(away)
-    fallback = normalize(pos[:, None, :] - obstacle_pos[None, :, :])
-    unit = np.where((length(away) > EPS)[..., None], unit, fallback)
-    spots = obstacle_pos[None, :, :] + unit * (obstacle_radius[None, :, None] + distance)
-    d2 = (spots[..., 0] - pos[:, None, 0]) ** 2 + (spots[..., 1] - pos[:, None, 1]) ** 2
-    best = np.argmin(d2, axis=1)
-    return np.asarray(spots[np.arange(pos.shape[0]), best])
-
-
+# ------------------------------------------------- paths and containment
 def advance_waypoints(
     cursor: IntArray, pos: Array, points: Array, seek_distance: float, looped: bool
 ) -> IntArray:

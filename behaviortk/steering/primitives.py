@@ -35,7 +35,7 @@ from behaviortk.sense import Sense, TargetFacts, target_frame, target_heading
 from behaviortk.steering import kernels as k
 from behaviortk.steering.context import Steering, SteeringContext
 from behaviortk.steering.predictors import Linear, look_ahead
-from behaviortk.vec import Array, from_angle, heading_angle, length, normalize
+from behaviortk.vec import Array, from_angle, heading_angle, length, normalize, to_world
 
 PCosine = Annotated[float, Field(ge=-1, le=1, allow_inf_nan=False), Parameterisable()]
 """A dot product of unit vectors, -1 to 1 (or a ``$param`` reference in a tree as written)."""
@@ -844,7 +844,7 @@ def offset_pursuit(p: OffsetPursuit, ctx: SteeringContext) -> Steering:
     t = ctx.target_facts()
     offset = np.asarray(p.offset, dtype=np.float64)
     heading = target_frame(ctx.agents, t)
-    world_offset = k.to_world(np.broadcast_to(offset, (ctx.n, 2)), heading, t.pos)
+    world_offset = to_world(np.broadcast_to(offset, (ctx.n, 2)), heading, t.pos)
     aim = _predict(ctx, p.predictor, world_offset, t.vel)
     _crosshair(ctx, aim)
     return Steering(_buckland_arrive(ctx, aim, "fast"))

@@ -69,7 +69,7 @@ def render(
     image in pixels, ``region`` the world rectangle shown (x0, y0, x1, y1; default all of
     it) and ``zoom`` magnifies around its centre. The caller opens ``out``
     (``behaviortk render`` writes through a temporary file renamed into place:
-    ``behaviortk.commands.output.atomic_output``). ``on_tick(t)`` is called after tick
+    ``behaviortk.files.atomic_output``). ``on_tick(t)`` is called after tick
     ``t`` (1-based) is drawn: progress.
     """
     from behaviortk.viewer.painter import Overlay2D, Painter, PanelState

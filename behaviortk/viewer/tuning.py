@@ -314,7 +314,7 @@ class Tuner:
         Refuses (nothing written) when the file on disk is no longer what the viewer
         loaded: a newer edit is never overwritten.
         """
-        from behaviortk.commands.output import OutputError, atomic_output
+        from behaviortk.files import OutputError, atomic_output
 
         if not self.dirty:
             return f"{self.path.name}: nothing to save"

@@ -1,7 +1,8 @@
-"""Writing a command's output file: never over one of its inputs, never half-written.
+"""Writing an output file: never over one of its inputs, never half-written.
 
 Every command that writes a file goes through here (``run --trace``, ``render --out``,
-``demo --out``, ``tree --dot``, ``schema --out``, ``new``); a new writer should too.
+``demo --out``, ``tree --dot``, ``schema --out``, ``new``), and so does the library
+(``results.py``'s sweep results, the viewer's saved tuning); a new writer should too.
 
 ``check_not_input(out, inputs)`` refuses an output that is one of the command's input
 files: the same path once resolved (``./x.json`` and ``x.json``, symlinks) or the same
@@ -27,7 +28,8 @@ Failures are ``OutputError`` with one line for the user and an exit code, which
 - 1: ``cannot write trace out.jsonl: No space left on device``. Any ``OSError`` that
   escapes the block counts as a failure to write the output, so keep other I/O out of it.
 
-Stdlib only: command modules import this while the parser is built.
+Stdlib only (a foundation: it imports nothing of behaviortk), since command modules
+import this while the parser is built.
 """
 
 from __future__ import annotations

@@ -1,0 +1,125 @@
+"""The package's floors: every import goes to the same floor or a lower one, and no two units
+reach each other.
+
+A *unit* is a top-level subpackage (``world``, ``steering``, ...) or a loose module
+(``sim``, ``vec``, ...) of ``behaviortk``. Every ``import`` of one behaviortk module by
+another is an arrow between their units, including imports inside functions (a loop kept
+alive only by deferred imports is still a loop; the graph is ``tests/test_house.py``'s).
+``from behaviortk import NAME`` (the lazy public names) is not an arrow: the package's
+``__init__`` is the door, not a unit.
+
+The floors, from the ground up (imports only go down or sideways, never up):
+
+0. foundations: ``errors``, ``files``, ``registry``, ``vec``: stdlib and NumPy only
+1. ``format``: the file format (also checked alone by ``test_house.py``)
+2. ``world``: agent state, geometry, spatial index, sight, integrate
+3. sense: ``sense``, ``target_kinds``, ``derived_targets``: what a tick senses
+4. ``tree``: the vocabulary both engines and every leaf share
+5. leaves and act: ``conditions``, ``actions``, ``memory``, ``steering``
+6. ``compiled``: numba twins of sense, act and integrate
+7. ``engines``: decide (leaf statuses and sensed conditions, both engines, the kernels
+   choice)
+8. the tick: ``sim``, ``embed``
+9. record: ``tick_state``, ``trace``, ``trace_parquet``, ``recording``
+10. studies: ``checks``, ``metrics``, ``sweep``, ``tune``, ``results``, ``cluster``, ``plot``
+11. ``viewer``
+12. doors: ``commands``, ``cli``, ``__main__``, ``plugin``, ``builtins``
+
+A new unit must be placed here before the test passes. Within a floor, arrows may go
+either way, but never both ways round a loop (``test_no_two_units_reach_each_other``).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import defaultdict
+
+from test_house import PACKAGE, Arrow, find_cycle, import_arrows, module_name
+
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    ("foundations", ("errors", "files", "registry", "vec")),
+    ("format", ("format",)),
+    ("world", ("world",)),
+    ("sense", ("sense", "target_kinds", "derived_targets")),
+    ("tree", ("tree",)),
+    ("leaves and act", ("conditions", "actions", "memory", "steering")),
+    ("compiled", ("compiled",)),
+    ("engines", ("engines",)),
+    ("the tick", ("sim", "embed")),
+    ("record", ("tick_state", "trace", "trace_parquet", "recording")),
+    ("studies", ("checks", "metrics", "sweep", "tune", "results", "cluster", "plot")),
+    ("viewer", ("viewer",)),
+    ("doors", ("commands", "cli", "__main__", "plugin", "builtins")),
+]
+"""The floors from the ground up: (name, units)."""
+
+FLOOR = {unit: (i, name) for i, (name, units) in enumerate(LAYERS) for unit in units}
+
+
+def unit_of(module: str) -> str | None:
+    """``behaviortk.world.grid`` -> ``world``; ``behaviortk.sim`` -> ``sim``; the package: None."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else None
+
+
+def units() -> set[str]:
+    modules = (module_name(p) for p in PACKAGE.rglob("*.py"))
+    return {u for u in map(unit_of, modules) if u is not None}
+
+
+def unit_arrows() -> dict[tuple[str, str], list[Arrow]]:
+    """(importing unit, imported unit) -> the imports that make that arrow."""
+    arrows: dict[tuple[str, str], list[Arrow]] = defaultdict(list)
+    for arrow in import_arrows():
+        source, target = unit_of(arrow.source), unit_of(arrow.target)
+        if source is not None and target is not None and source != target:
+            arrows[source, target].append(arrow)
+    return arrows
+
+
+def where(arrow: Arrow) -> str:
+    return f"{arrow.path.relative_to(PACKAGE.parent)}:{arrow.line}: {arrow.text}"
+
+
+def test_the_units_are_read_from_the_source() -> None:
+    assert unit_of("behaviortk.world.grid") == "world"
+    assert unit_of("behaviortk.sim") == "sim"
+    assert unit_of("behaviortk") is None
+    arrows = unit_arrows()
+    assert ("sim", "engines") in arrows
+    assert all(a.text.startswith(("import ", "from ")) for a in arrows["sim", "engines"])
+
+
+def test_every_unit_has_exactly_one_floor() -> None:
+    listed = [unit for _, names in LAYERS for unit in names]
+    twice = sorted({u for u in listed if listed.count(u) > 1})
+    assert not twice, f"on two floors: {twice}"
+    missing = sorted(units() - set(listed))
+    assert not missing, f"units with no floor in LAYERS (place them): {missing}"
+    gone = sorted(set(listed) - units())
+    assert not gone, f"LAYERS names units that no longer exist: {gone}"
+
+
+def test_every_import_goes_to_the_same_floor_or_a_lower_one() -> None:
+    upward = []
+    for (source, target), arrows in sorted(unit_arrows().items()):
+        if source not in FLOOR or target not in FLOOR:
+            continue  # reported by test_every_unit_has_exactly_one_floor
+        (low, low_name), (high, high_name) = FLOOR[source], FLOOR[target]
+        if high > low:
+            upward += [
+                f"{where(a)}\n    {source} (floor {low}, {low_name}) imports "
+                f"{target} (floor {high}, {high_name})"
+                for a in arrows
+            ]
+    assert not upward, "imports that go up a floor:\n" + "\n".join(upward)
+
+
+def test_no_two_units_reach_each_other() -> None:
+    arrows = unit_arrows()
+    graph: dict[str, set[str]] = {unit: set() for unit in units()}
+    for source, target in arrows:
+        graph[source].add(target)
+    cycle = find_cycle(graph)
+    lines = [where(arrows[a, b][0]) for a, b in itertools.pairwise(cycle)]
+    assert not cycle, f"units in a loop: {' -> '.join(cycle)}, through\n" + "\n".join(lines)

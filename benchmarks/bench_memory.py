@@ -11,8 +11,10 @@ the definition is built here):
   (200,000 agents, the figure of issue 23).
 
 Each case runs in a fresh interpreter, which builds the simulation, then
-times ``--ticks`` calls of ``step()``; peak resident memory is ``ru_maxrss`` of
-that process (building included, shown apart as RSS before the ticks).
+times ``--ticks`` calls of ``step()`` (with ``--overlap``, also the overlap figure
+after each, as ``behaviortk run --headless`` measures it: issue 23's 4.9 GB was
+that search); peak resident memory is ``ru_maxrss`` of that process (building
+included, shown apart as RSS before the ticks).
 ``--kernels numba,numpy`` runs every case on each kernel choice (interleaved:
 case by case, kernels by kernels, versions by versions). ``--before REV`` runs
 the same cases on the code of a git revision (exported with ``git archive``)
@@ -21,7 +23,7 @@ of ``--limit-gib`` (so a blow-up fails fast instead of swapping). Building
 includes compiling (or loading) the numba kernels. Not a test: figures depend
 on the machine.
 
-Usage: python benchmarks/bench_memory.py [--cases point,world] [--kernels numba,numpy]
+Usage: python benchmarks/bench_memory.py [--cases point,world] [--kernels numba,numpy] [--overlap]
        [--ticks 2] [--before 177bf1a] [--repeat 3]
 """
 
@@ -143,18 +145,27 @@ def rss_mib() -> float:
     return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
-def child(case: str, path: str, kernels: str, ticks: int) -> None:
-    """Build the simulation, time ``ticks`` ticks, print one JSON line."""
+def child(case: str, path: str, kernels: str, ticks: int, overlap: bool) -> None:
+    """Build the simulation, time ``ticks`` ticks (and, with ``overlap``, the overlap figure
+    after each, as ``run --headless`` measures it), print one JSON line."""
     from behaviortk.format.loader import load
     from behaviortk.sim import Simulation
+    from behaviortk.world.overlap import OverlapLog
 
     t0 = time.perf_counter()
     sim = Simulation(load(path, max_agents=10**7), engine="batch", kernels=kernels)
     t1 = time.perf_counter()
     before = rss_mib()
+    log = OverlapLog()
+    ticking = measuring = 0.0
     for _ in range(ticks):
+        t2 = time.perf_counter()
         sim.step()
-    t2 = time.perf_counter()
+        t3 = time.perf_counter()
+        if overlap:
+            log.measure(sim.world, sim.agents)
+        ticking += t3 - t2
+        measuring += time.perf_counter() - t3
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(
         json.dumps(
@@ -162,7 +173,8 @@ def child(case: str, path: str, kernels: str, ticks: int) -> None:
                 "case": case,
                 "kernels": getattr(sim, "kernel_name", kernels),
                 "build_s": t1 - t0,
-                "tick_s": (t2 - t1) / ticks,
+                "tick_s": ticking / ticks,
+                "overlap_s": measuring / ticks,
                 "rss_before": before,
                 "peak": peak,
             }
@@ -185,7 +197,14 @@ def export(rev: str, into: Path) -> Path:
 
 
 def run_case(
-    case: str, kernels: str, ticks: int, code: Path, tmp: Path, timeout: float, limit_gib: float
+    case: str,
+    kernels: str,
+    ticks: int,
+    overlap: bool,
+    code: Path,
+    tmp: Path,
+    timeout: float,
+    limit_gib: float,
 ) -> dict[str, Any] | str:
     path = tmp / f"{case}.json"
     path.write_text(json.dumps(case_definition(case)[0]))
@@ -197,7 +216,16 @@ def run_case(
     env = dict(os.environ, PYTHONPATH=str(code), ARCADE_HEADLESS="1")
     try:
         proc = subprocess.run(
-            [sys.executable, __file__, "--child", case, str(path), kernels, str(ticks)],
+            [
+                sys.executable,
+                __file__,
+                "--child",
+                case,
+                str(path),
+                kernels,
+                str(ticks),
+                str(overlap),
+            ],
             cwd=code,
             env=env,
             capture_output=True,
@@ -223,11 +251,16 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per case")
     parser.add_argument("--limit-gib", type=float, default=16.0, help="address space per case")
     parser.add_argument("--repeat", type=int, default=1, help="runs per case (best tick kept)")
-    parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--overlap",
+        action="store_true",
+        help="also measure the overlap figure after each tick, as run --headless does",
+    )
+    parser.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        case, path, kernels, ticks = args.child
-        child(case, path, kernels, int(ticks))
+        case, path, kernels, ticks, overlap = args.child
+        child(case, path, kernels, int(ticks), overlap == "True")
         return
     cases = args.cases.split(",")
     choices = args.kernels.split(",")
@@ -242,7 +275,7 @@ def main() -> None:
         )
         print(
             f"{'case':10s} {'agents':>8s} {'kernels':7s} {'code':22s} {'build s':>8s} "
-            f"{'tick s':>8s} {'RSS before':>11s} {'peak RSS':>9s}"
+            f"{'tick s':>8s} {'overlap s':>9s} {'RSS before':>11s} {'peak RSS':>9s}"
         )
         for case in cases:
             agents = f"{case_definition(case)[1]:,}"
@@ -255,7 +288,14 @@ def main() -> None:
                             continue  # failed once: not again
                         got.append(
                             run_case(
-                                case, kernels, args.ticks, code, tmp, args.timeout, args.limit_gib
+                                case,
+                                kernels,
+                                args.ticks,
+                                args.overlap,
+                                code,
+                                tmp,
+                                args.timeout,
+                                args.limit_gib,
                             )
                         )
             for (kernels, label), got in runs.items():
@@ -267,6 +307,7 @@ def main() -> None:
                 best = min(done, key=lambda r: float(r["tick_s"]))
                 print(
                     f"{head} {best['build_s']:8.2f} {best['tick_s']:8.2f} "
+                    f"{best['overlap_s']:9.2f} "
                     f"{best['rss_before']:8.0f} MiB {best['peak']:5.0f} MiB",
                     flush=True,
                 )

@@ -150,6 +150,8 @@ def test_the_grid_is_fine_only_where_the_cap_binds() -> None:
     for points, cap in ((3_000, 64), (200_000, None), (200_000, 100_000), (60, 64)):
         nx, ny, rx, ry = kspatial.grid_shape(w, h, 60.0, points, cap)
         assert (rx, ry) == (1, 1) and w / nx >= 60.0 and h / ny >= 60.0, (points, cap)
+    *_, rx, ry = kspatial.grid_shape(w, h, 60.0, n, 1)  # cells of 1/8 point: too many to visit
+    assert rx <= kspatial.MAX_REACH and ry <= kspatial.MAX_REACH
     plain = kspatial.grid_shape(w, h, 60.0, 200_000)
     assert kspatial.grid_shape(w, h, 60.0, 200_000, None) == plain
 

@@ -42,6 +42,10 @@ CELLS_PER_POINT = 4
 #: faster than cells of cap points; finer cells gain little more and cost sparse corners.
 CAP_PER_CELL = 8
 
+#: A fine grid's cells are at least the radius over this wide: an observer's stencil spans at
+#: most 33 x 33 cells (its count, and the room for the pairs, are summed over them).
+MAX_REACH = 16
+
 
 @inline
 def _cell_of(x: float, size: float, n_cells: int, wrap: bool) -> int:
@@ -79,7 +83,7 @@ def grid_shape(
     if cap is not None and points > 0 and math.isfinite(radius):
         dense = math.sqrt(max(cap, 1) / CAP_PER_CELL * width * height / points)
         if dense <= 0.5 * radius:
-            side = dense
+            side = max(dense, radius / MAX_REACH)
     side = max(side, math.sqrt(width * height / max_cells))
     nx, ny = max(1, int(width // side)), max(1, int(height // side))
     while nx * ny > max_cells:

@@ -13,13 +13,16 @@ keep the lower row). Pairs come out sorted by ``(i, j)`` in the CSR layout of
 ``Neighbours``. The grid only chooses candidates; which pairs are kept and
 their numbers depend on the exact tests alone, so they equal the NumPy path's.
 
-In a dense crowd an observer sees thousands and keeps a few dozen: once it
-holds its cap, the kept pairs are a max-heap (farthest, then highest row, on
-top), so a candidate costs one comparison with the top and the selection
-``cap x log(cap)`` per replacement, never a sort of everything seen (issue 23:
-200,000 agents seeing ~3,500 each took minutes). Its own cell is measured
-first, and a stencil cell wholly farther than the view, or than the farthest
-pair kept once the heap is full, is skipped: its points could not be kept.
+In a dense crowd an observer sees thousands and keeps a few dozen: its kept
+pairs are then a max-heap (farthest, then highest row, on top), so a
+candidate costs one comparison with the top and a replacement ``log(cap)``,
+never a sort of everything seen (issue 23: 200,000 agents seeing ~3,500
+each took minutes). Where the cap binds across the crowd, :func:`grid_shape`
+makes cells of a few points and an observer whose stencil holds more than
+its cap measures rings of cells around its own, nearest first: once full, a
+cell wholly farther than the farthest pair kept is skipped, and the rings
+stop when the next one is (its points could not be kept). Elsewhere the
+stencil's rows are measured in row order as they always were.
 
 Coordinates are copied into cell order once per query, so an observer's
 candidates are read from contiguous memory.

@@ -24,11 +24,11 @@ from behaviortk.format.budget import (
 )
 from behaviortk.registry import Registries, default
 from behaviortk.vec import EPS, Array, length, normalize
+from behaviortk.world.grid import chunk_bounds
 from behaviortk.world.sight import FOV_COS_TOLERANCE
 from behaviortk.world.spatial import (
     CloseQuery,
     SpatialIndex,
-    chunk_bounds,
     displacement,
     displacement_columns,
 )

@@ -118,8 +118,9 @@ class Kernels:
         else:
             cos_limit = np.cos(np.minimum(half, np.pi)) - FOV_COS_TOLERANCE
             all_round = np.ascontiguousarray(half >= np.pi)
+        cap = np.ascontiguousarray(agents.max_neighbours[a], dtype=np.int64)
         nx, ny, rx, ry = spatial.grid_shape(
-            world.width, world.height, padded(radius), b.stop - b.start
+            world.width, world.height, padded(radius), b.stop - b.start, int(cap.max())
         )
         args = (
             agents.pos,
@@ -128,7 +129,7 @@ class Kernels:
             view,
             np.ascontiguousarray(cos_limit, dtype=np.float64),
             all_round,
-            np.ascontiguousarray(agents.max_neighbours[a], dtype=np.int64),
+            cap,
             a.start,
             a.stop,
             b.start,

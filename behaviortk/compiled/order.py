@@ -41,7 +41,8 @@ def cell_order(sim: Any) -> dict[str, np.ndarray] | None:
         order = np.arange(n, dtype=np.int64)
         if n >= SORT_MIN and name in sim.trees:
             radius = padded(float(ag.view_distance[rows].max()))
-            nx, ny, _, _ = spatial.grid_shape(world.width, world.height, radius, n)
+            cap = int(ag.max_neighbours[rows].max())
+            nx, ny, _, _ = spatial.grid_shape(world.width, world.height, radius, n, cap)
             _, by_cell, _, _ = spatial.bin_points(
                 ag.pos, rows.start, rows.stop, float(world.width), float(world.height),
                 world.edges == "wrap", nx, ny,

@@ -13,6 +13,17 @@ keep the lower row). Pairs come out sorted by ``(i, j)`` in the CSR layout of
 ``Neighbours``. The grid only chooses candidates; which pairs are kept and
 their numbers depend on the exact tests alone, so they equal the NumPy path's.
 
+In a dense crowd an observer sees thousands and keeps a few dozen: its kept
+pairs are then a max-heap (farthest, then highest row, on top), so a
+candidate costs one comparison with the top and a replacement ``log(cap)``,
+never a sort of everything seen (issue 23: 200,000 agents seeing ~3,500
+each took minutes). Where the cap binds across the crowd, :func:`grid_shape`
+makes cells of a few points and an observer whose stencil holds more than
+its cap measures rings of cells around its own, nearest first: once full, a
+cell wholly farther than the farthest pair kept is skipped, and the rings
+stop when the next one is (its points could not be kept). Elsewhere the
+stencil's rows are measured in row order as they always were.
+
 Coordinates are copied into cell order once per query, so an observer's
 candidates are read from contiguous memory.
 """
@@ -25,9 +36,19 @@ import numpy as np
 
 from behaviortk.compiled.jit import inline, kernel
 from behaviortk.compiled.vec import separation_term, shortest, shortest_near
+from behaviortk.format.cells import fit_cells
 
 #: Cells per candidate point at most (and 16 at least): bounds the grid's memory.
 CELLS_PER_POINT = 4
+
+#: In a dense crowd a cell holds about an observer's cap over this many points on average
+#: (``grid_shape``): 8 measured fastest at 200,000 agents of evade_or_flock (cap 64), 2.4x
+#: faster than cells of cap points; finer cells gain little more and cost sparse corners.
+CAP_PER_CELL = 8
+
+#: A fine grid's cells are at least the radius over this wide: an observer's stencil spans at
+#: most 33 x 33 cells (its count, and the room for the pairs, are summed over them).
+MAX_REACH = 16
 
 
 @inline
@@ -44,7 +65,7 @@ def _cell_of(x: float, size: float, n_cells: int, wrap: bool) -> int:
 
 
 def grid_shape(
-    width: float, height: float, radius: float, points: int
+    width: float, height: float, radius: float, points: int, cap: int | None = None
 ) -> tuple[int, int, int, int]:
     """``(nx, ny, reach_x, reach_y)``: cells per axis, each at least ``radius`` wide (at most
     ``CELLS_PER_POINT`` per point, 16 at least), and how many cells an observer looks
@@ -52,16 +73,23 @@ def grid_shape(
 
     Half-radius cells with a 5 x 5 stencil measure fewer candidates but cost
     more than they save, in sparse and dense crowds alike (measured at 50,000
-    agents of evade_or_flock and flocking_lj_obstacles); the reach stays general.
+    agents of evade_or_flock and flocking_lj_obstacles). Except when observers
+    keep at most ``cap`` and the crowd is so dense that a cell holding
+    ``cap / CAP_PER_CELL`` points on average is at most half the radius wide:
+    cells are then that wide, so an observer's nearest ``cap`` lie in the few
+    rings of cells around its own, where :func:`neighbour_query` stops (at
+    200,000 agents of evade_or_flock: a few hundred candidates measured per
+    observer instead of ~14,000, and the nearest come first, so the heap of the
+    kept changes less often).
     """
     max_cells = max(16, CELLS_PER_POINT * points)
-    side = max(radius, math.sqrt(width * height / max_cells))
-    nx, ny = max(1, int(width // side)), max(1, int(height // side))
-    while nx * ny > max_cells:
-        if nx >= ny:
-            nx -= 1
-        else:
-            ny -= 1
+    side = radius
+    if cap is not None and points > 0 and math.isfinite(radius):
+        dense = math.sqrt(max(cap, 1) / CAP_PER_CELL * width * height / points)
+        if dense <= 0.5 * radius:
+            side = max(dense, radius / MAX_REACH)
+    side = max(side, math.sqrt(width * height / max_cells))
+    nx, ny = fit_cells(max(1, int(width // side)), max(1, int(height // side)), max_cells)
     reach_x = max(1, math.ceil(radius / (width / nx)))
     reach_y = max(1, math.ceil(radius / (height / ny)))
     return nx, ny, reach_x, reach_y
@@ -140,49 +168,100 @@ def _candidates(start: np.ndarray, c: int, nx: int, ny: int, wrap: bool, rx: int
     return count
 
 
-_GAPS = (701, 301, 132, 57, 23, 10, 4, 1)  # Ciura's shell sort gaps
+@inline
+def _sift_down(heap: np.ndarray, j: np.ndarray, dist: np.ndarray, n: int, top: int) -> None:
+    """Restore the max-heap of slots ``heap[:n]`` below ``top``: a slot sits above those
+    nearer than it (farther first, then the higher row; rows are unique). The choice of
+    child is branch-free: it goes either way at random."""
+    slot = heap[top]
+    dd, jj = dist[slot], j[slot]
+    at = top
+    child = 2 * at + 1
+    while child < n:
+        c = heap[child]
+        r = heap[min(child + 1, n - 1)]
+        right = (child + 1 < n) & ((dist[r] > dist[c]) | ((dist[r] == dist[c]) & (j[r] > j[c])))
+        child += 1 if right else 0
+        c = r if right else c
+        if not ((dist[c] > dd) | ((dist[c] == dd) & (j[c] > jj))):
+            break
+        heap[at] = c
+        at = child
+        child = 2 * at + 1
+    heap[at] = slot
 
 
 @inline
-def _sort_by_row(j: np.ndarray, dx: np.ndarray, dy: np.ndarray, dist: np.ndarray, n: int) -> None:
-    """Sort the first ``n`` entries of the four columns by ``j`` (rows are unique): insertion
-    sort for the usual few, nearly ordered entries, shell sort beyond 64."""
-    if n <= 64:
-        for a in range(1, n):
-            jj = j[a]
-            if j[a - 1] < jj:
-                continue
-            xx, yy, dd = dx[a], dy[a], dist[a]
-            b = a
-            while b > 0 and j[b - 1] > jj:
-                j[b], dx[b], dy[b], dist[b] = j[b - 1], dx[b - 1], dy[b - 1], dist[b - 1]
-                b -= 1
-            j[b], dx[b], dy[b], dist[b] = jj, xx, yy, dd
-        return
-    for gap in _GAPS:
-        for a in range(gap, n):
-            jj, xx, yy, dd = j[a], dx[a], dy[a], dist[a]
-            b = a
-            while b >= gap and j[b - gap] > jj:
-                j[b], dx[b], dy[b], dist[b] = j[b - gap], dx[b - gap], dy[b - gap], dist[b - gap]
-                b -= gap
-            j[b], dx[b], dy[b], dist[b] = jj, xx, yy, dd
+def _measure(
+    s: int,
+    rows: np.ndarray,
+    xs: np.ndarray,
+    ys: np.ndarray,
+    i: int,
+    xi: float,
+    yi: float,
+    hx: float,
+    hy: float,
+    r2: float,
+    cl: float,
+    test_fov: bool,
+    overlap: bool,
+    width: float,
+    height: float,
+    wrap: bool,
+) -> tuple[int, float, float, float, bool]:
+    """Candidate ``s`` seen from observer ``i``: ``(row, dx, dy, distance, seen)``, the exact
+    tests of ``Sense._seen`` (within the view, not itself, inside the field of view)."""  # fmt: skip
+    j = rows[s]
+    dx = shortest_near(xs[s] - xi, width, wrap)
+    dy = shortest_near(ys[s] - yi, height, wrap)
+    d2 = dx * dx + dy * dy
+    dist = math.sqrt(d2)
+    seen = (d2 <= r2) & ((j != i) | (not overlap))
+    seen &= (hx * dx + hy * dy >= dist * cl) | (not test_fov)
+    return j, dx, dy, dist, seen
 
 
 @inline
-def _kth_smallest(values: np.ndarray, n: int, k: int, scratch: np.ndarray) -> float:
-    """The ``k``-th smallest (1-based) of the first ``n`` values (shell sort of a copy)."""
-    for a in range(n):
-        scratch[a] = values[a]
-    for gap in _GAPS:
-        for a in range(gap, n):
-            v = scratch[a]
-            b = a
-            while b >= gap and scratch[b - gap] > v:
-                scratch[b] = scratch[b - gap]
-                b -= gap
-            scratch[b] = v
-    return float(scratch[k - 1])
+def _heapify(heap: np.ndarray, j: np.ndarray, dist: np.ndarray, n: int) -> None:
+    """Slots ``0..n-1`` as a max-heap (:func:`_sift_down`): an observer just reached its cap."""
+    for q in range(n):
+        heap[q] = q
+    for top in range(n // 2 - 1, -1, -1):
+        _sift_down(heap, j, dist, n, top)
+
+
+@inline
+def _replace(
+    j: int,
+    dx: float,
+    dy: float,
+    dist: float,
+    n: int,
+    cj: np.ndarray,
+    cdx: np.ndarray,
+    cdy: np.ndarray,
+    cdist: np.ndarray,
+    heap: np.ndarray,
+) -> None:
+    """A seen candidate offered to a full observer: it takes the farthest kept pair's slot
+    when nearer (or as near, a lower row)."""  # fmt: skip
+    t = heap[0]
+    if dist < cdist[t] or (dist == cdist[t] and j < cj[t]):
+        cj[t], cdx[t], cdy[t], cdist[t] = j, dx, dy, dist
+        _sift_down(heap, cj, cdist, n, 0)
+
+
+@inline
+def _gap(x: float, cell: int, target: int, side: float, whole: bool) -> float:
+    """How far along one axis coordinate ``x`` (in cell ``cell``) is from every point of
+    the stencil column ``target`` (unwrapped: -1 is the column left of 0) at least;
+    0 for its own column or an axis searched whole."""
+    if whole or target == cell:
+        return 0.0
+    if target > cell:
+        return max(target * side - x, 0.0)
+    return max(x - (target + 1) * side, 0.0)
 
 
 SUMS = 6
@@ -248,13 +327,24 @@ def neighbour_query(
     for c in range(nx * ny):
         fullest = max(fullest, start[c + 1] - start[c])
     room = min(nx, 2 * rx + 1) * min(ny, 2 * ry + 1)
-    room *= fullest
-    cj = np.empty(room, dtype=np.int64)
+    room = min(room * fullest, b_hi - b_lo)
+    cj = np.empty(room, dtype=np.int64)  # an observer's seen candidates, by slot
     cdx = np.empty(room)
     cdy = np.empty(room)
     cdist = np.empty(room)
-    kept = np.empty(room, dtype=np.bool_)
-    scratch = np.empty(room)
+    heap = np.empty(room, dtype=np.int64)  # slots, farthest on top, once an observer is full
+    keys = np.empty(room, dtype=np.int64)  # row << shift | slot: the kept pairs in row order
+    shift = 0
+    while (1 << shift) < room:
+        shift += 1
+    mask = (1 << shift) - 1
+    side_x = width / nx
+    side_y = height / ny
+    whole_x = wrap and nx < 2 * rx + 1
+    whole_y = wrap and ny < 2 * ry + 1
+    # every cell of ring r + 1 lies (r x the shorter side) away on some axis, none on a whole one
+    near_side = 0.0 if whole_x or whole_y else min(side_x, side_y)
+    fine = rx > 1 or ry > 1  # cells narrower than the view: grid_shape's dense crowds
     p = 0
     for k in range(n_a):
         i = a_lo + k
@@ -265,13 +355,11 @@ def neighbour_query(
         r2 = view[k] * view[k]
         cl = cos_limit[k]
         test_fov = fov and not all_round[k]
+        limit = cap[k]
         cx = _cell_of(xi, width, nx, wrap)
         cy = _cell_of(yi, height, ny, wrap)
         x0, x1 = _stencil(cx, nx, wrap, rx)
         y0, y1 = _stencil(cy, ny, wrap, ry)
-        n = 0
-        last = -1
-        ordered = True
         # a stencil row's cells are consecutive cell ids, so their points one run of the
         # binned arrays (two where the row wraps around the world's edge)
         if x0 < 0:
@@ -280,60 +368,104 @@ def neighbour_query(
             a0, a1, b0, b1 = x0, nx, 0, x1 - nx + 1
         else:
             a0, a1, b0, b1 = x0, x1 + 1, 0, 0
-        for gy in range(y0, y1 + 1):
+        total = 0  # on a fine grid (dense crowds), an observer over its cap takes the rings
+        for gy in range(y0, y1 + 1) if fine else range(0):
             row = _wrapped(gy, ny) * nx
-            for part in range(2):
-                lo = start[row + a0] if part == 0 else start[row + b0]
-                hi = start[row + a1] if part == 0 else start[row + b1]
-                for s in range(lo, hi):
-                    # branch-free: every candidate is written, only the seen ones counted
-                    j = rows[s]
-                    dx = shortest_near(xs[s] - xi, width, wrap)
-                    dy = shortest_near(ys[s] - yi, height, wrap)
-                    d2 = dx * dx + dy * dy
-                    dist = math.sqrt(d2)
-                    seen = (d2 <= r2) & ((j != i) | (not overlap))
-                    seen &= (hx * dx + hy * dy >= dist * cl) | (not test_fov)
-                    cj[n] = j
-                    cdx[n] = dx
-                    cdy[n] = dy
-                    cdist[n] = dist
-                    ordered &= (j > last) | (not seen)
-                    last = j if seen else last
-                    n += 1 if seen else 0
-        if not ordered:  # rows in cell order usually come sorted already
-            _sort_by_row(cj, cdx, cdy, cdist, n)
-        limit = cap[k]
-        if n > limit:
-            # nearest first: below the limit-th distance, then ties in row order;
-            # the kept pairs are moved to the front, in order
-            threshold = _kth_smallest(cdist, n, limit, scratch) if limit > 0 else -np.inf
-            left = limit
+            total += start[row + a1] - start[row + a0] + start[row + b1] - start[row + b0]
+        n = 0
+        last = -1
+        ordered = True
+        full = False  # the observer holds ``limit`` pairs, ``heap`` orders them
+        if total <= limit:  # the stencil's runs in row order, every seen candidate kept
+            for gy in range(y0, y1 + 1):
+                row = _wrapped(gy, ny) * nx
+                for part in range(2):
+                    lo = start[row + a0] if part == 0 else start[row + b0]
+                    hi = start[row + a1] if part == 0 else start[row + b1]
+                    for s in range(lo, hi):
+                        j, dx, dy, dist, seen = _measure(
+                            s, rows, xs, ys, i, xi, yi, hx, hy, r2, cl, test_fov, overlap,
+                            width, height, wrap,
+                        )  # fmt: skip
+                        # branch-free: every candidate is written, only the seen ones counted
+                        cj[n], cdx[n], cdy[n], cdist[n] = j, dx, dy, dist
+                        ordered &= (j > last) | (not seen)
+                        last = j if seen else last
+                        n += 1 if seen else 0
+            if n > limit:  # then the nearest ``limit`` of them
+                full = limit > 0
+                if full:
+                    _heapify(heap, cj, cdist, limit)
+                    for q in range(limit, n):
+                        _replace(cj[q], cdx[q], cdy[q], cdist[q], limit, cj, cdx, cdy, cdist, heap)
+                n = max(limit, 0)
+                ordered = False
+        else:
+            # rings of cells around its own (Chebyshev distance ``ring``), nearest first;
+            # once full, a cell wholly farther than the farthest pair kept is skipped, and
+            # so is every later ring once its nearest side is
+            fx = xi - width * math.floor(xi / width) if wrap else xi  # where _cell_of put it
+            fy = yi - height * math.floor(yi / height) if wrap else yi
+            margin = 1e-9 * (width + height + abs(fx) + abs(fy))  # over any rounding of bins
+            xlo, xhi, ylo, yhi = x0 - cx, x1 - cx, y0 - cy, y1 - cy
+            rings = max(-xlo, xhi, -ylo, yhi) if limit > 0 else -1
+            for ring in range(rings + 1):
+                farthest = cdist[heap[0]] if full else view[k]
+                if ring > 1 and (ring - 1) * near_side - margin > farthest:
+                    break
+                for uy in range(max(-ring, ylo), min(ring, yhi) + 1):
+                    edge = uy == -ring or uy == ring  # a whole row of the ring, else its ends
+                    ux = max(-ring, xlo) if edge else -ring
+                    while ux <= min(ring, xhi):
+                        gx, gy = cx + ux, cy + uy
+                        ux += 1 if edge else 2 * ring
+                        if gx < x0:
+                            continue
+                        if full:
+                            ex = _gap(fx, cx, gx, side_x, whole_x)
+                            ey = _gap(fy, cy, gy, side_y, whole_y)
+                            if math.sqrt(ex * ex + ey * ey) - margin > cdist[heap[0]]:
+                                continue
+                        g = _wrapped(gy, ny) * nx + _wrapped(gx, nx)
+                        for s in range(start[g], start[g + 1]):
+                            j, dx, dy, dist, seen = _measure(
+                                s, rows, xs, ys, i, xi, yi, hx, hy, r2, cl, test_fov, overlap,
+                                width, height, wrap,
+                            )  # fmt: skip
+                            if not full:
+                                cj[n], cdx[n], cdy[n], cdist[n] = j, dx, dy, dist
+                                n += 1 if seen else 0
+                                full = n == limit
+                                if full:
+                                    _heapify(heap, cj, cdist, n)
+                            elif seen:
+                                _replace(j, dx, dy, dist, n, cj, cdx, cdy, cdist, heap)
+            ordered = False  # rings and the heap scramble the rows
+        if not ordered:  # the kept pairs' slots in row order (rows are unique)
             for q in range(n):
-                kept[q] = cdist[q] < threshold
-                if kept[q]:
-                    left -= 1
-            for q in range(n):
-                if not kept[q] and cdist[q] == threshold and left > 0:
-                    kept[q] = True
-                    left -= 1
-            m = 0
-            for q in range(n):
-                if kept[q]:
-                    cj[m], cdx[m], cdy[m], cdist[m] = cj[q], cdx[q], cdy[q], cdist[q]
-                    m += 1
-            n = m
+                keys[q] = (cj[q] << shift) | q
+            if full or n > 64:
+                keys[:n].sort()
+            else:  # insertion sort: rows kept in cell order come nearly sorted
+                for q in range(1, n):
+                    key = keys[q]
+                    b = q
+                    while b > 0 and keys[b - 1] > key:
+                        keys[b] = keys[b - 1]
+                        b -= 1
+                    keys[b] = key
         sx = sy = ax = ay = ox = oy = 0.0
         for q in range(n):
-            j = cj[q]
-            dx = cdx[q]
-            dy = cdy[q]
+            slot = q if ordered else keys[q] & mask
+            j = cj[slot]
+            dx = cdx[slot]
+            dy = cdy[slot]
             if want_pairs:
                 out_i[p + q] = i
                 out_j[p + q] = j
                 out_d[p + q, 0] = dx
                 out_d[p + q, 1] = dy
-                out_dist[p + q] = cdist[q]
+                out_dist[p + q] = cdist[slot]
             tx, ty = separation_term(i, j, dx, dy)
             sx += tx
             sy += ty

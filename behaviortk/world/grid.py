@@ -4,16 +4,30 @@ Cells are at least ``radius`` wide, agents are binned by a stable argsort of
 their cell id, and each agent is paired with the later agents of its own cell
 and every agent of four "forward" cells ((+1,0), (-1,+1), (0,+1), (+1,+1)), so
 each unordered pair is examined once. The variable-length candidate lists
-are expanded with ``np.repeat`` (no Python loop over agents). Measured against
+are expanded with ``np.repeat`` (no Python loop over agents), a chunk of
+agents at a time (:data:`PAIR_BUDGET`), so memory follows the chunk, never
+the density: 200,000 agents of radius 5 and 8 in an 800 x 600 world measure
+96 million candidates, which at once took 4.6 GB (issue 23). Measured against
 ``cKDTree.query_pairs`` in ``benchmarks/bench_neighbours.py``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import dataclass
+
 import numpy as np
 
+from behaviortk.format.budget import NEIGHBOUR_WORKING_SET
 from behaviortk.format.cells import grid_cells
 from behaviortk.vec import Array
+
+PAIR_BUDGET = NEIGHBOUR_WORKING_SET
+"""Bytes of candidate pairs :func:`grid_pair_chunks` holds at once (tests lower it)."""
+
+BYTES_PER_PAIR_CANDIDATE = 64
+"""Peak bytes per candidate inside one chunk: its two rows, offsets (x, y) and the
+expansion's run starts, 8 bytes each, and the test's temporaries."""
 
 #: The four forward neighbour cells of the half stencil (the own cell is handled apart).
 FORWARD_DX = np.array([1, -1, 0, 1])
@@ -27,10 +41,36 @@ def grid_shape(width: float, height: float, radius: float, n: int) -> tuple[int,
     return grid_cells(width, height, radius, min(max(16, 4 * n), 65535))
 
 
-def grid_pairs(
+def chunk_bounds(cost: np.ndarray, budget: int) -> Iterator[tuple[int, int]]:
+    """Consecutive ``(lo, hi)`` ranges whose ``cost`` sums to at most ``budget``
+    (a single item that costs more gets a range of its own)."""
+    ends = np.cumsum(cost)
+    lo, n = 0, int(cost.shape[0])
+    while lo < n:
+        done = int(ends[lo - 1]) if lo else 0
+        hi = max(lo + 1, int(np.searchsorted(ends, done + budget, side="right")))
+        yield lo, hi
+        lo = hi
+
+
+@dataclass(frozen=True)
+class PairChunk:
+    """Pairs of one chunk of :func:`grid_pair_chunks`: local rows ``i``, ``j`` (unordered),
+    the offset ``points[j] - points[i]`` (minimum image) and how many candidates were measured."""
+
+    i: np.ndarray
+    j: np.ndarray
+    dx: Array
+    dy: Array
+    candidates: int
+
+
+def grid_pair_chunks(
     points: Array, width: float, height: float, radius: float, wrap: bool
-) -> tuple[np.ndarray, np.ndarray] | None:
-    """Unordered pairs ``(lo, hi)`` of local rows with distance <= ``radius``.
+) -> Iterator[PairChunk] | None:
+    """Every unordered pair of local rows with distance <= ``radius`` once, a chunk at a time
+    (the candidates of a chunk take at most :data:`PAIR_BUDGET` bytes, unless a single
+    agent's do).
 
     On wrapped worlds ``points`` must lie in ``[0, width) x [0, height)`` and
     distances are minimum-image; None when the grid has fewer than 3 cells on an
@@ -61,6 +101,7 @@ def grid_pairs(
     else:
         inside = (ncx >= 0) & (ncx < nx) & (ncy < ny)
         near = np.where(inside, ncy * nx + ncx, empty_cell)
+    del ncx, ncy
     k = np.arange(n)
     base = np.empty((n, 5), dtype=np.int64)
     cnt = np.empty((n, 5), dtype=np.int64)
@@ -68,21 +109,53 @@ def grid_pairs(
     cnt[:, 0] = np.take(start, cell_s) + np.take(count, cell_s) - k - 1
     base[:, 1:] = np.take(start, near)
     cnt[:, 1:] = np.take(count, near)
-    cnt_flat = cnt.ravel()
-    total = int(cnt_flat.sum())
-    first = np.cumsum(cnt_flat) - cnt_flat
-    a = np.repeat(k, cnt.sum(axis=1))
-    b = np.arange(total) + np.repeat(base.ravel() - first, cnt_flat)
+    del near, cell_s
+    per_agent = cnt.sum(axis=1)
 
-    dx = np.take(xs, b) - np.take(xs, a)
-    dy = np.take(ys, b) - np.take(ys, a)
-    if wrap:
-        dx -= width * np.round(dx * (1.0 / width))
-        dy -= height * np.round(dy * (1.0 / height))
-    close = np.flatnonzero(dx * dx + dy * dy <= radius * radius)
-    i = np.take(order, np.take(a, close))
-    j = np.take(order, np.take(b, close))
-    return np.minimum(i, j), np.maximum(i, j)
+    def chunks() -> Iterator[PairChunk]:
+        budget = max(1, int(PAIR_BUDGET) // BYTES_PER_PAIR_CANDIDATE)
+        for lo, hi in chunk_bounds(per_agent, budget):
+            cnt_flat = cnt[lo:hi].ravel()
+            total = int(cnt_flat.sum())
+            first = np.cumsum(cnt_flat) - cnt_flat
+            a = np.repeat(k[lo:hi], per_agent[lo:hi])
+            b = np.repeat(base[lo:hi].ravel() - first, cnt_flat)
+            del first
+            b += np.arange(total)
+            dx = np.take(xs, b) - np.take(xs, a)
+            dy = np.take(ys, b) - np.take(ys, a)
+            if wrap:
+                dx -= width * np.round(dx * (1.0 / width))
+                dy -= height * np.round(dy * (1.0 / height))
+            close = np.flatnonzero(dx * dx + dy * dy <= radius * radius)
+            yield PairChunk(
+                i=np.take(order, np.take(a, close)),
+                j=np.take(order, np.take(b, close)),
+                dx=np.take(dx, close),
+                dy=np.take(dy, close),
+                candidates=total,
+            )
+
+    return chunks()
+
+
+def grid_pairs(
+    points: Array, width: float, height: float, radius: float, wrap: bool
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Unordered pairs ``(lo, hi)`` of local rows with distance <= ``radius``
+    (:func:`grid_pair_chunks` joined; None where it is)."""
+    found = grid_pair_chunks(points, width, height, radius, wrap)
+    if found is None:
+        return None
+    lo: list[np.ndarray] = []
+    hi: list[np.ndarray] = []
+    for chunk in found:
+        lo.append(np.minimum(chunk.i, chunk.j))
+        hi.append(np.maximum(chunk.i, chunk.j))
+    if not lo:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty.copy()
+    return np.concatenate(lo), np.concatenate(hi)
 
 
 def stencil_offsets(n_cells: int, wrap: bool) -> np.ndarray:

@@ -2,14 +2,16 @@
 
 The overlap figure of a tick is the fraction of agents that overlap at least
 one other agent. Pairs come from the spatial index's uniform grid (each
-unordered pair once, ``SpatialIndex.unordered_pairs``) searched within twice
-the largest radius, then tested exactly; distances are minimum-image on
-wrapped worlds. No loop over agents: ``bench``, the trace summary,
+unordered pair once, ``SpatialIndex.unordered_pair_chunks``) searched within
+twice the largest radius, a chunk at a time, then tested exactly; distances
+are minimum-image on wrapped worlds. No loop over agents: ``bench``, the trace summary,
 non-penetration and a metrics layer all call :func:`close_pairs` /
 :func:`overlapping`.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -20,6 +22,21 @@ from behaviortk.world.state import Agents, World
 IntArray = np.ndarray
 
 
+def close_pair_chunks(
+    world: World, pos: Array, radius: Array, reach: float = 0.0
+) -> Iterator[tuple[IntArray, IntArray]]:
+    """:func:`close_pairs` a chunk at a time (memory follows ``grid.PAIR_BUDGET``)."""
+    n = int(pos.shape[0])
+    if n < 2:
+        return
+    search = 2.0 * float(radius.max()) + float(reach)
+    for lo, hi in SpatialIndex(world, pos).unordered_pair_chunks(slice(0, n), search):
+        dx, dy = displacement_columns(pos, lo, hi, world)
+        limit = np.take(radius, lo) + np.take(radius, hi) + reach
+        keep = np.flatnonzero(dx * dx + dy * dy < limit * limit)
+        yield np.take(lo, keep), np.take(hi, keep)
+
+
 def close_pairs(
     world: World, pos: Array, radius: Array, reach: float = 0.0
 ) -> tuple[IntArray, IntArray]:
@@ -28,25 +45,21 @@ def close_pairs(
     ``reach >= 0`` widens the test: non-penetration keeps pairs that are nearly
     touching as candidates for its relaxation passes.
     """
-    n = int(pos.shape[0])
-    empty = np.zeros(0, dtype=np.int64)
-    if n < 2:
-        return empty, empty
-    search = 2.0 * float(radius.max()) + float(reach)
-    lo, hi = SpatialIndex(world, pos).unordered_pairs(slice(0, n), search)
-    dx, dy = displacement_columns(pos, lo, hi, world)
-    limit = np.take(radius, lo) + np.take(radius, hi) + reach
-    keep = np.flatnonzero(dx * dx + dy * dy < limit * limit)
-    return np.take(lo, keep), np.take(hi, keep)
+    parts = list(close_pair_chunks(world, pos, radius, reach))
+    if not parts:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty.copy()
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
 
 def overlapping(world: World, pos: Array, radius: Array) -> np.ndarray:
-    """(N,) bool: the agents closer to at least one other than the sum of their radii."""
+    """(N,) bool: the agents closer to at least one other than the sum of their radii
+    (never holding all the pairs: one chunk's at a time)."""
     n = int(pos.shape[0])
     mask = np.zeros(n, dtype=bool)
-    i, j = close_pairs(world, pos, radius)
-    mask[i] = True
-    mask[j] = True
+    for i, j in close_pair_chunks(world, pos, radius):
+        mask[i] = True
+        mask[j] = True
     return mask
 
 

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from behaviortk.vec import Array
-from behaviortk.world.grid import CellGrid, grid_pairs
+from behaviortk.world.grid import CellGrid, grid_pair_chunks
 from behaviortk.world.state import World
 
 if TYPE_CHECKING:
@@ -79,18 +79,6 @@ def wrap_positions(pos: Array, world: World) -> Array:
     p = np.where(p < 0.0, p + size, p)
     p = np.where(p >= size, p - size, p)
     return np.clip(p, 0.0, np.nextafter(size, 0.0))
-
-
-def chunk_bounds(cost: np.ndarray, budget: int) -> Iterator[tuple[int, int]]:
-    """Consecutive ``(lo, hi)`` ranges whose ``cost`` sums to at most ``budget``
-    (a single item that costs more gets a range of its own)."""
-    ends = np.cumsum(cost)
-    lo, n = 0, int(cost.shape[0])
-    while lo < n:
-        done = int(ends[lo - 1]) if lo else 0
-        hi = max(lo + 1, int(np.searchsorted(ends, done + budget, side="right")))
-        yield lo, hi
-        lo = hi
 
 
 def padded(radius: float) -> float:
@@ -151,18 +139,37 @@ class SpatialIndex:
         return i[keep], j[keep]
 
     def unordered_pairs(self, rows: slice, radius: float) -> tuple[IntArray, IntArray]:
-        """Each pair of ``rows`` within ``radius`` once, as global ``(lo, hi)``.
+        """Each pair of ``rows`` within ``radius`` once, as global ``(lo, hi)``
+        (:meth:`unordered_pair_chunks` joined)."""
+        parts = list(self.unordered_pair_chunks(rows, radius))
+        if len(parts) == 1:
+            return parts[0]
+        if not parts:
+            empty = np.zeros(0, dtype=np.int64)
+            return empty, empty.copy()
+        return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
-        The uniform grid when it fits the world, else the tree.
-        """
+    def unordered_pair_chunks(
+        self, rows: slice, radius: float
+    ) -> Iterator[tuple[IntArray, IntArray]]:
+        """:meth:`unordered_pairs` a chunk at a time (``grid.grid_pair_chunks``: memory follows
+        ``grid.PAIR_BUDGET``) when the uniform grid fits the world, else the tree's at once."""
         found = None
         if self.use_grid:
             w = self.world
-            found = grid_pairs(self._points[rows], w.width, w.height, radius, w.edges == "wrap")
+            found = grid_pair_chunks(
+                self._points[rows], w.width, w.height, radius, w.edges == "wrap"
+            )
         if found is None:
             p = self.tree(rows).query_pairs(radius, output_type="ndarray").astype(np.int64)
-            found = (p[:, 0], p[:, 1])
-        return found[0] + rows.start, found[1] + rows.start
+            yield p[:, 0] + rows.start, p[:, 1] + rows.start
+            return
+        for chunk in found:
+            lo = np.minimum(chunk.i, chunk.j)
+            lo += rows.start
+            hi = np.maximum(chunk.i, chunk.j)
+            hi += rows.start
+            yield lo, hi
 
     def sorted_pairs(self, a: slice, b: slice, radius: float) -> tuple[IntArray, IntArray]:
         """:meth:`pairs` sorted by ``(i, j)``: one ``np.sort`` of ``i << 32 | j`` keys

@@ -26,8 +26,9 @@ from __future__ import annotations
 import numpy as np
 
 from behaviortk.vec import Array
+from behaviortk.world.grid import chunk_bounds
 from behaviortk.world.sight import in_view_columns, line_blocked
-from behaviortk.world.spatial import SpatialIndex, chunk_bounds, padded
+from behaviortk.world.spatial import SpatialIndex, padded
 
 #: How many nearest agents the first round looks at (one more when the observers are
 #: among the observed: their own row comes first and is dropped), and how many times

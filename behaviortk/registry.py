@@ -60,7 +60,7 @@ class PluginError(ImportError):
     """A plugin module that could not be imported or registered.
 
     ``str(exc)`` is one line naming the module and the reason:
-    ``cannot load plugin 'my_plugins': No module named 'my_plugins'``.
+    ``plugin 'my_plugins' failed to load: No module named 'my_plugins'``.
     """
 
     def __init__(self, module: str, reason: str, source: str = "") -> None:
@@ -69,7 +69,7 @@ class PluginError(ImportError):
         self.source = source
         """Where the name came from (``entry point 'x' of my-dist 1.0``), or ''."""
         origin = f" ({source})" if source else ""
-        super().__init__(f"cannot load plugin {module!r}{origin}: {reason}", name=module)
+        super().__init__(f"plugin {module!r}{origin} failed to load: {reason}", name=module)
 
 
 @dataclass(frozen=True)

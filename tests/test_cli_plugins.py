@@ -119,14 +119,20 @@ def broken_modules(folder: Path) -> None:
     [
         (
             "no_such_plugin",
-            "cannot load plugin 'no_such_plugin': no module named 'no_such_plugin' (is it "
+            "plugin 'no_such_plugin' failed to load: no module named 'no_such_plugin' (is it "
             "installed, or is the folder that holds it the current directory?)",
         ),
-        ("boom", "cannot load plugin 'boom': RuntimeError: no config found (at {dir}/boom.py:2)"),
-        ("typo", "cannot load plugin 'typo': syntax error: invalid syntax ({dir}/typo.py, line 1)"),
+        (
+            "boom",
+            "plugin 'boom' failed to load: RuntimeError: no config found (at {dir}/boom.py:2)",
+        ),
+        (
+            "typo",
+            "plugin 'typo' failed to load: syntax error: invalid syntax ({dir}/typo.py, line 1)",
+        ),
         (
             "needs",
-            "cannot load plugin 'needs': it imports 'no_such_dependency_xyz', which is not installed",
+            "plugin 'needs' failed to load: it imports 'no_such_dependency_xyz', which is not installed",
         ),
         (
             "empty",
@@ -182,8 +188,8 @@ def test_a_broken_entry_point_names_itself_and_its_distribution(tmp_path: Path) 
     proc = cli("schema", path=[tmp_path])
     assert proc.returncode == 1
     assert proc.stderr.splitlines() == [
-        "behaviortk: error: cannot load plugin 'gone_module_xyz' (entry point 'lost' of "
-        "brokenplug 1.0): no module named 'gone_module_xyz' (is it installed, or is the "
+        "behaviortk: error: plugin 'gone_module_xyz' (entry point 'lost' of "
+        "brokenplug 1.0) failed to load: no module named 'gone_module_xyz' (is it installed, or is the "
         "folder that holds it the current directory?)"
     ]
 

@@ -332,7 +332,7 @@ def test_a_plugin_that_exits_or_raises_a_base_exception_is_a_load_error(
     monkeypatch.syspath_prepend(str(tmp_path))
     assert main(["validate", str(EVADE), "--plugin", module]) == 2
     assert one_error(capsys) == (
-        f"behaviortk: error: cannot load plugin {module!r}: {reason.format(file=file)}"
+        f"behaviortk: error: plugin {module!r} failed to load: {reason.format(file=file)}"
     )
 
 

@@ -24,7 +24,7 @@ from behaviortk.vec import Array
 from behaviortk.world.overlap import overlapping
 
 if TYPE_CHECKING:
-    from behaviortk.sim import Simulation
+    from behaviortk.sim.simulation import Simulation
 
 NAN = float("nan")
 

@@ -55,7 +55,7 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 from behaviortk.tick_state import TickState
 from behaviortk.tree.status import STATUS_NAMES
 from behaviortk.world.overlap import OverlapLog

@@ -61,7 +61,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 from behaviortk.tick_state import STATUS_DIGIT, TickState
 from behaviortk.trace import VERSION, header, reason_of
 from behaviortk.world.overlap import OverlapLog

@@ -33,7 +33,7 @@ from behaviortk.conditions import can_see
 from behaviortk.format.adapters import validate_node
 from behaviortk.format.loader import load_text
 from behaviortk.registry import default
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -41,7 +41,7 @@ import behaviortk
 from behaviortk.commands.scaling import largest_group, scale_definition
 from behaviortk.format.loader import load_text
 from behaviortk.recording import open_recording
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 from behaviortk.trace import TraceWriter
 from behaviortk.trace_parquet import ParquetTraceWriter
 from behaviortk.viewer.recorded import RecordedView, RecordedWorld

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from behaviortk.format.loader import load_text
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 from behaviortk.tree.status import FAILURE, INVALID, RUNNING, SUCCESS
 
 

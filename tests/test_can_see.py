@@ -81,7 +81,7 @@ def test_both_engines_agree_among_walls_and_obstacles() -> None:
     from engine_support import definition
 
     import behaviortk
-    from behaviortk.sim import Simulation
+    from behaviortk.sim.simulation import Simulation
 
     root = {
         "type": "selector",

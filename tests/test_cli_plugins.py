@@ -22,7 +22,7 @@ from PIL import Image
 from behaviortk.cli import build_parser
 from behaviortk.format.loader import load
 from behaviortk.registry import Registries, default, load_plugin
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 from behaviortk.trace import read
 from behaviortk.viewer.session import Session
 

@@ -165,7 +165,7 @@ def test_not_json_is_one_line(tmp_path: Path, capsys, command: str) -> None:
 
 def stop_at_tick(monkeypatch, tick: int, error: BaseException) -> None:
     """Make ``Simulation.step`` raise ``error`` when it is about to run tick ``tick``."""
-    from behaviortk.sim import Simulation
+    from behaviortk.sim.simulation import Simulation
 
     real_step = Simulation.step
 

@@ -21,7 +21,7 @@ from behaviortk.derived_targets import group_centroid
 from behaviortk.format.loader import load_text
 from behaviortk.registry import Registries, load_plugin
 from behaviortk.sense import Sense, TargetFacts
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 from behaviortk.steering.debug import DebugBuffer
 from behaviortk.world.factory import make_agents
 from behaviortk.world.state import World

@@ -1,4 +1,4 @@
-"""The game's side of a Simulation (behaviortk/embed.py): events, watching, agent views, advance.
+"""The game's side of a Simulation (behaviortk/sim/embed.py): events, watching, agent views, advance.
 
 Expected status sequences are worked out by hand from py_trees 2.6's Selector
 and Sequence (a non-memory selector re-ticks its first child every tick and,
@@ -24,9 +24,9 @@ from test_equivalence import depth, extend, leaves, scenario_text
 
 import behaviortk
 from behaviortk.actions import Emit, EmitOps
-from behaviortk.embed import MAX_STEPS, AgentView, Event, SimulationError
 from behaviortk.format.loader import load, load_text
-from behaviortk.sim import Simulation
+from behaviortk.sim.embed import MAX_STEPS, AgentView, Event, SimulationError
+from behaviortk.sim.simulation import Simulation
 from behaviortk.tree.ops import NodeContext
 from behaviortk.tree.status import SUCCESS
 

@@ -25,7 +25,7 @@ from test_equivalence import CONVERTERS, depth, parallel, scenario_text
 from behaviortk.compiled import generated
 from behaviortk.engines import batch_fused
 from behaviortk.format.loader import load_text
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 from behaviortk.tree.status import FAILURE, INVALID, RUNNING, SUCCESS
 
 

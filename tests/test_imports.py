@@ -24,7 +24,7 @@ HEAVY = (
     "py_trees",
     "arcade",
     "jsonschema",
-    "behaviortk.sim",
+    "behaviortk.sim.simulation",
     "rich",
     "numba",
     "pyarrow",
@@ -150,7 +150,7 @@ def test_validate_does_not_import_the_implementations(
 def test_validate_schema_only_imports_jsonschema() -> None:
     modules = command("validate", "--schema-only", DEFINITION)
     assert loaded(modules, "jsonschema")
-    assert loaded(modules, "behaviortk.sim") == []
+    assert loaded(modules, "behaviortk.sim.simulation") == []
     assert engine_modules(modules) == []
 
 

@@ -2,7 +2,7 @@
 reach each other.
 
 A *unit* is a top-level subpackage (``world``, ``steering``, ...) or a loose module
-(``sim``, ``vec``, ...) of ``behaviortk``. Every ``import`` of one behaviortk module by
+(``vec``, ``cli``, ...) of ``behaviortk``. Every ``import`` of one behaviortk module by
 another is an arrow between their units, including imports inside functions (a loop kept
 alive only by deferred imports is still a loop; the graph is ``tests/test_house.py``'s).
 ``from behaviortk import NAME`` (the lazy public names) is not an arrow: the package's
@@ -19,7 +19,7 @@ The floors, from the ground up (imports only go down or sideways, never up):
 6. ``compiled``: numba twins of sense, act and integrate
 7. ``engines``: decide (leaf statuses and sensed conditions, both engines, the kernels
    choice)
-8. the tick: ``sim``, ``embed``
+8. the tick: ``sim`` (``Simulation``, ``embed``, the allocator setting)
 9. record: ``tick_state``, ``trace``, ``trace_parquet``, ``recording``
 10. studies: ``checks``, ``metrics``, ``sweep``, ``tune``, ``results``, ``cluster``, ``plot``
 11. ``viewer``
@@ -45,7 +45,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("leaves and act", ("conditions", "actions", "memory", "steering")),
     ("compiled", ("compiled",)),
     ("engines", ("engines",)),
-    ("the tick", ("sim", "embed")),
+    ("the tick", ("sim",)),
     ("record", ("tick_state", "trace", "trace_parquet", "recording")),
     ("studies", ("checks", "metrics", "sweep", "tune", "results", "cluster", "plot")),
     ("viewer", ("viewer",)),
@@ -57,7 +57,7 @@ FLOOR = {unit: (i, name) for i, (name, units) in enumerate(LAYERS) for unit in u
 
 
 def unit_of(module: str) -> str | None:
-    """``behaviortk.world.grid`` -> ``world``; ``behaviortk.sim`` -> ``sim``; the package: None."""
+    """``behaviortk.world.grid`` -> ``world``; ``behaviortk.sim.simulation`` -> ``sim``; the package: None."""
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else None
 
@@ -83,7 +83,7 @@ def where(arrow: Arrow) -> str:
 
 def test_the_units_are_read_from_the_source() -> None:
     assert unit_of("behaviortk.world.grid") == "world"
-    assert unit_of("behaviortk.sim") == "sim"
+    assert unit_of("behaviortk.sim.simulation") == "sim"
     assert unit_of("behaviortk") is None
     arrows = unit_arrows()
     assert ("sim", "engines") in arrows

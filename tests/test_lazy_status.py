@@ -20,7 +20,7 @@ import pytest
 
 from behaviortk.engines.pytrees import TreeStatuses
 from behaviortk.format.loader import load
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 from behaviortk.tick_state import TickState
 from behaviortk.trace import TraceWriter
 from behaviortk.tree.flat import Decision

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from behaviortk import BlackboardError
 from behaviortk.conditions import compare, compare_points
 from behaviortk.format.loader import load_text
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 from behaviortk.tree.status import FAILURE, RUNNING, SUCCESS
 
 ENGINES = ("py_trees", "batch")

@@ -20,7 +20,7 @@ from behaviortk.format.checks import check_model
 from behaviortk.format.errors import DefinitionError
 from behaviortk.format.loader import load_text
 from behaviortk.registry import default
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -23,7 +23,7 @@ from behaviortk.conditions import can_see
 from behaviortk.format.world import Wall
 from behaviortk.registry import default
 from behaviortk.sense import Sense
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 from behaviortk.world import visible_nearest
 from behaviortk.world.build import wall_geometry
 from behaviortk.world.factory import make_agents

@@ -20,7 +20,7 @@ from trace_support import run_recorded, walk_sim, write_walk
 import behaviortk
 from behaviortk.cli import main
 from behaviortk.recording import TraceError, open_recording
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 from behaviortk.trace import TraceWriter
 from behaviortk.trace_parquet import ParquetTraceWriter
 from behaviortk.viewer.hud import HudInfo, legend

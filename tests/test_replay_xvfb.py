@@ -24,7 +24,7 @@ from PIL import Image
 
 import behaviortk
 from behaviortk.recording import open_recording
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 from behaviortk.trace_parquet import ParquetTraceWriter
 from behaviortk.viewer import palette
 from behaviortk.viewer.painter import MARGIN, PANEL_WIDTH

@@ -21,7 +21,7 @@ from steering_support import node, run, world
 
 import behaviortk
 from behaviortk.registry import default
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 from behaviortk.steering import kernels
 from behaviortk.steering.debug import DebugBuffer
 from behaviortk.steering.primitives import following

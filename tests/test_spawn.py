@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from behaviortk.errors import SimulationError
 from behaviortk.format.loader import load_text
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 
 ENGINES = ("py_trees", "batch")
 

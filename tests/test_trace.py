@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import behaviortk
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 from behaviortk.trace import TraceWriter, read
 from behaviortk.world.overlap import overlap_fraction
 

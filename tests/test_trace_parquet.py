@@ -22,7 +22,7 @@ from trace_support import EXPECTED, WALK, WALK_PATHS, run_recorded, walk_sim
 import behaviortk
 from behaviortk.cli import main
 from behaviortk.recording import TraceError, open_recording
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 from behaviortk.trace import TraceWriter
 from behaviortk.trace_parquet import (
     META_DEFINITION,

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 import behaviortk
 from behaviortk import BlackboardError, DefinitionError
 from behaviortk.format.loader import Scenario, load_text
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 from behaviortk.tree.status import FAILURE, RUNNING, SUCCESS
 
 ENGINES = ("py_trees", "batch")

@@ -14,7 +14,7 @@ import pytest
 from engine_support import definition, other_group
 
 from behaviortk.format.loader import load_text
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 from behaviortk.viewer import palette
 from behaviortk.viewer.scene import ViewOptions
 from behaviortk.viewer.sight import sights

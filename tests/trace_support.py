@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from behaviortk.format.loader import load_text
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 from behaviortk.tick_state import TickState
 
 WALK: dict[str, Any] = {

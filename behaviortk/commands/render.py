@@ -148,7 +148,7 @@ def render_file(args: argparse.Namespace, path: str, out: str, ticks: int, every
     apply_kernels_option(args)
     from behaviortk.format.errors import DefinitionError
     from behaviortk.format.loader import load
-    from behaviortk.sim import Simulation
+    from behaviortk.sim.simulation import Simulation
     from behaviortk.viewer.render import RENDER_SIZE, render  # sets ARCADE_HEADLESS first
 
     region = getattr(args, "region", None)

@@ -111,7 +111,7 @@ def summary(
     writer's ``written``: ``"5 lines"``, or ``"600 ticks, 37,800 rows"`` for Parquet), ``overlap``
     an ``OverlapLog`` of the run (``world/overlap.py``).
     """
-    from behaviortk.sim import PHASES
+    from behaviortk.sim.simulation import PHASES
 
     ticks = max(sim.tick, 1)
     rate = sim.tick / wall if wall > 0 else float("inf")
@@ -151,7 +151,7 @@ def run_headless(args: argparse.Namespace) -> int:
     (``{"end": "interrupted", ...}``) says the run did not complete. A trace that
     cannot be written (a full disk) is removed and any previous file stays as it was.
     """
-    from behaviortk.sim import Simulation, freeze_gc
+    from behaviortk.sim.simulation import Simulation, freeze_gc
     from behaviortk.world.overlap import OverlapLog
 
     scenario = _load(args.file)

@@ -30,7 +30,7 @@ def load_source(
 
     ``registries``: the node types to validate against (default: the default bundle)."""
     from behaviortk.format.loader import load_text, read_text
-    from behaviortk.sim import Simulation
+    from behaviortk.sim.simulation import Simulation
 
     text = read_text(path)
     scenario = load_text(text, str(path), path=Path(path), registries=registries)
@@ -166,7 +166,7 @@ class Session:
         self._replace(self._rebuild(self.sim.scenario))
 
     def _rebuild(self, scenario: Any) -> Any:
-        from behaviortk.sim import Simulation
+        from behaviortk.sim.simulation import Simulation
 
         return Simulation(scenario, engine=self.engine, seed=self.sim.seed, debug=True)
 

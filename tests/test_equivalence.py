@@ -29,8 +29,8 @@ from hypothesis import strategies as st
 
 from behaviortk.engines.names import AUTO_BATCH_AGENTS
 from behaviortk.format.loader import load, load_text
+from behaviortk.record.jsonl import TraceWriter
 from behaviortk.sim.simulation import Simulation
-from behaviortk.trace import TraceWriter
 
 DEFINITIONS = Path(__file__).resolve().parent.parent / "definitions"
 

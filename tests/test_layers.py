@@ -20,7 +20,7 @@ The floors, from the ground up (imports only go down or sideways, never up):
 7. ``engines``: decide (leaf statuses and sensed conditions, both engines, the kernels
    choice)
 8. the tick: ``sim`` (``Simulation``, ``embed``, the allocator setting)
-9. record: ``tick_state``, ``trace``, ``trace_parquet``, ``recording``
+9. ``record``: tick_state, the JSON Lines and Parquet traces, their reader
 10. studies: ``checks``, ``metrics``, ``sweep``, ``tune``, ``results``, ``cluster``, ``plot``
 11. ``viewer``
 12. doors: ``commands``, ``cli``, ``__main__``, ``plugin``, ``builtins``
@@ -46,7 +46,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("compiled", ("compiled",)),
     ("engines", ("engines",)),
     ("the tick", ("sim",)),
-    ("record", ("tick_state", "trace", "trace_parquet", "recording")),
+    ("record", ("record",)),
     ("studies", ("checks", "metrics", "sweep", "tune", "results", "cluster", "plot")),
     ("viewer", ("viewer",)),
     ("doors", ("commands", "cli", "__main__", "plugin", "builtins")),

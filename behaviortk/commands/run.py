@@ -199,10 +199,10 @@ def is_parquet(path: str) -> bool:
 def trace_writer(out: IO[Any], sim: Any, every: int, columnar: bool) -> Any:
     """A ``TraceWriter`` (JSON Lines, text ``out``) or ``ParquetTraceWriter`` (binary ``out``)."""
     if columnar:
-        from behaviortk.trace_parquet import ParquetTraceWriter
+        from behaviortk.record.parquet import ParquetTraceWriter
 
         return ParquetTraceWriter(out, sim, every=every)
-    from behaviortk.trace import TraceWriter
+    from behaviortk.record.jsonl import TraceWriter
 
     return TraceWriter(out, sim, every=every)
 

@@ -26,7 +26,7 @@ from typing import IO, Any
 import arcade
 import numpy as np
 
-from behaviortk.recording import Recording
+from behaviortk.record.reader import Recording
 from behaviortk.viewer import geometry as geo
 from behaviortk.viewer import palette
 from behaviortk.viewer.app import ViewerView

@@ -21,7 +21,7 @@ The floors, from the ground up (imports only go down or sideways, never up):
    choice)
 8. the tick: ``sim`` (``Simulation``, ``embed``, the allocator setting)
 9. ``record``: tick_state, the JSON Lines and Parquet traces, their reader
-10. studies: ``checks``, ``metrics``, ``sweep``, ``tune``, ``results``, ``cluster``, ``plot``
+10. ``studies``: checks over runs, metrics, sweeps, tuning, results, cluster, plots
 11. ``viewer``
 12. doors: ``commands``, ``cli``, ``__main__``, ``plugin``, ``builtins``
 
@@ -47,7 +47,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("engines", ("engines",)),
     ("the tick", ("sim",)),
     ("record", ("record",)),
-    ("studies", ("checks", "metrics", "sweep", "tune", "results", "cluster", "plot")),
+    ("studies", ("studies",)),
     ("viewer", ("viewer",)),
     ("doors", ("commands", "cli", "__main__", "plugin", "builtins")),
 ]

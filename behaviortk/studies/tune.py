@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from behaviortk.sweep import Param, SweepError, Task, apply, point_seeds, run_point
+from behaviortk.studies.sweep import Param, SweepError, Task, apply, point_seeds, run_point
 
 
 def distribution(param: Param) -> Any:

@@ -1,5 +1,5 @@
 """BatchEngine on small hand-built scenarios: statuses worked out by hand from the rules in
-engines/sim_time.py (SimTimeout, Cooldown) and actions.py (wait), the blackboard, and the
+engines/sim_time.py (SimTimeout, Cooldown) and leaves/actions.py (wait), the blackboard, and the
 inspection API the viewer uses."""
 
 from __future__ import annotations

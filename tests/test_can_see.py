@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from steering_support import node
 
-from behaviortk.conditions import can_see
+from behaviortk.leaves.conditions import can_see
 from behaviortk.registry import default
 from behaviortk.sense import Sense
 from behaviortk.world.build import wall_geometry

@@ -15,7 +15,7 @@ The floors, from the ground up (imports only go down or sideways, never up):
 2. ``world``: agent state, geometry, spatial index, sight, integrate
 3. sense: ``sense``, ``target_kinds``, ``derived_targets``: what a tick senses
 4. ``tree``: the vocabulary both engines and every leaf share
-5. leaves and act: ``conditions``, ``actions``, ``memory``, ``steering``
+5. leaves and act: ``leaves`` (conditions, actions, memory), ``steering``
 6. ``compiled``: numba twins of sense, act and integrate
 7. ``engines``: decide (leaf statuses and sensed conditions, both engines, the kernels
    choice)
@@ -42,7 +42,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("world", ("world",)),
     ("sense", ("sense", "target_kinds", "derived_targets")),
     ("tree", ("tree",)),
-    ("leaves and act", ("conditions", "actions", "memory", "steering")),
+    ("leaves and act", ("leaves", "steering")),
     ("compiled", ("compiled",)),
     ("engines", ("engines",)),
     ("the tick", ("sim",)),

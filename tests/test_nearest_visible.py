@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from steering_support import node
 
 import behaviortk
-from behaviortk.conditions import can_see
 from behaviortk.format.world import Wall
+from behaviortk.leaves.conditions import can_see
 from behaviortk.registry import default
 from behaviortk.sense import Sense
 from behaviortk.sim.simulation import Simulation

@@ -8,7 +8,7 @@ The NumPy implementation stays the reference; this package is an alternative
   wrap, nearest ``max_neighbours``) as one kernel writing the same CSR
   ``Neighbours``; nearest agent when one side is small; target facts of agents;
   the per-tick random table (``streams``), drawn when first read, or only the
-  rows a leaf reads; the ``in_range`` condition (``conditions.py``);
+  rows a leaf reads; the ``in_range`` condition (``leaves/conditions.py``);
 - act: the built-in primitives and combiners, one kernel per leaf over the
   rows that asked, flocking forces fused into one pass over the neighbour
   pairs, Buckland's AccumulateForce in place (``act.py``, ``leaves.py``);

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 from pydantic import Field
 
-from behaviortk.conditions import inside
 from behaviortk.format.checks import MetricModel
 from behaviortk.format.fields import GroupRef, NodeRef, NonNeg, ZoneRef, doc
+from behaviortk.leaves.conditions import inside
 from behaviortk.registry import Registries
 from behaviortk.vec import Array
 from behaviortk.world.overlap import overlapping

@@ -68,7 +68,7 @@ def _sense(sim: Any) -> Any:
 
 def sights(sim: Any, marked: np.ndarray) -> list[Sight]:
     """Every ``can_see`` node's cone and ray for the ``marked`` rows (a bool mask)."""
-    from behaviortk.conditions import line_blocked
+    from behaviortk.leaves.conditions import line_blocked
 
     ag = sim.agents
     out: list[Sight] = []

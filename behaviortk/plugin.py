@@ -82,7 +82,7 @@ from behaviortk.format.fields import (
 )
 from behaviortk.format.nodes import Condition, Node, NodeModel, Predictor, PrimitiveNode, Target
 from behaviortk.registry import Registries, default
-from behaviortk.sense import Sense, TargetFacts
+from behaviortk.sense.sensing import Sense, TargetFacts
 from behaviortk.steering.context import Steering, SteeringContext
 from behaviortk.steering.primitives import SteeringModel, TargetedModel
 from behaviortk.tree.ops import Codes, DecoratorOps, LeafOps, NodeContext, Rows

@@ -19,7 +19,7 @@ import numpy as np
 
 from behaviortk.format.adapters import validate_node
 from behaviortk.registry import default
-from behaviortk.sense import Sense
+from behaviortk.sense.sensing import Sense
 from behaviortk.sim.allocator import reuse_freed_memory
 from behaviortk.steering.act import act, make_context
 from behaviortk.steering.context import steer

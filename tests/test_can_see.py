@@ -10,7 +10,7 @@ from steering_support import node
 
 from behaviortk.leaves.conditions import can_see
 from behaviortk.registry import default
-from behaviortk.sense import Sense
+from behaviortk.sense.sensing import Sense
 from behaviortk.world.build import wall_geometry
 from behaviortk.world.factory import make_agents
 from behaviortk.world.sight import line_blocked

@@ -28,7 +28,7 @@ from behaviortk.leaves.conditions import (
     facing_mask,
     in_range_mask,
 )
-from behaviortk.sense import Sense
+from behaviortk.sense.sensing import Sense
 from behaviortk.world.factory import make_agents
 from behaviortk.world.state import World
 

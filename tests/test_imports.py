@@ -132,7 +132,7 @@ def test_validate_uses_pydantic(validate_modules: set[str]) -> None:
 
 # What validate still imports: the built-in node models are defined in the same
 # modules as their NumPy implementations. definition_adapter() -> behaviortk.builtins
-# -> behaviortk.leaves.conditions (``import numpy``; and behaviortk.sense -> world.spatial,
+# -> behaviortk.leaves.conditions (``import numpy``; and behaviortk.sense.sensing -> world.spatial,
 # world.state -> numpy) and -> behaviortk.steering (__init__ -> combiners, predictors,
 # primitives -> context, kernels, debug: all ``import numpy``).
 # Strict xfail: once the registry keeps models apart from implementations, these

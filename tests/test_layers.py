@@ -13,7 +13,7 @@ The floors, from the ground up (imports only go down or sideways, never up):
 0. foundations: ``errors``, ``files``, ``registry``, ``vec``: stdlib and NumPy only
 1. ``format``: the file format (also checked alone by ``test_house.py``)
 2. ``world``: agent state, geometry, spatial index, sight, integrate
-3. sense: ``sense``, ``target_kinds``, ``derived_targets``: what a tick senses
+3. ``sense``: what a tick senses (``Sense``, target kinds, derived targets)
 4. ``tree``: the vocabulary both engines and every leaf share
 5. leaves and act: ``leaves`` (conditions, actions, memory), ``steering``
 6. ``compiled``: numba twins of sense, act and integrate
@@ -40,7 +40,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundations", ("errors", "files", "registry", "vec")),
     ("format", ("format",)),
     ("world", ("world",)),
-    ("sense", ("sense", "target_kinds", "derived_targets")),
+    ("sense", ("sense",)),
     ("tree", ("tree",)),
     ("leaves and act", ("leaves", "steering")),
     ("compiled", ("compiled",)),

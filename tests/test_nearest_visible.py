@@ -22,7 +22,7 @@ import behaviortk
 from behaviortk.format.world import Wall
 from behaviortk.leaves.conditions import can_see
 from behaviortk.registry import default
-from behaviortk.sense import Sense
+from behaviortk.sense.sensing import Sense
 from behaviortk.sim.simulation import Simulation
 from behaviortk.world import visible_nearest
 from behaviortk.world.build import wall_geometry

@@ -24,7 +24,7 @@ from behaviortk.format.loader import load_text
 from behaviortk.format.schema import json_schema
 from behaviortk.plugin import Node, NodeModel, Plugin, doc
 from behaviortk.registry import Registries, RegistryError, default, load_plugin
-from behaviortk.sense import Sense
+from behaviortk.sense.sensing import Sense
 from behaviortk.sim.simulation import Simulation
 from behaviortk.steering.debug import DebugBuffer
 from behaviortk.steering.predictors import look_ahead

@@ -131,7 +131,7 @@ def test_following_means_asked_and_sees_someone():
 
 
 def following_of(agents: Any, req: Requests) -> np.ndarray:
-    from behaviortk.sense import Sense
+    from behaviortk.sense.sensing import Sense
     from behaviortk.steering.act import make_context
 
     sense = Sense(world(), agents, rand=np.zeros((agents.n, 1)), tick=0, time=0.0)

@@ -58,7 +58,7 @@ from behaviortk.registry import (
     STEERING,
     Registries,
 )
-from behaviortk.sense import Sense
+from behaviortk.sense.sensing import Sense
 from behaviortk.tree.blackboard import Keys, Stamps
 from behaviortk.tree.clock import Clock
 from behaviortk.tree.flat import Decision, FlatNode, FlatTree

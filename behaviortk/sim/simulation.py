@@ -38,7 +38,7 @@ from behaviortk.engines.names import AUTO_BATCH_AGENTS, ENGINES  # defined there
 from behaviortk.errors import SimulationError
 from behaviortk.format.limits import MAX_LIVE_AGENTS, MAX_SEED
 from behaviortk.registry import choices
-from behaviortk.sense import Sense
+from behaviortk.sense.sensing import Sense
 from behaviortk.sim.allocator import reuse_freed_memory
 from behaviortk.sim.embed import MAX_STEPS, AgentView, Event, EventLog, FixedStep
 from behaviortk.steering.context import LeafMemory

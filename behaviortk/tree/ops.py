@@ -39,7 +39,7 @@ from behaviortk.tree.clock import Clock
 from behaviortk.tree.status import RUNNING
 
 if TYPE_CHECKING:
-    from behaviortk.sense import Sense
+    from behaviortk.sense.sensing import Sense
 
 Rows = np.ndarray
 """int64 group-local agent indices, sorted and unique."""

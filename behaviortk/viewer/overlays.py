@@ -134,7 +134,7 @@ def neighbours(inp: OverlayInput, soup: TriangleSoup) -> None:
     if marked.size <= 8:
         a, b = _few_neighbours(inp, marked)
     else:
-        from behaviortk.sense import Sense
+        from behaviortk.sense.sensing import Sense
 
         # A fresh Sense of the current state (Simulation.sense() would draw random numbers).
         sense = Sense(inp.sim.world, ag, np.zeros((ag.n, 1)), 0, 0.0)

@@ -51,7 +51,7 @@ def can_see_models(tree: Any) -> Iterator[Any]:
 
 def _sense(sim: Any) -> Any:
     """A Sense of the drawn state: same world, agents, pointer and blackboards; no randomness."""
-    from behaviortk.sense import Sense
+    from behaviortk.sense.sensing import Sense
 
     engine = getattr(sim, "engine", None)
     return Sense(

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from behaviortk.errors import SimulationError
-    from behaviortk.format.errors import DefinitionError, Issue
+    from behaviortk.format.issues import DefinitionError, Issue
     from behaviortk.format.loader import Scenario, load, load_text
     from behaviortk.registry import load_plugin
     from behaviortk.sim.embed import AgentView, Event
@@ -37,8 +37,8 @@ __version__ = "0.1.0"
 
 _LAZY = {
     "BlackboardError": "behaviortk.tree.blackboard",
-    "DefinitionError": "behaviortk.format.errors",
-    "Issue": "behaviortk.format.errors",
+    "DefinitionError": "behaviortk.format.issues",
+    "Issue": "behaviortk.format.issues",
     "Scenario": "behaviortk.format.loader",
     "load": "behaviortk.format.loader",
     "load_text": "behaviortk.format.loader",

@@ -7,7 +7,7 @@ Nothing in the package imports it, so no import loop can pass through it.
 
 from __future__ import annotations
 
-from behaviortk.format.tree import COMPOSITES, DECORATORS
+from behaviortk.format.structure import COMPOSITES, DECORATORS
 from behaviortk.leaves import actions, conditions, memory
 from behaviortk.registry import Registries
 from behaviortk.sense import derived_targets, target_kinds

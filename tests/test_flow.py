@@ -16,7 +16,7 @@ from test_equivalence import assert_same_decisions
 
 from behaviortk.cli import main
 from behaviortk.commands.validate import check
-from behaviortk.format.errors import DefinitionError
+from behaviortk.format.issues import DefinitionError
 from behaviortk.format.loader import load, load_text
 from behaviortk.leaves.conditions import inside
 from behaviortk.sim.simulation import Simulation

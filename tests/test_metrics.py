@@ -15,7 +15,7 @@ import pytest
 from engine_support import definition
 
 from behaviortk.format.checks import check_model
-from behaviortk.format.errors import DefinitionError
+from behaviortk.format.issues import DefinitionError
 from behaviortk.format.loader import load_text
 from behaviortk.registry import default
 from behaviortk.sim.simulation import Simulation

@@ -234,7 +234,7 @@ def _as_sequence(flat_node: Any) -> Any:
     """The flat node with a model that has ``memory`` False, as the built-in builders read it."""
     from dataclasses import replace
 
-    from behaviortk.format.tree import Sequence
+    from behaviortk.format.structure import Sequence
 
     seq = Sequence(memory=False, children=list(flat_node.model.children), name="all_of")
     return replace(flat_node, model=seq)

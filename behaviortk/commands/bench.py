@@ -205,7 +205,7 @@ def report(rows: list[tuple[str, str]]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from behaviortk.format.errors import DefinitionError
+    from behaviortk.format.issues import DefinitionError
     from behaviortk.format.limits import MAX_AGENTS
     from behaviortk.format.loader import load, load_text
     from behaviortk.sim.simulation import Simulation, freeze_gc

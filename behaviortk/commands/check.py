@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
     from behaviortk.commands.diagnostics import print_issues
     from behaviortk.commands.progress import Progress
     from behaviortk.files import atomic_output, check_not_input
-    from behaviortk.format.errors import DefinitionError
+    from behaviortk.format.issues import DefinitionError
     from behaviortk.format.loader import load
     from behaviortk.studies.check_runs import (
         LimitError,

@@ -265,7 +265,7 @@ def run_window(args: argparse.Namespace) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from behaviortk.commands.diagnostics import print_issues
-    from behaviortk.format.errors import DefinitionError
+    from behaviortk.format.issues import DefinitionError
 
     apply_kernels_option(args)
     try:

@@ -87,7 +87,7 @@ def check_metric_names(raw: dict[str, Any], metrics: list[Any], name: str) -> No
     import copy
     import json
 
-    from behaviortk.format.errors import DefinitionError
+    from behaviortk.format.issues import DefinitionError
     from behaviortk.format.loader import load_text
     from behaviortk.studies.sweep import SweepError
 
@@ -172,7 +172,7 @@ class SweepSetup:
 def run(args: argparse.Namespace) -> int:
     from behaviortk.commands.diagnostics import print_issues
     from behaviortk.commands.progress import Progress
-    from behaviortk.format.errors import DefinitionError
+    from behaviortk.format.issues import DefinitionError
     from behaviortk.studies.check_runs import LimitError
     from behaviortk.studies.cluster import ClusterError, completed, connect
     from behaviortk.studies.results import Results, ResultsError

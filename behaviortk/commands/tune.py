@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     from behaviortk.commands.diagnostics import print_issues
     from behaviortk.commands.progress import Progress
     from behaviortk.files import atomic_output
-    from behaviortk.format.errors import DefinitionError
+    from behaviortk.format.issues import DefinitionError
     from behaviortk.format.loader import load_text
     from behaviortk.studies.check_runs import LimitError
     from behaviortk.studies.cluster import ClusterError, connect

@@ -155,7 +155,7 @@ def load_definition(
     in the file follow that order, so a definition that gives other trees (edited,
     or loaded by a version whose node types changed) cannot explain them.
     """
-    from behaviortk.format.errors import DefinitionError
+    from behaviortk.format.issues import DefinitionError
     from behaviortk.format.loader import load_text
 
     try:

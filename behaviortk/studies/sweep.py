@@ -197,7 +197,7 @@ def grid(params: Sequence[Param]) -> Iterator[dict[str, Any]]:
 
 def points(raw: dict[str, Any], params: Sequence[Param], name: str) -> list[Point]:
     """Every grid point's definition, each validated (a DefinitionError names the point)."""
-    from behaviortk.format.errors import DefinitionError
+    from behaviortk.format.issues import DefinitionError
     from behaviortk.format.loader import load_text
 
     out = []

@@ -73,7 +73,7 @@ def tune(
     import optuna
     from distributed import as_completed
 
-    from behaviortk.format.errors import DefinitionError
+    from behaviortk.format.issues import DefinitionError
     from behaviortk.format.loader import load_text
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)

@@ -189,7 +189,7 @@ class Session:
         The new Simulation takes every field of the saved definition, its
         ``world.seed`` included, unless ``--seed`` was given (``self.seed``).
         """
-        from behaviortk.format.errors import DefinitionError
+        from behaviortk.format.issues import DefinitionError
 
         if self._read() == self.running_text:
             return True  # the file holds what runs (the tuning panel's own save): keep going

@@ -22,7 +22,7 @@ import numpy as np
 from behaviortk.vec import Array, normalize
 from behaviortk.viewer import geometry as geo
 from behaviortk.viewer import palette
-from behaviortk.viewer.batch import TriangleSoup
+from behaviortk.viewer.gpu import TriangleSoup
 
 RAY_WIDTH = 2.0
 CONE_WIDTH = 1.5

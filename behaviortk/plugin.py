@@ -149,7 +149,7 @@ class Plugin:
         """Register a composite with one builder per engine (``engines/builders.py`` signatures)."""
 
         def step(regs: Registries) -> None:
-            from behaviortk.engines.batch import BUILDERS as BATCH
+            from behaviortk.engines.batch.engine import BUILDERS as BATCH
             from behaviortk.engines.pytrees import BUILDERS as PY_TREES
 
             regs.composites.register(model)

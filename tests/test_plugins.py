@@ -18,7 +18,7 @@ import pytest
 from steering_support import node, run, world
 
 from behaviortk.engines.base import EngineError
-from behaviortk.engines.batch import _sequence as batch_sequence
+from behaviortk.engines.batch.engine import _sequence as batch_sequence
 from behaviortk.engines.pytrees import _sequence as py_trees_sequence
 from behaviortk.format.loader import load_text
 from behaviortk.format.schema import json_schema

@@ -14,7 +14,7 @@ The NumPy implementation stays the reference; this package is an alternative
   pairs, Buckland's AccumulateForce in place (``act.py``, ``leaves.py``);
 - integrate: truncation, ``a = F / m``, speed limit, edges, heading, smoothing;
 - decide (batch engine): a reactive tree as one generated function over the
-  agents (``engines/batch_fused.py`` writes it, ``generated.py`` compiles it).
+  agents (``engines/batch/fused.py`` writes it, ``generated.py`` compiles it).
 
 Anything without a kernel (a plugin primitive, a predictor or target kind of a
 plugin, a built-in whose model gained an option the kernel does not know, set

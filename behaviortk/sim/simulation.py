@@ -80,7 +80,7 @@ def make_engine(sim: Simulation, engine: str | Any) -> Engine:
     if engine == "auto":
         engine = "batch" if sim.agents.n >= AUTO_BATCH_AGENTS else "py_trees"
     if engine == "batch":
-        from behaviortk.engines.batch import BatchEngine
+        from behaviortk.engines.batch.engine import BatchEngine
 
         return BatchEngine(sim)
     from behaviortk.engines.pytrees import PyTreesEngine
@@ -191,7 +191,7 @@ class Simulation:
             self._act = self.kernels.act
             self._integrate = self.kernels.integrate
             compile_trees = getattr(self.engine, "compile_trees", None)
-            if compile_trees is not None:  # the batch engine's fused trees (batch_fused.py)
+            if compile_trees is not None:  # the batch engine's fused trees (batch/fused.py)
                 self.compile_s += compile_trees()
             if self.non_penetration is not None:
                 self.non_penetration.kernels = self.kernels

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from behaviortk.engines import batch_core as bc
+from behaviortk.engines.batch import core as bc
 from behaviortk.leaves.conditions import compare, compare_points
 from behaviortk.tree.blackboard import UNSET_TICK, Keys, Stamps
 from behaviortk.tree.clock import Clock

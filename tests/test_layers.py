@@ -123,3 +123,26 @@ def test_no_two_units_reach_each_other() -> None:
     cycle = find_cycle(graph)
     lines = [where(arrows[a, b][0]) for a, b in itertools.pairwise(cycle)]
     assert not cycle, f"units in a loop: {' -> '.join(cycle)}, through\n" + "\n".join(lines)
+
+
+def test_loose_modules_are_only_doors_and_foundations() -> None:
+    """Issue 24, target 2: everything else lives in the package of its phase or role."""
+    loose = {p.stem for p in PACKAGE.glob("*.py")} - {"__init__"}
+    allowed = {unit for name, names in LAYERS if name in ("foundations", "doors") for unit in names}
+    assert loose <= allowed, f"loose modules that belong in a package: {sorted(loose - allowed)}"
+    assert len(loose) + 1 <= 10  # with __init__
+
+
+def test_few_module_names_are_used_twice() -> None:
+    """Issue 24, target 6: at most 6 names twice, not counting a ``commands/`` module named
+    after the library module it drives (``commands/sweep.py`` and ``studies/sweep.py``)."""
+    where: dict[str, list[str]] = defaultdict(list)
+    for path in PACKAGE.rglob("*.py"):
+        if path.stem != "__init__":
+            where[path.stem].append(module_name(path))
+    twice = {
+        name: modules
+        for name, modules in where.items()
+        if len([m for m in modules if not m.startswith("behaviortk.commands.")]) > 1
+    }
+    assert len(twice) <= 6, f"{len(twice)} module names used twice: {sorted(twice.items())}"

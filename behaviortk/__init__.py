@@ -12,12 +12,12 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from behaviortk.embed import AgentView, Event
     from behaviortk.errors import SimulationError
-    from behaviortk.format.errors import DefinitionError, Issue
+    from behaviortk.format.issues import DefinitionError, Issue
     from behaviortk.format.loader import Scenario, load, load_text
     from behaviortk.registry import load_plugin
-    from behaviortk.sim import Simulation
+    from behaviortk.sim.embed import AgentView, Event
+    from behaviortk.sim.simulation import Simulation
     from behaviortk.tree.blackboard import BlackboardError
 
 __all__ = [
@@ -37,15 +37,15 @@ __version__ = "0.1.0"
 
 _LAZY = {
     "BlackboardError": "behaviortk.tree.blackboard",
-    "DefinitionError": "behaviortk.format.errors",
-    "Issue": "behaviortk.format.errors",
+    "DefinitionError": "behaviortk.format.issues",
+    "Issue": "behaviortk.format.issues",
     "Scenario": "behaviortk.format.loader",
     "load": "behaviortk.format.loader",
     "load_text": "behaviortk.format.loader",
-    "Simulation": "behaviortk.sim",
+    "Simulation": "behaviortk.sim.simulation",
     "load_plugin": "behaviortk.registry",
-    "Event": "behaviortk.embed",
-    "AgentView": "behaviortk.embed",
+    "Event": "behaviortk.sim.embed",
+    "AgentView": "behaviortk.sim.embed",
     "SimulationError": "behaviortk.errors",
 }
 """Public name -> module that defines it (imported by ``__getattr__`` on first use)."""

@@ -7,10 +7,12 @@ Nothing in the package imports it, so no import loop can pass through it.
 
 from __future__ import annotations
 
-from behaviortk import actions, conditions, derived_targets, memory, metrics, target_kinds
-from behaviortk.format.tree import COMPOSITES, DECORATORS
+from behaviortk.format.structure import COMPOSITES, DECORATORS
+from behaviortk.leaves import actions, conditions, memory
 from behaviortk.registry import Registries
+from behaviortk.sense import derived_targets, target_kinds
 from behaviortk.steering import combiners, flow, predictors, primitives
+from behaviortk.studies import metrics
 
 
 def register(registries: Registries) -> None:

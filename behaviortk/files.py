@@ -2,7 +2,7 @@
 
 Every command that writes a file goes through here (``run --trace``, ``render --out``,
 ``demo --out``, ``tree --dot``, ``schema --out``, ``new``), and so does the library
-(``results.py``'s sweep results, the viewer's saved tuning); a new writer should too.
+(``studies/results.py``'s sweep results, the viewer's saved tuning); a new writer should too.
 
 ``check_not_input(out, inputs)`` refuses an output that is one of the command's input
 files: the same path once resolved (``./x.json`` and ``x.json``, symlinks) or the same

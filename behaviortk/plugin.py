@@ -82,7 +82,7 @@ from behaviortk.format.fields import (
 )
 from behaviortk.format.nodes import Condition, Node, NodeModel, Predictor, PrimitiveNode, Target
 from behaviortk.registry import Registries, default
-from behaviortk.sense import Sense, TargetFacts
+from behaviortk.sense.sensing import Sense, TargetFacts
 from behaviortk.steering.context import Steering, SteeringContext
 from behaviortk.steering.primitives import SteeringModel, TargetedModel
 from behaviortk.tree.ops import Codes, DecoratorOps, LeafOps, NodeContext, Rows
@@ -149,7 +149,7 @@ class Plugin:
         """Register a composite with one builder per engine (``engines/builders.py`` signatures)."""
 
         def step(regs: Registries) -> None:
-            from behaviortk.engines.batch import BUILDERS as BATCH
+            from behaviortk.engines.batch.engine import BUILDERS as BATCH
             from behaviortk.engines.pytrees import BUILDERS as PY_TREES
 
             regs.composites.register(model)

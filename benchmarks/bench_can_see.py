@@ -29,11 +29,11 @@ from typing import Any
 import numpy as np
 
 from behaviortk.commands.scaling import largest_group, scale_definition
-from behaviortk.conditions import can_see
 from behaviortk.format.adapters import validate_node
 from behaviortk.format.loader import load_text
+from behaviortk.leaves.conditions import can_see
 from behaviortk.registry import default
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -39,7 +39,7 @@ from ceiling_kernel import Ceiling  # noqa: E402
 
 from behaviortk.commands.scaling import largest_group, scale_definition  # noqa: E402
 from behaviortk.format.loader import load, load_text  # noqa: E402
-from behaviortk.sim import Simulation  # noqa: E402
+from behaviortk.sim.simulation import Simulation  # noqa: E402
 
 EVADE = ROOT / "definitions" / "evade_or_flock.json"
 FLOCK_LJ = ROOT / "definitions" / "flocking_lj_obstacles.json"

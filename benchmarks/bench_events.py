@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT))  # this checkout's package, wherever the script is
 from behaviortk.commands.scaling import largest_group, scale_definition  # noqa: E402
 from behaviortk.format.limits import MAX_AGENTS  # noqa: E402
 from behaviortk.format.loader import load, load_text  # noqa: E402
-from behaviortk.sim import Simulation  # noqa: E402
+from behaviortk.sim.simulation import Simulation  # noqa: E402
 
 EMPTY: list[Any] = []
 

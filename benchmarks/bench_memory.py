@@ -149,7 +149,7 @@ def child(case: str, path: str, kernels: str, ticks: int, overlap: bool) -> None
     """Build the simulation, time ``ticks`` ticks (and, with ``overlap``, the overlap figure
     after each, as ``run --headless`` measures it), print one JSON line."""
     from behaviortk.format.loader import load
-    from behaviortk.sim import Simulation
+    from behaviortk.sim.simulation import Simulation
     from behaviortk.world.overlap import OverlapLog
 
     t0 = time.perf_counter()

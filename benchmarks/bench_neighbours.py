@@ -29,10 +29,10 @@ from scipy.spatial import cKDTree
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from behaviortk.sense import Sense
+from behaviortk.sense.sensing import Sense
+from behaviortk.sim.allocator import reuse_freed_memory
 from behaviortk.world.factory import make_agents
 from behaviortk.world.grid import grid_pairs
-from behaviortk.world.memory import reuse_freed_memory
 from behaviortk.world.state import World
 
 NEIGHBOURS = 8.0

@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 
 from behaviortk.commands.bench import scale_definition  # noqa: E402
 from behaviortk.format.loader import load, load_text  # noqa: E402
-from behaviortk.sim import Simulation, freeze_gc  # noqa: E402
+from behaviortk.sim.simulation import Simulation, freeze_gc  # noqa: E402
 from behaviortk.world.overlap import OverlapLog  # noqa: E402
 
 REFERENCE = ROOT / "definitions" / "evade_or_flock.json"

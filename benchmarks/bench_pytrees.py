@@ -66,7 +66,7 @@ def scaled_definition(n: int, grow: bool) -> str:
 
 def make_sim(n: int, grow: bool, engine: str) -> Any:
     from behaviortk.format.loader import load_text
-    from behaviortk.sim import Simulation
+    from behaviortk.sim.simulation import Simulation
 
     scenario = load_text(scaled_definition(n, grow), f"evade_or_flock_{n}.json")
     return Simulation(scenario, engine, kernels=KERNELS)
@@ -94,7 +94,7 @@ def timed_ticks(sims: list[Any], ticks: int, ask: list[bool]) -> list[list[float
 
 
 def measure(n: int, ticks: int, engine: str, grow: bool) -> dict[str, float]:
-    from behaviortk.sim import PHASES, freeze_gc
+    from behaviortk.sim.simulation import PHASES, freeze_gc
 
     sim = make_sim(n, grow, engine)
     freeze_gc()
@@ -110,7 +110,7 @@ def measure(n: int, ticks: int, engine: str, grow: bool) -> dict[str, float]:
 
 def statuses_cost(n: int, ticks: int, engine: str, grow: bool) -> tuple[float, float]:
     """Median ms/tick of (nobody asks, statuses read every tick), interleaved in one process."""
-    from behaviortk.sim import freeze_gc
+    from behaviortk.sim.simulation import freeze_gc
 
     sims = [make_sim(n, grow, engine) for _ in range(2)]
     freeze_gc()

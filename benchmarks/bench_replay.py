@@ -40,10 +40,10 @@ import numpy as np
 import behaviortk
 from behaviortk.commands.scaling import largest_group, scale_definition
 from behaviortk.format.loader import load_text
-from behaviortk.recording import open_recording
-from behaviortk.sim import Simulation
-from behaviortk.trace import TraceWriter
-from behaviortk.trace_parquet import ParquetTraceWriter
+from behaviortk.record.jsonl import TraceWriter
+from behaviortk.record.parquet import ParquetTraceWriter
+from behaviortk.record.reader import open_recording
+from behaviortk.sim.simulation import Simulation
 from behaviortk.viewer.recorded import RecordedView, RecordedWorld
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -30,7 +30,7 @@ import numpy as np
 
 from behaviortk.commands.scaling import scale_definition
 from behaviortk.format.loader import load_text
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 
 ROOT = Path(__file__).resolve().parent.parent
 

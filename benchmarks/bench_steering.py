@@ -19,13 +19,13 @@ import numpy as np
 
 from behaviortk.format.adapters import validate_node
 from behaviortk.registry import default
-from behaviortk.sense import Sense
+from behaviortk.sense.sensing import Sense
+from behaviortk.sim.allocator import reuse_freed_memory
 from behaviortk.steering.act import act, make_context
 from behaviortk.steering.context import steer
 from behaviortk.steering.debug import DebugBuffer
 from behaviortk.tree.flat import Decision, flatten
 from behaviortk.world.factory import make_agents
-from behaviortk.world.memory import reuse_freed_memory
 from behaviortk.world.state import World
 
 N = 10_000

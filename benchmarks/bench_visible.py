@@ -34,8 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from behaviortk.format.loader import load_text
 from behaviortk.format.world import Wall
-from behaviortk.sense import Sense
-from behaviortk.sim import Simulation
+from behaviortk.sense.sensing import Sense
+from behaviortk.sim.simulation import Simulation
 from behaviortk.world import visible_nearest
 from behaviortk.world.build import wall_geometry
 from behaviortk.world.factory import make_agents

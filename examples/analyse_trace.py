@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 import behaviortk
-from behaviortk.trace import TraceWriter, read
+from behaviortk.record.jsonl import TraceWriter, read
 
 ROOT = Path(__file__).resolve().parent.parent
 

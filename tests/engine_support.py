@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from behaviortk.format.loader import load_text
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 
 DT = 0.1
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from behaviortk.format.adapters import validate_node
 from behaviortk.registry import Registries, default
-from behaviortk.sense import Sense
+from behaviortk.sense.sensing import Sense
 from behaviortk.steering.act import make_context, weighted
 from behaviortk.steering.context import Steering, steer
 from behaviortk.steering.debug import DebugBuffer

@@ -14,7 +14,7 @@ from numpy.testing import assert_allclose
 from steering_support import node, run, world
 
 import behaviortk
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 from behaviortk.steering.debug import DebugBuffer
 from behaviortk.world.factory import make_agents
 

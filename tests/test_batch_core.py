@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from behaviortk.engines import batch_core as bc
+from behaviortk.engines.batch import core as bc
 from behaviortk.tree.status import FAILURE, INVALID, RUNNING, SUCCESS
 
 PT = py_trees.common.Status

@@ -1,5 +1,5 @@
 """BatchEngine on small hand-built scenarios: statuses worked out by hand from the rules in
-engines/sim_time.py (SimTimeout, Cooldown) and actions.py (wait), the blackboard, and the
+engines/sim_time.py (SimTimeout, Cooldown) and leaves/actions.py (wait), the blackboard, and the
 inspection API the viewer uses."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from behaviortk.format.loader import load_text
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 from behaviortk.tree.status import FAILURE, INVALID, RUNNING, SUCCESS
 
 

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from steering_support import node
 
-from behaviortk.conditions import can_see
+from behaviortk.leaves.conditions import can_see
 from behaviortk.registry import default
-from behaviortk.sense import Sense
+from behaviortk.sense.sensing import Sense
 from behaviortk.world.build import wall_geometry
 from behaviortk.world.factory import make_agents
 from behaviortk.world.sight import line_blocked
@@ -81,7 +81,7 @@ def test_both_engines_agree_among_walls_and_obstacles() -> None:
     from engine_support import definition
 
     import behaviortk
-    from behaviortk.sim import Simulation
+    from behaviortk.sim.simulation import Simulation
 
     root = {
         "type": "selector",

@@ -22,7 +22,7 @@ from cli_support import headlines
 
 from behaviortk.cli import main
 from behaviortk.commands.diagnostics import excerpt, render_issues, token_length
-from behaviortk.format.errors import Issue
+from behaviortk.format.issues import Issue
 
 ROOT = Path(__file__).resolve().parents[1]
 ANSI = re.compile(r"\x1b\[[0-9;]*m")

@@ -15,7 +15,7 @@ from behaviortk.commands.new import FIRST_NODE, TEMPLATES, template_text
 from behaviortk.format.loader import load
 from behaviortk.format.schema import schema_text
 from behaviortk.registry import default
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 
 TICKS = {"chase": 60, "flock": 60, "guard": 60, "crowd": 4}
 """Ticks each template runs on both engines (crowd: 2,000 agents on py_trees too)."""

@@ -21,9 +21,9 @@ from PIL import Image
 
 from behaviortk.cli import build_parser
 from behaviortk.format.loader import load
+from behaviortk.record.jsonl import read
 from behaviortk.registry import Registries, default, load_plugin
-from behaviortk.sim import Simulation
-from behaviortk.trace import read
+from behaviortk.sim.simulation import Simulation
 from behaviortk.viewer.session import Session
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -165,7 +165,7 @@ def test_not_json_is_one_line(tmp_path: Path, capsys, command: str) -> None:
 
 def stop_at_tick(monkeypatch, tick: int, error: BaseException) -> None:
     """Make ``Simulation.step`` raise ``error`` when it is about to run tick ``tick``."""
-    from behaviortk.sim import Simulation
+    from behaviortk.sim.simulation import Simulation
 
     real_step = Simulation.step
 
@@ -188,7 +188,7 @@ def test_an_interrupted_run_keeps_its_trace_ending_with_why(
     tmp_path: Path, capsys, monkeypatch, error: BaseException, code: int, reason: str
 ) -> None:
     """The partial trace is the user's data: renamed into place, its last line says it stopped."""
-    from behaviortk.trace import read
+    from behaviortk.record.jsonl import read
 
     out = tmp_path / "t.jsonl"
     out.write_text("an older trace\n")

@@ -29,8 +29,8 @@ from behaviortk.engines import choice
 from behaviortk.engines.facts import compute_facts
 from behaviortk.format.loader import load, load_text
 from behaviortk.registry import Registries, load_plugin
-from behaviortk.sense import Sense
-from behaviortk.sim import Simulation
+from behaviortk.sense.sensing import Sense
+from behaviortk.sim.simulation import Simulation
 from behaviortk.steering import act as numpy_act
 from behaviortk.steering import primitives as pm
 from behaviortk.world.integrate import integrate as numpy_integrate

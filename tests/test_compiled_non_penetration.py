@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 from behaviortk.compiled import non_penetration as knp
 from behaviortk.engines import choice
 from behaviortk.format.loader import load_text
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 from behaviortk.world import non_penetration
 from behaviortk.world.build import wall_geometry
 from behaviortk.world.factory import make_agents

@@ -1,6 +1,6 @@
 """Conditions: hand-worked values of the vector formulas, hysteresis, and evaluation on a real Sense.
 
-Formulas are the ones written in behaviortk/conditions.py: in_range is a
+Formulas are the ones written in behaviortk/leaves/conditions.py: in_range is a
 Schmitt trigger (enter at ``radius``, leave beyond ``radius + hysteresis``),
 facing compares the angle between heading and the direction to the target
 with half its full angle (``h . d >= |d| cos(angle / 2)``, as can_see's fov), chance is ``u < p`` on the seeded table.
@@ -14,7 +14,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from behaviortk.conditions import (
+from behaviortk.leaves.conditions import (
     Arrived,
     Chance,
     Facing,
@@ -28,7 +28,7 @@ from behaviortk.conditions import (
     facing_mask,
     in_range_mask,
 )
-from behaviortk.sense import Sense
+from behaviortk.sense.sensing import Sense
 from behaviortk.world.factory import make_agents
 from behaviortk.world.state import World
 
@@ -110,7 +110,7 @@ def test_facing_and_can_see_share_one_convention() -> None:
     outside both at 59."""
     from steering_support import node
 
-    from behaviortk.conditions import can_see, facing
+    from behaviortk.leaves.conditions import can_see, facing
 
     ang = math.radians(30.0)
     agents = make_agents(

@@ -25,7 +25,7 @@ from test_compiled import check_tick, compiled_sense
 from behaviortk.compiled import spatial as kspatial
 from behaviortk.engines import choice
 from behaviortk.format.loader import load_text
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 from behaviortk.world import grid
 from behaviortk.world.overlap import close_pairs, overlapping
 from behaviortk.world.spatial import displacement_columns, padded, wrap_positions

@@ -17,11 +17,11 @@ from numpy.testing import assert_allclose, assert_array_equal
 from steering_support import node, run
 
 import behaviortk
-from behaviortk.derived_targets import group_centroid
 from behaviortk.format.loader import load_text
 from behaviortk.registry import Registries, load_plugin
-from behaviortk.sense import Sense, TargetFacts
-from behaviortk.sim import Simulation
+from behaviortk.sense.derived_targets import group_centroid
+from behaviortk.sense.sensing import Sense, TargetFacts
+from behaviortk.sim.simulation import Simulation
 from behaviortk.steering.debug import DebugBuffer
 from behaviortk.world.factory import make_agents
 from behaviortk.world.state import World

@@ -2,7 +2,7 @@
 
 Expected statuses are worked out by hand from py_trees 2.6's composites and
 decorators (composites.py, decorators.py) and from the rules written in
-behaviortk/engines/sim_time.py and behaviortk/actions.py, with dt = 0.1 s.
+behaviortk/engines/sim_time.py and behaviortk/leaves/actions.py, with dt = 0.1 s.
 Node indices are DFS pre-order (tree/flat.py). Codes: INVALID 0, RUNNING 1,
 SUCCESS 2, FAILURE 3.
 """

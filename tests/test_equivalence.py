@@ -29,8 +29,8 @@ from hypothesis import strategies as st
 
 from behaviortk.engines.names import AUTO_BATCH_AGENTS
 from behaviortk.format.loader import load, load_text
-from behaviortk.sim import Simulation
-from behaviortk.trace import TraceWriter
+from behaviortk.record.jsonl import TraceWriter
+from behaviortk.sim.simulation import Simulation
 
 DEFINITIONS = Path(__file__).resolve().parent.parent / "definitions"
 

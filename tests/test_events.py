@@ -1,9 +1,9 @@
-"""The game's side of a Simulation (behaviortk/embed.py): events, watching, agent views, advance.
+"""The game's side of a Simulation (behaviortk/sim/embed.py): events, watching, agent views, advance.
 
 Expected status sequences are worked out by hand from py_trees 2.6's Selector
 and Sequence (a non-memory selector re-ticks its first child every tick and,
 when a higher-priority child succeeds or runs, stops the lower ones with
-INVALID) and from ``wait`` (actions.py), with dt = 0.1 s. Node paths are the
+INVALID) and from ``wait`` (leaves/actions.py), with dt = 0.1 s. Node paths are the
 flat tree's (``FlatNode.path``).
 """
 
@@ -23,10 +23,10 @@ from hypothesis import strategies as st
 from test_equivalence import depth, extend, leaves, scenario_text
 
 import behaviortk
-from behaviortk.actions import Emit, EmitOps
-from behaviortk.embed import MAX_STEPS, AgentView, Event, SimulationError
 from behaviortk.format.loader import load, load_text
-from behaviortk.sim import Simulation
+from behaviortk.leaves.actions import Emit, EmitOps
+from behaviortk.sim.embed import MAX_STEPS, AgentView, Event, SimulationError
+from behaviortk.sim.simulation import Simulation
 from behaviortk.tree.ops import NodeContext
 from behaviortk.tree.status import SUCCESS
 

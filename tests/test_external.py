@@ -10,7 +10,7 @@ import pytest
 
 import behaviortk
 from behaviortk.errors import SimulationError
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 
 
 def chase() -> dict[str, Any]:

@@ -16,10 +16,10 @@ from test_equivalence import assert_same_decisions
 
 from behaviortk.cli import main
 from behaviortk.commands.validate import check
-from behaviortk.conditions import inside
-from behaviortk.format.errors import DefinitionError
+from behaviortk.format.issues import DefinitionError
 from behaviortk.format.loader import load, load_text
-from behaviortk.sim import Simulation
+from behaviortk.leaves.conditions import inside
+from behaviortk.sim.simulation import Simulation
 from behaviortk.steering.flow import flow_force
 from behaviortk.tree.status import RUNNING, SUCCESS
 from behaviortk.world import flow_field

@@ -40,7 +40,7 @@ from behaviortk.format.limits import (
 )
 from behaviortk.format.nodes import SLOTS, slot_models
 from behaviortk.format.world import CircleZone, RectZone
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 
 LOWER = (annotated_types.Ge, annotated_types.Gt)
 UPPER = (annotated_types.Le, annotated_types.Lt)

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import behaviortk
-from behaviortk.format.tree import EternalGuard, Repeat, Selector, Sequence, Timeout
+from behaviortk.format.structure import EternalGuard, Repeat, Selector, Sequence, Timeout
 
 VALID = Path(__file__).parent / "fixtures" / "valid" / "chase.json"
 ROOT = Path(__file__).parent.parent
@@ -160,7 +160,7 @@ def test_duplicate_tag_is_refused() -> None:
 
     with pytest.raises(
         registry.RegistryError,
-        match=r"already registered as a composite: first behaviortk\.format\.tree\.Sequence \(registered at .*builtins\.py:\d+\); again .*test_format_loader\.py",
+        match=r"already registered as a composite: first behaviortk\.format\.structure\.Sequence \(registered at .*builtins\.py:\d+\); again .*test_format_loader\.py",
     ):
         registry.default().composites.register(Sequence)
 

@@ -1,10 +1,10 @@
-"""A reactive tree ticked as one generated function decides exactly as ``batch_core``.
+"""A reactive tree ticked as one generated function decides exactly as ``batch/core.py``.
 
-``engines/batch_fused.py`` writes a group's tree (selector and sequence with or
+``engines/batch/fused.py`` writes a group's tree (selector and sequence with or
 without memory, parallel, eternal guards on sensed conditions, status converters,
 steering leaves, sensed conditions) as the source of one loop over the agents.
 Random trees of those nodes (hypothesis) run in a real Simulation; every tick,
-from the same state and the same facts, the node-by-node ``batch_core`` tick
+from the same state and the same facts, the node-by-node ``batch/core.py`` tick
 and the generated function (run as plain Python here: numba compiles that very
 source) must leave the same statuses, current children and requests, and the
 function's ``(agents, nodes)`` statuses must be the transposed state. The
@@ -23,9 +23,9 @@ from hypothesis import strategies as st
 from test_equivalence import CONVERTERS, depth, parallel, scenario_text
 
 from behaviortk.compiled import generated
-from behaviortk.engines import batch_fused
+from behaviortk.engines.batch import fused as batch_fused
 from behaviortk.format.loader import load_text
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 from behaviortk.tree.status import FAILURE, INVALID, RUNNING, SUCCESS
 
 
@@ -95,7 +95,7 @@ def python_decide(tree: batch_fused.FusedTree) -> Any:
 
 
 def checked(engine: Any, fused: dict[str, Any]) -> Any:
-    """``engine.tick_group`` that first ticks ``batch_core`` from the same state, then the
+    """``engine.tick_group`` that first ticks ``batch/core.py`` from the same state, then the
     generated function, and asserts both leave the same arrays."""
     plain = engine.tick_group
 
@@ -201,7 +201,7 @@ def test_other_nodes_keep_batch_core(root: dict[str, Any]) -> None:
 def test_a_compile_failure_keeps_batch_core_with_one_warning_line(
     monkeypatch: Any, capsys: Any
 ) -> None:
-    from behaviortk.engines import batch
+    from behaviortk.engines.batch import engine as batch
 
     def broken(source: str, name: str) -> Any:
         raise RuntimeError("no\nllvm here")

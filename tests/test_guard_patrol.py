@@ -15,7 +15,7 @@ import pytest
 from test_scenarios import DEFINITIONS, segments_cross
 
 from behaviortk import load
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 from behaviortk.tree.clock import ticks_for
 from behaviortk.tree.status import FAILURE, RUNNING, SUCCESS
 from behaviortk.vec import Array, length

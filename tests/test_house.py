@@ -96,7 +96,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str]:
 def test_the_graph_is_read_from_the_source() -> None:
     graph = import_graph()
     assert "behaviortk.registry" in graph["behaviortk.format.nodes"]
-    assert "behaviortk.engines.base" in graph["behaviortk.engines.batch"]
+    assert "behaviortk.engines.base" in graph["behaviortk.engines.batch.engine"]
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
 
 

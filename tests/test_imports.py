@@ -24,7 +24,7 @@ HEAVY = (
     "py_trees",
     "arcade",
     "jsonschema",
-    "behaviortk.sim",
+    "behaviortk.sim.simulation",
     "rich",
     "numba",
     "pyarrow",
@@ -132,7 +132,7 @@ def test_validate_uses_pydantic(validate_modules: set[str]) -> None:
 
 # What validate still imports: the built-in node models are defined in the same
 # modules as their NumPy implementations. definition_adapter() -> behaviortk.builtins
-# -> behaviortk.conditions (``import numpy``; and behaviortk.sense -> world.spatial,
+# -> behaviortk.leaves.conditions (``import numpy``; and behaviortk.sense.sensing -> world.spatial,
 # world.state -> numpy) and -> behaviortk.steering (__init__ -> combiners, predictors,
 # primitives -> context, kernels, debug: all ``import numpy``).
 # Strict xfail: once the registry keeps models apart from implementations, these
@@ -150,7 +150,7 @@ def test_validate_does_not_import_the_implementations(
 def test_validate_schema_only_imports_jsonschema() -> None:
     modules = command("validate", "--schema-only", DEFINITION)
     assert loaded(modules, "jsonschema")
-    assert loaded(modules, "behaviortk.sim") == []
+    assert loaded(modules, "behaviortk.sim.simulation") == []
     assert engine_modules(modules) == []
 
 

@@ -2,7 +2,7 @@
 reach each other.
 
 A *unit* is a top-level subpackage (``world``, ``steering``, ...) or a loose module
-(``sim``, ``vec``, ...) of ``behaviortk``. Every ``import`` of one behaviortk module by
+(``vec``, ``cli``, ...) of ``behaviortk``. Every ``import`` of one behaviortk module by
 another is an arrow between their units, including imports inside functions (a loop kept
 alive only by deferred imports is still a loop; the graph is ``tests/test_house.py``'s).
 ``from behaviortk import NAME`` (the lazy public names) is not an arrow: the package's
@@ -13,15 +13,15 @@ The floors, from the ground up (imports only go down or sideways, never up):
 0. foundations: ``errors``, ``files``, ``registry``, ``vec``: stdlib and NumPy only
 1. ``format``: the file format (also checked alone by ``test_house.py``)
 2. ``world``: agent state, geometry, spatial index, sight, integrate
-3. sense: ``sense``, ``target_kinds``, ``derived_targets``: what a tick senses
+3. ``sense``: what a tick senses (``Sense``, target kinds, derived targets)
 4. ``tree``: the vocabulary both engines and every leaf share
-5. leaves and act: ``conditions``, ``actions``, ``memory``, ``steering``
+5. leaves and act: ``leaves`` (conditions, actions, memory), ``steering``
 6. ``compiled``: numba twins of sense, act and integrate
 7. ``engines``: decide (leaf statuses and sensed conditions, both engines, the kernels
    choice)
-8. the tick: ``sim``, ``embed``
-9. record: ``tick_state``, ``trace``, ``trace_parquet``, ``recording``
-10. studies: ``checks``, ``metrics``, ``sweep``, ``tune``, ``results``, ``cluster``, ``plot``
+8. the tick: ``sim`` (``Simulation``, ``embed``, the allocator setting)
+9. ``record``: tick_state, the JSON Lines and Parquet traces, their reader
+10. ``studies``: checks over runs, metrics, sweeps, tuning, results, cluster, plots
 11. ``viewer``
 12. doors: ``commands``, ``cli``, ``__main__``, ``plugin``, ``builtins``
 
@@ -40,14 +40,14 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundations", ("errors", "files", "registry", "vec")),
     ("format", ("format",)),
     ("world", ("world",)),
-    ("sense", ("sense", "target_kinds", "derived_targets")),
+    ("sense", ("sense",)),
     ("tree", ("tree",)),
-    ("leaves and act", ("conditions", "actions", "memory", "steering")),
+    ("leaves and act", ("leaves", "steering")),
     ("compiled", ("compiled",)),
     ("engines", ("engines",)),
-    ("the tick", ("sim", "embed")),
-    ("record", ("tick_state", "trace", "trace_parquet", "recording")),
-    ("studies", ("checks", "metrics", "sweep", "tune", "results", "cluster", "plot")),
+    ("the tick", ("sim",)),
+    ("record", ("record",)),
+    ("studies", ("studies",)),
     ("viewer", ("viewer",)),
     ("doors", ("commands", "cli", "__main__", "plugin", "builtins")),
 ]
@@ -57,7 +57,7 @@ FLOOR = {unit: (i, name) for i, (name, units) in enumerate(LAYERS) for unit in u
 
 
 def unit_of(module: str) -> str | None:
-    """``behaviortk.world.grid`` -> ``world``; ``behaviortk.sim`` -> ``sim``; the package: None."""
+    """``behaviortk.world.grid`` -> ``world``; ``behaviortk.sim.simulation`` -> ``sim``; the package: None."""
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else None
 
@@ -83,7 +83,7 @@ def where(arrow: Arrow) -> str:
 
 def test_the_units_are_read_from_the_source() -> None:
     assert unit_of("behaviortk.world.grid") == "world"
-    assert unit_of("behaviortk.sim") == "sim"
+    assert unit_of("behaviortk.sim.simulation") == "sim"
     assert unit_of("behaviortk") is None
     arrows = unit_arrows()
     assert ("sim", "engines") in arrows
@@ -123,3 +123,26 @@ def test_no_two_units_reach_each_other() -> None:
     cycle = find_cycle(graph)
     lines = [where(arrows[a, b][0]) for a, b in itertools.pairwise(cycle)]
     assert not cycle, f"units in a loop: {' -> '.join(cycle)}, through\n" + "\n".join(lines)
+
+
+def test_loose_modules_are_only_doors_and_foundations() -> None:
+    """Issue 24, target 2: everything else lives in the package of its phase or role."""
+    loose = {p.stem for p in PACKAGE.glob("*.py")} - {"__init__"}
+    allowed = {unit for name, names in LAYERS if name in ("foundations", "doors") for unit in names}
+    assert loose <= allowed, f"loose modules that belong in a package: {sorted(loose - allowed)}"
+    assert len(loose) + 1 <= 10  # with __init__
+
+
+def test_few_module_names_are_used_twice() -> None:
+    """Issue 24, target 6: at most 6 names twice, not counting a ``commands/`` module named
+    after the library module it drives (``commands/sweep.py`` and ``studies/sweep.py``)."""
+    where: dict[str, list[str]] = defaultdict(list)
+    for path in PACKAGE.rglob("*.py"):
+        if path.stem != "__init__":
+            where[path.stem].append(module_name(path))
+    twice = {
+        name: modules
+        for name, modules in where.items()
+        if len([m for m in modules if not m.startswith("behaviortk.commands.")]) > 1
+    }
+    assert len(twice) <= 6, f"{len(twice)} module names used twice: {sorted(twice.items())}"

@@ -20,9 +20,9 @@ import pytest
 
 from behaviortk.engines.pytrees import TreeStatuses
 from behaviortk.format.loader import load
-from behaviortk.sim import Simulation
-from behaviortk.tick_state import TickState
-from behaviortk.trace import TraceWriter
+from behaviortk.record.jsonl import TraceWriter
+from behaviortk.record.tick_state import TickState
+from behaviortk.sim.simulation import Simulation
 from behaviortk.tree.flat import Decision
 from behaviortk.viewer.tree_frame import frame_from_sim
 

@@ -1,7 +1,7 @@
 """Memory: `remember`, `recall`, `forget`, stored ticks and `blackboard` targets, by hand.
 
 Every scenario runs on both engines and must give the same statuses, the same
-stored values and the same stored ticks (``behaviortk/memory.py``,
+stored values and the same stored ticks (``behaviortk/leaves/memory.py``,
 ``tree/blackboard.Stamps``).
 """
 
@@ -17,9 +17,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from behaviortk import BlackboardError
-from behaviortk.conditions import compare, compare_points
 from behaviortk.format.loader import load_text
-from behaviortk.sim import Simulation
+from behaviortk.leaves.conditions import compare, compare_points
+from behaviortk.sim.simulation import Simulation
 from behaviortk.tree.status import FAILURE, RUNNING, SUCCESS
 
 ENGINES = ("py_trees", "batch")

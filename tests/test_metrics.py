@@ -14,13 +14,13 @@ import polars as pl
 import pytest
 from engine_support import definition
 
-from behaviortk import metrics
-from behaviortk.checks import aggregate, judge, junit_xml, run_checks
 from behaviortk.format.checks import check_model
-from behaviortk.format.errors import DefinitionError
+from behaviortk.format.issues import DefinitionError
 from behaviortk.format.loader import load_text
 from behaviortk.registry import default
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
+from behaviortk.studies import metrics
+from behaviortk.studies.check_runs import aggregate, judge, junit_xml, run_checks
 
 ROOT = Path(__file__).resolve().parent.parent
 

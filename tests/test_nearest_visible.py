@@ -19,11 +19,11 @@ from hypothesis import strategies as st
 from steering_support import node
 
 import behaviortk
-from behaviortk.conditions import can_see
 from behaviortk.format.world import Wall
+from behaviortk.leaves.conditions import can_see
 from behaviortk.registry import default
-from behaviortk.sense import Sense
-from behaviortk.sim import Simulation
+from behaviortk.sense.sensing import Sense
+from behaviortk.sim.simulation import Simulation
 from behaviortk.world import visible_nearest
 from behaviortk.world.build import wall_geometry
 from behaviortk.world.factory import make_agents

@@ -17,9 +17,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import behaviortk.sense as sense_module
+import behaviortk.sense.sensing as sense_module
 from behaviortk.format.budget import BYTES_PER_CANDIDATE, BYTES_PER_OBSERVER
-from behaviortk.sense import FOV_COS_TOLERANCE, Neighbours, Sense, nearest_first
+from behaviortk.sense.sensing import FOV_COS_TOLERANCE, Neighbours, Sense, nearest_first
 from behaviortk.world.factory import make_agents
 from behaviortk.world.grid import CellGrid
 from behaviortk.world.spatial import displacement_columns

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 
 import behaviortk
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 from behaviortk.world.build import wall_geometry
 from behaviortk.world.factory import make_agents
 from behaviortk.world.non_penetration import (

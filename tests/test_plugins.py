@@ -18,14 +18,14 @@ import pytest
 from steering_support import node, run, world
 
 from behaviortk.engines.base import EngineError
-from behaviortk.engines.batch import _sequence as batch_sequence
+from behaviortk.engines.batch.engine import _sequence as batch_sequence
 from behaviortk.engines.pytrees import _sequence as py_trees_sequence
 from behaviortk.format.loader import load_text
 from behaviortk.format.schema import json_schema
 from behaviortk.plugin import Node, NodeModel, Plugin, doc
 from behaviortk.registry import Registries, RegistryError, default, load_plugin
-from behaviortk.sense import Sense
-from behaviortk.sim import Simulation
+from behaviortk.sense.sensing import Sense
+from behaviortk.sim.simulation import Simulation
 from behaviortk.steering.debug import DebugBuffer
 from behaviortk.steering.predictors import look_ahead
 from behaviortk.tree.status import FAILURE, RUNNING
@@ -234,7 +234,7 @@ def _as_sequence(flat_node: Any) -> Any:
     """The flat node with a model that has ``memory`` False, as the built-in builders read it."""
     from dataclasses import replace
 
-    from behaviortk.format.tree import Sequence
+    from behaviortk.format.structure import Sequence
 
     seq = Sequence(memory=False, children=list(flat_node.model.children), name="all_of")
     return replace(flat_node, model=seq)

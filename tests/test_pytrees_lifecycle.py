@@ -24,7 +24,7 @@ from test_equivalence import random_trees, scenario_text
 
 from behaviortk.engines.pytrees import ConditionLeaf, Guard, OpsLeaf, SteeringLeaf, _AgentLeaf
 from behaviortk.format.loader import load_text
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 
 TICKS = 40
 

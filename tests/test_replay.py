@@ -19,10 +19,10 @@ from trace_support import run_recorded, walk_sim, write_walk
 
 import behaviortk
 from behaviortk.cli import main
-from behaviortk.recording import TraceError, open_recording
-from behaviortk.sim import Simulation
-from behaviortk.trace import TraceWriter
-from behaviortk.trace_parquet import ParquetTraceWriter
+from behaviortk.record.jsonl import TraceWriter
+from behaviortk.record.parquet import ParquetTraceWriter
+from behaviortk.record.reader import TraceError, open_recording
+from behaviortk.sim.simulation import Simulation
 from behaviortk.viewer.hud import HudInfo, legend
 from behaviortk.viewer.painter import Overlay2D
 from behaviortk.viewer.recorded import tick_state

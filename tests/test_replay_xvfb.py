@@ -23,9 +23,9 @@ import pytest
 from PIL import Image
 
 import behaviortk
-from behaviortk.recording import open_recording
-from behaviortk.sim import Simulation
-from behaviortk.trace_parquet import ParquetTraceWriter
+from behaviortk.record.parquet import ParquetTraceWriter
+from behaviortk.record.reader import open_recording
+from behaviortk.sim.simulation import Simulation
 from behaviortk.viewer import palette
 from behaviortk.viewer.painter import MARGIN, PANEL_WIDTH
 from behaviortk.viewer.replay_app import WINDOW_SIZE, replay_viewport

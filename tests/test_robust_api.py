@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from behaviortk.errors import SimulationError
 from behaviortk.format.loader import load_text
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 from behaviortk.tree.blackboard import BlackboardError
 
 ENGINES = ("py_trees", "batch")

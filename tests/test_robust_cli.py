@@ -23,7 +23,7 @@ from behaviortk.cli import main
 from behaviortk.commands.new import SCHEMA_FILE
 from behaviortk.commands.options import whole_number
 from behaviortk.format.limits import MAX_RUN_TICKS, MAX_SEED, MAX_SEEDS
-from behaviortk.results import Results
+from behaviortk.studies.results import Results
 
 ROOT = Path(__file__).resolve().parents[1]
 EVADE = ROOT / "definitions" / "evade_or_flock.json"

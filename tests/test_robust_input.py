@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 import behaviortk
 from behaviortk.cli import main
 from behaviortk.format.limits import MAX_MAGNITUDE
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 from behaviortk.tree.clock import MAX_TICKS, ticks_for
 
 VALID = Path(__file__).parent / "fixtures" / "valid" / "chase.json"

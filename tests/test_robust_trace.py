@@ -19,9 +19,9 @@ from trace_support import run_recorded, walk_sim
 
 from behaviortk.cli import main
 from behaviortk.format.limits import MAX_TRACE_TICK
-from behaviortk.recording import TraceError, open_recording
-from behaviortk.trace import TraceWriter
-from behaviortk.trace_parquet import META_INDEX, ParquetTraceWriter
+from behaviortk.record.jsonl import TraceWriter
+from behaviortk.record.parquet import META_INDEX, ParquetTraceWriter
+from behaviortk.record.reader import TraceError, open_recording
 
 FAST = settings(
     max_examples=60,

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from behaviortk.format.loader import load_text
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 from behaviortk.world.rows import RowPlan, room, with_room
 
 SLICES = {"a": slice(0, 5), "b": slice(5, 8)}

@@ -24,7 +24,7 @@ from behaviortk import load, load_text
 from behaviortk.cli import main
 from behaviortk.engines.names import AUTO_BATCH_AGENTS
 from behaviortk.format.loader import Scenario
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 from behaviortk.vec import Array, length
 from behaviortk.world.spatial import displacement
 

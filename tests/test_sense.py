@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from behaviortk.sense import Sense
-from behaviortk.target_kinds import (
+from behaviortk.sense.sensing import Sense
+from behaviortk.sense.target_kinds import (
     AgentTarget,
     BlackboardTarget,
     NearestTarget,

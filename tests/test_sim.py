@@ -15,7 +15,7 @@ import pytest
 from engine_support import seek, simulation
 
 import behaviortk
-from behaviortk.sim import PHASES, Simulation, make_engine
+from behaviortk.sim.simulation import PHASES, Simulation, make_engine
 from behaviortk.tree.flat import Decision
 from behaviortk.world.streams import uniforms
 

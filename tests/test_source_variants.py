@@ -21,7 +21,7 @@ from steering_support import node, run, world
 
 import behaviortk
 from behaviortk.registry import default
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 from behaviortk.steering import kernels
 from behaviortk.steering.debug import DebugBuffer
 from behaviortk.steering.primitives import following
@@ -131,7 +131,7 @@ def test_following_means_asked_and_sees_someone():
 
 
 def following_of(agents: Any, req: Requests) -> np.ndarray:
-    from behaviortk.sense import Sense
+    from behaviortk.sense.sensing import Sense
     from behaviortk.steering.act import make_context
 
     sense = Sense(world(), agents, rand=np.zeros((agents.n, 1)), tick=0, time=0.0)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from behaviortk.errors import SimulationError
 from behaviortk.format.loader import load_text
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 
 ENGINES = ("py_trees", "batch")
 
@@ -168,7 +168,7 @@ def test_a_despawned_id_is_refused(engine: str) -> None:
 
 
 def test_same_seed_and_calls_give_byte_identical_traces() -> None:
-    from behaviortk.trace import record
+    from behaviortk.record.jsonl import record
 
     def run() -> list[str]:
         sim = sim_of(wanderers(), "batch")

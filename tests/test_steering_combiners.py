@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from steering_support import node, point, run, world
 
 from behaviortk.registry import default
-from behaviortk.sense import Sense
+from behaviortk.sense.sensing import Sense
 from behaviortk.steering.act import act
 from behaviortk.steering.combiners import accumulate
 from behaviortk.steering.debug import DebugBuffer

@@ -9,7 +9,7 @@ import pytest
 
 from behaviortk import load_text, registry
 from behaviortk.format.schema import json_schema
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 
 PRIMITIVES = [
     "seek",

@@ -448,7 +448,7 @@ def test_obstacle_avoidance_closest_intersection_wins():
 
 def test_path_following_reports_done_at_the_end_of_an_open_path():
     """On the last waypoint (cursor 2) within the seek distance 20: SUCCESS; looped paths never end."""
-    from behaviortk.sense import Sense
+    from behaviortk.sense.sensing import Sense
     from behaviortk.steering.primitives import path_following_done
 
     spec = node({"type": "path_following", "target": {"kind": "path", "path": "p"}})

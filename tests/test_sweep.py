@@ -14,8 +14,16 @@ import pytest
 from engine_support import definition
 
 from behaviortk.registry import default
-from behaviortk.results import Results, ResultsError
-from behaviortk.sweep import SweepError, Task, apply, parse_metric, parse_param, points, span
+from behaviortk.studies.results import Results, ResultsError
+from behaviortk.studies.sweep import (
+    SweepError,
+    Task,
+    apply,
+    parse_metric,
+    parse_param,
+    points,
+    span,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = Path(__file__).resolve().parent
@@ -155,8 +163,8 @@ def test_sweep_end_to_end_resumes_and_plots(tmp_path: Path) -> None:
 def test_a_killed_worker_does_not_lose_the_sweep(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from behaviortk.cluster import completed, connect
-    from behaviortk.sweep import MetricSpec, run_point
+    from behaviortk.studies.cluster import completed, connect
+    from behaviortk.studies.sweep import MetricSpec, run_point
 
     marker = tmp_path / "marker"
     monkeypatch.setenv("BEHAVIORTK_TEST_MARKER", str(marker))
@@ -201,7 +209,7 @@ def test_tune_finds_the_faster_seeker_and_writes_a_valid_definition(tmp_path: Pa
 @pytest.mark.slow
 def test_sweep_on_an_existing_scheduler(tmp_path: Path) -> None:
     """--scheduler tcp://host:port sends the tasks to a cluster that is already running."""
-    from behaviortk.cluster import connect
+    from behaviortk.studies.cluster import connect
 
     src = tmp_path / "idle.json"
     src.write_text(json.dumps(definition({"type": "wait", "duration": 10})))
@@ -229,7 +237,7 @@ def test_a_swept_world_seed_is_the_seed_its_point_runs() -> None:
     import argparse
 
     from behaviortk.commands.sweep import SweepSetup
-    from behaviortk.sweep import point_seeds
+    from behaviortk.studies.sweep import point_seeds
 
     assert point_seeds({"groups.prey.max_speed": 80}, [7, 8]) == [7, 8]
     assert point_seeds({"world.seed": 40}, [7, 8]) == [40, 41]

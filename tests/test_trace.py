@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 import behaviortk
-from behaviortk.sim import Simulation
-from behaviortk.trace import TraceWriter, read
+from behaviortk.record.jsonl import TraceWriter, read
+from behaviortk.sim.simulation import Simulation
 from behaviortk.world.overlap import overlap_fraction
 
 REFERENCE = Path(__file__).resolve().parent.parent / "definitions" / "evade_or_flock.json"

@@ -21,10 +21,8 @@ from trace_support import EXPECTED, WALK, WALK_PATHS, run_recorded, walk_sim
 
 import behaviortk
 from behaviortk.cli import main
-from behaviortk.recording import TraceError, open_recording
-from behaviortk.sim import Simulation
-from behaviortk.trace import TraceWriter
-from behaviortk.trace_parquet import (
+from behaviortk.record.jsonl import TraceWriter
+from behaviortk.record.parquet import (
     META_DEFINITION,
     META_END,
     META_HEADER,
@@ -32,6 +30,8 @@ from behaviortk.trace_parquet import (
     META_VERSION,
     ParquetTraceWriter,
 )
+from behaviortk.record.reader import TraceError, open_recording
+from behaviortk.sim.simulation import Simulation
 
 REFERENCE = Path(__file__).resolve().parent.parent / "definitions" / "evade_or_flock.json"
 COLUMNS = ["tick", "id", "group", "x", "y", "vx", "vy", "heading", "fx", "fy", "active", "status"]
@@ -361,7 +361,7 @@ def test_the_writer_keeps_at_most_three_row_groups_in_memory(monkeypatch) -> Non
     import threading
     import time
 
-    from behaviortk import trace_parquet
+    from behaviortk.record import parquet as trace_parquet
 
     started, release = threading.Event(), threading.Event()
     real = ParquetTraceWriter._write_row_group

@@ -20,9 +20,9 @@ from test_equivalence import random_trees, scenario_text
 from trace_support import EXPECTED, WALK, WALK_PATHS, run_recorded, walk_sim
 
 from behaviortk.format.loader import load_text
-from behaviortk.sim import Simulation
-from behaviortk.tick_state import TickState
-from behaviortk.trace import TraceWriter, read
+from behaviortk.record.jsonl import TraceWriter, read
+from behaviortk.record.tick_state import TickState
+from behaviortk.sim.simulation import Simulation
 from behaviortk.tree.status import FAILURE, INVALID, RUNNING, STATUS_NAMES, SUCCESS
 
 

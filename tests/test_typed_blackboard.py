@@ -1,6 +1,6 @@
 """Typed blackboards (issue "Embed behaviortk in a game", item 5).
 
-Trees declare their keys (``format/blackboard.py``); the loader refuses undeclared
+Trees declare their keys (``format/blackboard_keys.py``); the loader refuses undeclared
 keys and values of the wrong type with located messages; ``sim.blackboard(agent)``
 is a live mapping the game reads and writes between ticks, checked like the file
 (``tree/blackboard.py``), and the next tick sees a write on both engines alike.
@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 import behaviortk
 from behaviortk import BlackboardError, DefinitionError
 from behaviortk.format.loader import Scenario, load_text
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 from behaviortk.tree.status import FAILURE, RUNNING, SUCCESS
 
 ENGINES = ("py_trees", "batch")

@@ -17,7 +17,7 @@ import pytest
 from PIL import Image
 
 from behaviortk.cli import main
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 from behaviortk.viewer import palette
 from behaviortk.viewer.app import ViewerView
 from behaviortk.viewer.session import Session

@@ -286,7 +286,7 @@ def test_scene_holds_every_agent_in_one_chunk_and_picks_by_position():
 
 def test_selected_agent_neighbour_links_agree_with_sense():
     """The direct path (few selected rows) links exactly the pairs Sense.neighbours finds."""
-    from behaviortk.sense import Sense
+    from behaviortk.sense.sensing import Sense
     from behaviortk.viewer.overlays import OverlayInput, _few_neighbours
     from behaviortk.viewer.viewport import Viewport
 

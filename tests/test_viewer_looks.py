@@ -21,7 +21,7 @@ from PIL import Image
 import behaviortk
 from behaviortk.cli import main
 from behaviortk.format.loader import load_text
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 from behaviortk.viewer import palette
 from behaviortk.viewer.render import render
 from behaviortk.viewer.scene import ViewOptions, action_index, action_names

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import behaviortk
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 from behaviortk.viewer.session import Session
 
 REFERENCE = Path(__file__).resolve().parents[1] / "definitions" / "evade_or_flock.json"

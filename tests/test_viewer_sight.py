@@ -14,10 +14,10 @@ import pytest
 from engine_support import definition, other_group
 
 from behaviortk.format.loader import load_text
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 from behaviortk.viewer import palette
 from behaviortk.viewer.scene import ViewOptions
-from behaviortk.viewer.sight import sights
+from behaviortk.viewer.sight_cones import sights
 from behaviortk.world.factory import make_agents
 from behaviortk.world.state import World, Zone
 from tests.viewer_support import count_color, draw, fake_sim, pixel_at
@@ -99,8 +99,8 @@ def test_the_selected_guard_alone_shows_its_sight_when_the_overlay_is_off() -> N
 
 def test_sight_geometry_is_one_chunk_per_ink_for_many_guards() -> None:
     """2,000 guards: cones, clear rays and blocked rays are three soup chunks, not 2,000."""
-    from behaviortk.viewer.batch import TriangleSoup
-    from behaviortk.viewer.sight import sight_shapes
+    from behaviortk.viewer.gpu import TriangleSoup
+    from behaviortk.viewer.sight_cones import sight_shapes
     from behaviortk.viewer.viewport import Viewport
 
     rng = np.random.default_rng(5)

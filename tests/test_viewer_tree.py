@@ -16,7 +16,7 @@ from engine_support import definition
 from behaviortk.format.adapters import validate_node
 from behaviortk.format.loader import load_text
 from behaviortk.registry import default
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 from behaviortk.tree.flat import flatten
 from behaviortk.tree.status import FAILURE, INVALID, RUNNING, SUCCESS
 from behaviortk.viewer import palette

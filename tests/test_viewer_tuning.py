@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import behaviortk
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 from behaviortk.viewer import palette
 from behaviortk.viewer.app import ViewerView
 from behaviortk.viewer.session import Session

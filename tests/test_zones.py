@@ -10,7 +10,7 @@ import pytest
 from engine_support import definition
 
 import behaviortk
-from behaviortk.sim import Simulation
+from behaviortk.sim.simulation import Simulation
 
 ZONES = [
     {"name": "exit", "kind": "circle", "at": [390, 200], "radius": 20},

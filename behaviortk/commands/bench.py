@@ -112,7 +112,7 @@ def measure(
     value over the timed ticks, ``overlap_mean`` its mean and ``overlap_log`` the
     ``OverlapLog``.
     """
-    from behaviortk.sim import PHASES
+    from behaviortk.sim.simulation import PHASES
     from behaviortk.world.overlap import OverlapLog
 
     for done in range(1, warmup + 1):
@@ -205,10 +205,10 @@ def report(rows: list[tuple[str, str]]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from behaviortk.format.errors import DefinitionError
+    from behaviortk.format.issues import DefinitionError
     from behaviortk.format.limits import MAX_AGENTS
     from behaviortk.format.loader import load, load_text
-    from behaviortk.sim import Simulation, freeze_gc
+    from behaviortk.sim.simulation import Simulation, freeze_gc
 
     prog = "behaviortk bench"
     if args.grow is not None and args.scale is None:

@@ -91,12 +91,18 @@ def print_table(verdicts: list[Any], out: Any = sys.stdout) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from behaviortk.checks import LimitError, junit_xml, run_checks, seeds_of, ticks_needed
     from behaviortk.commands.diagnostics import print_issues
     from behaviortk.commands.progress import Progress
     from behaviortk.files import atomic_output, check_not_input
-    from behaviortk.format.errors import DefinitionError
+    from behaviortk.format.issues import DefinitionError
     from behaviortk.format.loader import load
+    from behaviortk.studies.check_runs import (
+        LimitError,
+        junit_xml,
+        run_checks,
+        seeds_of,
+        ticks_needed,
+    )
 
     outputs = [p for p in (args.junit, args.table) if p]
     for out in outputs:

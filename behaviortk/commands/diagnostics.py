@@ -201,7 +201,7 @@ def _label_of(value: Any) -> str:
     """What names an item of a list: a node's type and name, a group's or path's name."""
     if not isinstance(value, dict):
         return ""
-    from behaviortk.format.errors import printable  # a lone surrogate prints escaped
+    from behaviortk.format.issues import printable  # a lone surrogate prints escaped
 
     name, tag = value.get("name"), value.get("type")
     words = [printable(w) for w in (tag, name) if isinstance(w, str) and w]
@@ -268,7 +268,7 @@ def first_line(issue: IssueLike, paint: Paint) -> str:
 
 def render_issue(issue: IssueLike, text: str | None, data: Any, paint: Paint) -> str:
     """The one-line form, then (when the file has that line) the source with a caret."""
-    from behaviortk.format.errors import printable
+    from behaviortk.format.issues import printable
 
     out = [first_line(issue, paint)]
     lines = text.split("\n") if text is not None else []

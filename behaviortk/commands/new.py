@@ -134,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
         write_new(schema, schema_text(), what="schema")
         notes.append(f'wrote {schema} (the JSON Schema its "$schema" names, for editors)')
     from behaviortk.commands.diagnostics import print_issues
-    from behaviortk.format.errors import DefinitionError
+    from behaviortk.format.issues import DefinitionError
     from behaviortk.format.loader import load
 
     try:

@@ -146,9 +146,9 @@ def overlays_of(args: argparse.Namespace) -> list[str]:
 def render_file(args: argparse.Namespace, path: str, out: str, ticks: int, every: int) -> int:
     """Load, render and write ``out`` atomically, never over ``path``; errors are one line each."""
     apply_kernels_option(args)
-    from behaviortk.format.errors import DefinitionError
+    from behaviortk.format.issues import DefinitionError
     from behaviortk.format.loader import load
-    from behaviortk.sim import Simulation
+    from behaviortk.sim.simulation import Simulation
     from behaviortk.viewer.render import RENDER_SIZE, render  # sets ARCADE_HEADLESS first
 
     region = getattr(args, "region", None)

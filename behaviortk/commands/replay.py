@@ -69,7 +69,7 @@ def agent_id(rec: Any, tick: int, select: str | None) -> int | None:
 
 def run(args: argparse.Namespace) -> int:
     from behaviortk.commands.render import overlays_of
-    from behaviortk.recording import TraceError, open_recording
+    from behaviortk.record.reader import TraceError, open_recording
 
     out: str | None = args.out
     if out is not None and not out.lower().endswith(".png"):

@@ -111,7 +111,7 @@ def summary(
     writer's ``written``: ``"5 lines"``, or ``"600 ticks, 37,800 rows"`` for Parquet), ``overlap``
     an ``OverlapLog`` of the run (``world/overlap.py``).
     """
-    from behaviortk.sim import PHASES
+    from behaviortk.sim.simulation import PHASES
 
     ticks = max(sim.tick, 1)
     rate = sim.tick / wall if wall > 0 else float("inf")
@@ -151,7 +151,7 @@ def run_headless(args: argparse.Namespace) -> int:
     (``{"end": "interrupted", ...}``) says the run did not complete. A trace that
     cannot be written (a full disk) is removed and any previous file stays as it was.
     """
-    from behaviortk.sim import Simulation, freeze_gc
+    from behaviortk.sim.simulation import Simulation, freeze_gc
     from behaviortk.world.overlap import OverlapLog
 
     scenario = _load(args.file)
@@ -199,10 +199,10 @@ def is_parquet(path: str) -> bool:
 def trace_writer(out: IO[Any], sim: Any, every: int, columnar: bool) -> Any:
     """A ``TraceWriter`` (JSON Lines, text ``out``) or ``ParquetTraceWriter`` (binary ``out``)."""
     if columnar:
-        from behaviortk.trace_parquet import ParquetTraceWriter
+        from behaviortk.record.parquet import ParquetTraceWriter
 
         return ParquetTraceWriter(out, sim, every=every)
-    from behaviortk.trace import TraceWriter
+    from behaviortk.record.jsonl import TraceWriter
 
     return TraceWriter(out, sim, every=every)
 
@@ -265,7 +265,7 @@ def run_window(args: argparse.Namespace) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from behaviortk.commands.diagnostics import print_issues
-    from behaviortk.format.errors import DefinitionError
+    from behaviortk.format.issues import DefinitionError
 
     apply_kernels_option(args)
     try:

@@ -87,9 +87,9 @@ def check_metric_names(raw: dict[str, Any], metrics: list[Any], name: str) -> No
     import copy
     import json
 
-    from behaviortk.format.errors import DefinitionError
+    from behaviortk.format.issues import DefinitionError
     from behaviortk.format.loader import load_text
-    from behaviortk.sweep import SweepError
+    from behaviortk.studies.sweep import SweepError
 
     for m in metrics:
         probe = copy.deepcopy(raw)
@@ -112,9 +112,9 @@ class SweepSetup:
         import json
         from pathlib import Path
 
-        from behaviortk.checks import seeds_of, ticks_needed
         from behaviortk.format.loader import load
-        from behaviortk.sweep import check_grid, parse_metric, parse_param, points
+        from behaviortk.studies.check_runs import seeds_of, ticks_needed
+        from behaviortk.studies.sweep import check_grid, parse_metric, parse_param, points
 
         self.scenario = load(args.file)  # located errors first
         self.text = Path(args.file).read_text(encoding="utf-8")
@@ -122,7 +122,7 @@ class SweepSetup:
         self.params = [parse_param(p) for p in args.param]
         names = [p.name for p in self.params]
         if len(set(names)) != len(names):
-            from behaviortk.sweep import SweepError
+            from behaviortk.studies.sweep import SweepError
 
             raise SweepError("a --param path is given twice")
         self.seeds = seeds_of(self.scenario, args.seeds)
@@ -145,7 +145,7 @@ class SweepSetup:
         }
 
     def tasks(self, engine: str, skip: Collection[str] = ()) -> list[Any]:
-        from behaviortk.sweep import Task, point_seeds
+        from behaviortk.studies.sweep import Task, point_seeds
 
         out = []
         for point in self.points:
@@ -170,13 +170,13 @@ class SweepSetup:
 
 
 def run(args: argparse.Namespace) -> int:
-    from behaviortk.checks import LimitError
-    from behaviortk.cluster import ClusterError, completed, connect
     from behaviortk.commands.diagnostics import print_issues
     from behaviortk.commands.progress import Progress
-    from behaviortk.format.errors import DefinitionError
-    from behaviortk.results import Results, ResultsError
-    from behaviortk.sweep import SweepError, run_point
+    from behaviortk.format.issues import DefinitionError
+    from behaviortk.studies.check_runs import LimitError
+    from behaviortk.studies.cluster import ClusterError, completed, connect
+    from behaviortk.studies.results import Results, ResultsError
+    from behaviortk.studies.sweep import SweepError, run_point
 
     try:
         setup = SweepSetup(args)
@@ -217,7 +217,7 @@ def run(args: argparse.Namespace) -> int:
     )
     if args.plot:
         from behaviortk.files import atomic_output
-        from behaviortk.plot import plot
+        from behaviortk.studies.plot import plot
 
         with atomic_output(args.plot, "wb", inputs=[args.file, args.out], what="plot") as out:
             plot(results.rows, setup.settings["params"], setup.value_columns(), out)

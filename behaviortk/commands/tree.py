@@ -47,7 +47,7 @@ def dot_text(root: Any) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from behaviortk.format.errors import DefinitionError
+    from behaviortk.format.issues import DefinitionError
     from behaviortk.format.loader import load
     from behaviortk.registry import choices
 

@@ -35,15 +35,15 @@ def run(args: argparse.Namespace) -> int:
     import json
     from pathlib import Path
 
-    from behaviortk.checks import LimitError
-    from behaviortk.cluster import ClusterError, connect
     from behaviortk.commands.diagnostics import print_issues
     from behaviortk.commands.progress import Progress
     from behaviortk.files import atomic_output
-    from behaviortk.format.errors import DefinitionError
+    from behaviortk.format.issues import DefinitionError
     from behaviortk.format.loader import load_text
-    from behaviortk.sweep import SweepError, parse_metric
-    from behaviortk.tune import edited, tune
+    from behaviortk.studies.check_runs import LimitError
+    from behaviortk.studies.cluster import ClusterError, connect
+    from behaviortk.studies.sweep import SweepError, parse_metric
+    from behaviortk.studies.tune import edited, tune
 
     goal = args.maximise or args.minimise
     try:

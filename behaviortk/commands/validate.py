@@ -64,7 +64,7 @@ def check(path: str, *, schema_only: bool, max_agents: int) -> list[str]:
 
 def check_file(path: str, *, schema_only: bool, max_agents: int) -> tuple[str, list[Any]]:
     """``(status, issues)`` of one file: ``ok``, ``invalid`` or ``skipped`` (a JSON Schema)."""
-    from behaviortk.format.errors import DefinitionError
+    from behaviortk.format.issues import DefinitionError
     from behaviortk.format.loader import load_text, parse_text, read_text
 
     try:

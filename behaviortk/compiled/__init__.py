@@ -8,13 +8,13 @@ The NumPy implementation stays the reference; this package is an alternative
   wrap, nearest ``max_neighbours``) as one kernel writing the same CSR
   ``Neighbours``; nearest agent when one side is small; target facts of agents;
   the per-tick random table (``streams``), drawn when first read, or only the
-  rows a leaf reads; the ``in_range`` condition (``conditions.py``);
+  rows a leaf reads; the ``in_range`` condition (``leaves/conditions.py``);
 - act: the built-in primitives and combiners, one kernel per leaf over the
   rows that asked, flocking forces fused into one pass over the neighbour
   pairs, Buckland's AccumulateForce in place (``act.py``, ``leaves.py``);
 - integrate: truncation, ``a = F / m``, speed limit, edges, heading, smoothing;
 - decide (batch engine): a reactive tree as one generated function over the
-  agents (``engines/batch_fused.py`` writes it, ``generated.py`` compiles it).
+  agents (``engines/batch/fused.py`` writes it, ``generated.py`` compiles it).
 
 Anything without a kernel (a plugin primitive, a predictor or target kind of a
 plugin, a built-in whose model gained an option the kernel does not know, set

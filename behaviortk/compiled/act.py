@@ -19,7 +19,7 @@ from behaviortk.compiled import forces as kf
 from behaviortk.compiled.jit import kernel
 from behaviortk.compiled.leaves import Job, run
 from behaviortk.compiled.vec import accumulate
-from behaviortk.sense import Sense
+from behaviortk.sense.sensing import Sense
 from behaviortk.steering import act as numpy_act
 from behaviortk.steering.combiners import clamp_angular
 from behaviortk.steering.context import LeafMemory

@@ -19,7 +19,7 @@ from behaviortk.compiled import motion, spatial, streams
 from behaviortk.compiled import non_penetration as knp
 from behaviortk.compiled.act import accumulate_acted, act
 from behaviortk.compiled.order import cell_order
-from behaviortk.sense import FOV_COS_TOLERANCE, Neighbours, TargetFacts
+from behaviortk.sense.sensing import FOV_COS_TOLERANCE, Neighbours, TargetFacts
 from behaviortk.vec import Array
 from behaviortk.world.spatial import SMALL_SIDE, padded
 from behaviortk.world.state import World

@@ -1,4 +1,4 @@
-"""Sensed conditions on kernels: the formulas of ``behaviortk.conditions`` in one pass per group."""
+"""Sensed conditions on kernels: the formulas of ``behaviortk.leaves.conditions`` in one pass per group."""
 
 from __future__ import annotations
 

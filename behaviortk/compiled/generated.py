@@ -1,4 +1,4 @@
-"""Compiling generated source (a group's fused tree, ``engines/batch_fused.py``) with numba.
+"""Compiling generated source (a group's fused tree, ``engines/batch/fused.py``) with numba.
 
 numba caches a compiled function beside the file it was written in, so the
 source is written to a file named after its hash, once, under the user's cache

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from behaviortk.compiled import forces as kf
-from behaviortk.sense import Sense, TargetFacts
+from behaviortk.sense.sensing import Sense, TargetFacts
 from behaviortk.steering import combiners as cb
 from behaviortk.steering import predictors as pr
 from behaviortk.steering import primitives as pm

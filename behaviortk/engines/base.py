@@ -28,7 +28,7 @@ from behaviortk.engines.builders import Builders
 from behaviortk.engines.facts import TickFacts, compute_facts, sensed_nodes
 from behaviortk.errors import SimulationError
 from behaviortk.registry import Registries
-from behaviortk.sense import Sense
+from behaviortk.sense.sensing import Sense
 from behaviortk.tree.blackboard import BlackboardView, Keys
 from behaviortk.tree.flat import Decision, FlatNode, FlatTree
 from behaviortk.tree.ops import NULL_SINK, Board, NodeContext

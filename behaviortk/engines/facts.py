@@ -13,10 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from behaviortk.conditions import evaluate_condition
 from behaviortk.engines.leaf_status import steering_status
+from behaviortk.leaves.conditions import evaluate_condition
 from behaviortk.registry import CONDITION, Registries
-from behaviortk.sense import Sense
+from behaviortk.sense.sensing import Sense
 from behaviortk.tree.flat import FlatNode, FlatTree
 from behaviortk.tree.ops import is_leaf_ops
 

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from behaviortk.format.nodes import target_fields
-from behaviortk.sense import Sense
+from behaviortk.sense.sensing import Sense
 from behaviortk.tree.status import FAILURE, RUNNING, SUCCESS
 
 DoneCheck = Callable[[Any, Sense, str, Any], np.ndarray]

@@ -2,7 +2,7 @@
 
 The command line offers these as ``--engine`` choices when it builds its
 parser (for every command, ``--help`` included), so this module imports
-nothing; ``behaviortk.sim`` takes them from here.
+nothing; ``behaviortk.sim.simulation`` takes them from here.
 """
 
 ENGINES = ("py_trees", "batch", "auto")

@@ -46,11 +46,11 @@ import py_trees
 from py_trees import behaviour, common
 from py_trees.common import Status
 
-from behaviortk.conditions import compare
 from behaviortk.engines.base import EngineBase, GroupRuntime, RowChange, as_point
 from behaviortk.engines.builders import Builders, always, decorator_ops, leaf_ops, sensed
 from behaviortk.engines.facts import TickFacts, guard_condition, is_sensed
 from behaviortk.engines.sim_time import SimCooldown, SimTimeout
+from behaviortk.leaves.conditions import compare
 from behaviortk.registry import (
     ACTION,
     CONDITION,
@@ -58,7 +58,7 @@ from behaviortk.registry import (
     STEERING,
     Registries,
 )
-from behaviortk.sense import Sense
+from behaviortk.sense.sensing import Sense
 from behaviortk.tree.blackboard import Keys, Stamps
 from behaviortk.tree.clock import Clock
 from behaviortk.tree.flat import Decision, FlatNode, FlatTree

@@ -1,6 +1,6 @@
 """Memory and time of one tick, estimated from a definition alone (no NumPy).
 
-A crowd's tick is dominated by its neighbour queries (``sense.py``): each
+A crowd's tick is dominated by its neighbour queries (``sense/sensing.py``): each
 observer is measured against the agents of the 3 x 3 grid cells around it
 (cells at least a view distance wide), a chunk of observers at a time so the
 candidates never take more than :data:`NEIGHBOUR_WORKING_SET` bytes, and it

@@ -6,11 +6,11 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field
 
-from behaviortk.format.blackboard import KeySpec
+from behaviortk.format.blackboard_keys import KeySpec
 from behaviortk.format.fields import BlackboardKey, Model, doc
 from behaviortk.format.group import Group
 from behaviortk.format.nodes import Check, Node
-from behaviortk.format.tree import ParamSpec
+from behaviortk.format.structure import ParamSpec
 from behaviortk.format.world import Obstacle, PathDef, Wall, WorldDef, ZoneDef
 
 FORMAT_VERSION = "1"

@@ -157,7 +157,7 @@ class BlackboardRef:
     """Annotation marker: this string is a blackboard key the tree must declare.
 
     The loader checks every such field of an expanded group tree against the
-    keys its trees declare (``format/blackboard.py``); with ``type`` the key
+    keys its trees declare (``format/blackboard_keys.py``); with ``type`` the key
     must also be declared with that type (``needs`` says why, in messages).
     """
 

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from behaviortk.format.errors import escape_token
+from behaviortk.format.issues import escape_token
 
 MAX_NESTING = 256
 

@@ -14,9 +14,9 @@ from pydantic import ValidationError
 
 from behaviortk import registry
 from behaviortk.format.adapters import validate_definition
-from behaviortk.format.blackboard import KeySpec
+from behaviortk.format.blackboard_keys import KeySpec
 from behaviortk.format.definition import Definition
-from behaviortk.format.errors import DefinitionError, Issue
+from behaviortk.format.issues import DefinitionError, Issue
 from behaviortk.format.jsonparse import JsonSyntaxError, Parsed, parse
 from behaviortk.format.limits import MAX_AGENTS, MAX_BYTES, MAX_DEPTH
 from behaviortk.format.messages import key_catalogue, pydantic_issues

@@ -14,8 +14,8 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
-from behaviortk.format.errors import pointer_of
 from behaviortk.format.fields import BLACKBOARD_KEY_PATTERN, EVENT_NAME_PATTERN
+from behaviortk.format.issues import pointer_of
 from behaviortk.format.nodes import Subtree
 from behaviortk.registry import Registries, choices, suggest
 

@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
 from behaviortk.format.definition import Definition
-from behaviortk.format.errors import Issue, pointer_of
+from behaviortk.format.issues import Issue, pointer_of
 from behaviortk.format.jsonparse import Parsed
 from behaviortk.format.nodes import SLOT_KEY, SLOTS, Subtree, slot_models
 from behaviortk.registry import Registries, choices, default

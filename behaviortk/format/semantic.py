@@ -21,10 +21,10 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from behaviortk.format.adapters import validate_node
-from behaviortk.format.blackboard import NOUNS, KeySpec, fits, same_declaration, wrong_type
+from behaviortk.format.blackboard_keys import NOUNS, KeySpec, fits, same_declaration, wrong_type
 from behaviortk.format.definition import Definition
-from behaviortk.format.errors import pointer_of
 from behaviortk.format.fields import BlackboardRef, BlackboardValue, NameRef
+from behaviortk.format.issues import pointer_of
 from behaviortk.format.limits import MAX_AGENTS, MAX_DEPTH, MAX_EXPANDED_NODES
 from behaviortk.format.messages import key_catalogue, pydantic_issues
 from behaviortk.format.nodes import NodeModel

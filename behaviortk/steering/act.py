@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from behaviortk.sense import Sense
+from behaviortk.sense.sensing import Sense
 from behaviortk.steering.combiners import accumulate, clamp_angular
 from behaviortk.steering.context import (
     LeafMemory,

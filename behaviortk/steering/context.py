@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from behaviortk.sense import Sense, TargetFacts
+from behaviortk.sense.sensing import Sense, TargetFacts
 from behaviortk.steering.debug import DebugBuffer
 from behaviortk.vec import Array
 from behaviortk.world.rows import RowPlan

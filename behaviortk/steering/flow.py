@@ -18,7 +18,7 @@ from pydantic import field_validator
 from behaviortk.format.fields import PNonNeg, PPositive, doc
 from behaviortk.format.nodes import DefinitionFinding, Target
 from behaviortk.registry import Registries
-from behaviortk.sense import Sense
+from behaviortk.sense.sensing import Sense
 from behaviortk.steering.context import Steering, SteeringContext
 from behaviortk.steering.primitives import TargetedModel
 from behaviortk.vec import Array, normalize

@@ -18,7 +18,6 @@ from typing import Annotated, Any, ClassVar, Literal
 import numpy as np
 from pydantic import Field, model_validator
 
-from behaviortk.derived_targets import hiding_spot
 from behaviortk.format.fields import (
     Parameterisable,
     PDegrees,
@@ -31,7 +30,8 @@ from behaviortk.format.fields import (
 from behaviortk.format.limits import MAX_LJ_EXPONENT, MIN_POSITIVE
 from behaviortk.format.nodes import NodeModel, Predictor, Target
 from behaviortk.registry import Registries, tag_of
-from behaviortk.sense import Sense, TargetFacts, target_frame, target_heading
+from behaviortk.sense.derived_targets import hiding_spot
+from behaviortk.sense.sensing import Sense, TargetFacts, target_frame, target_heading
 from behaviortk.steering import kernels as k
 from behaviortk.steering.context import Steering, SteeringContext
 from behaviortk.steering.predictors import Linear, look_ahead

@@ -1,7 +1,7 @@
 """Typed blackboards at run time: a group's declared keys, checked writes, the game's view.
 
 Every group's blackboard keys are those its trees declare
-(``Scenario.blackboards``, ``format/blackboard.py``). :class:`Keys` holds them and
+(``Scenario.blackboards``, ``format/blackboard_keys.py``). :class:`Keys` holds them and
 is the one check every write passes, whoever writes: ``blackboard_set``, a
 plugin's ops, or the game through :class:`BlackboardView`. So both engines
 store exactly the same value (``format.blackboard.coerce``: a point becomes a
@@ -32,7 +32,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from behaviortk.errors import SimulationError
-from behaviortk.format.blackboard import KeySpec, Mismatch, coerce, wrong_type
+from behaviortk.format.blackboard_keys import KeySpec, Mismatch, coerce, wrong_type
 from behaviortk.registry import choices
 
 

@@ -20,7 +20,7 @@ leaf reads the same arrays whichever engine ticks it and in whatever order
 
 Events (the ``emit`` action) go to ``NodeContext.events``: ``record(tick,
 group, rows, name)`` for the group-local rows that raised ``name`` on ``tick``.
-The Simulation's sink (``behaviortk.embed.EventLog``) orders them at the end of
+The Simulation's sink (``behaviortk.sim.embed.EventLog``) orders them at the end of
 the tick, so the py_trees engine's per-agent calls and the batch engine's
 per-node calls give the same list. The default sink drops everything, so a
 ``NodeContext`` made without one (tests, tools) still works.
@@ -39,7 +39,7 @@ from behaviortk.tree.clock import Clock
 from behaviortk.tree.status import RUNNING
 
 if TYPE_CHECKING:
-    from behaviortk.sense import Sense
+    from behaviortk.sense.sensing import Sense
 
 Rows = np.ndarray
 """int64 group-local agent indices, sorted and unique."""
@@ -95,7 +95,7 @@ class Board(Protocol):
 
 
 class EventSink(Protocol):
-    """Where ops report events raised by agents (``behaviortk.embed.EventLog`` in a Simulation)."""
+    """Where ops report events raised by agents (``behaviortk.sim.embed.EventLog`` in a Simulation)."""
 
     def record(self, tick: int, group: str, rows: Rows, name: str) -> None:
         """Event ``name`` raised on ``tick`` by every group-local row in ``rows`` (sorted)."""

@@ -18,7 +18,7 @@ import numpy as np
 
 from behaviortk.vec import Array
 from behaviortk.viewer import geometry as geo
-from behaviortk.viewer.batch import TriangleSoup
+from behaviortk.viewer.gpu import TriangleSoup
 
 MARK_SHADE = 0.35  # the heading mark: the body's colour, darkened
 GL_PROGRAM_POINT_SIZE = 0x8642

@@ -17,8 +17,8 @@ import numpy as np
 from behaviortk.vec import Array, from_angle, normalize
 from behaviortk.viewer import geometry as geo
 from behaviortk.viewer import palette
-from behaviortk.viewer.batch import TriangleSoup
-from behaviortk.viewer.sight import sight_shapes
+from behaviortk.viewer.gpu import TriangleSoup
+from behaviortk.viewer.sight_cones import sight_shapes
 from behaviortk.viewer.viewport import Viewport
 
 LINE = 2.0  # stroke width in pixels
@@ -134,7 +134,7 @@ def neighbours(inp: OverlayInput, soup: TriangleSoup) -> None:
     if marked.size <= 8:
         a, b = _few_neighbours(inp, marked)
     else:
-        from behaviortk.sense import Sense
+        from behaviortk.sense.sensing import Sense
 
         # A fresh Sense of the current state (Simulation.sense() would draw random numbers).
         sense = Sense(inp.sim.world, ag, np.zeros((ag.n, 1)), 0, 0.0)
@@ -184,7 +184,7 @@ def waypoints(inp: OverlayInput, soup: TriangleSoup) -> None:
 
 
 def sight(inp: OverlayInput, soup: TriangleSoup) -> None:
-    """can_see agents' cones and line-of-sight rays (``viewer/sight.py``)."""
+    """can_see agents' cones and line-of-sight rays (``viewer/sight_cones.py``)."""
     sight_shapes(inp.sim, inp.vp, inp.rows, soup)
 
 

@@ -16,9 +16,9 @@ import numpy as np
 
 from behaviortk.viewer import geometry as geo
 from behaviortk.viewer import palette
-from behaviortk.viewer.batch import GpuBatch, TriangleSoup
 from behaviortk.viewer.bodies import BodyBatch
 from behaviortk.viewer.canvas import Canvas, WindowCanvas
+from behaviortk.viewer.gpu import GpuBatch, TriangleSoup
 from behaviortk.viewer.heatmap import HeatmapLayer, params_from_trees
 from behaviortk.viewer.hud import HudInfo, help_text, hud_text, legend, legend_title
 from behaviortk.viewer.labels import MONO, Label, LabelPool

@@ -23,9 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from behaviortk.recording import Recording
+from behaviortk.record.reader import Recording
+from behaviortk.record.tick_state import TickState
 from behaviortk.steering.debug import DebugBuffer
-from behaviortk.tick_state import TickState
 from behaviortk.tree.flat import Decision
 from behaviortk.world.build import GROUP_CONSTANTS, build, build_world, group_agents
 from behaviortk.world.factory import make_agents

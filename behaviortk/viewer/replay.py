@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from behaviortk.recording import Recording, TraceError
+from behaviortk.record.reader import Recording, TraceError
 from behaviortk.vec import Array
 from behaviortk.viewer.recorded import RecordedView, RecordedWorld
 from behaviortk.viewer.scene import ViewOptions, pick_agent

@@ -26,11 +26,11 @@ from typing import IO, Any
 import arcade
 import numpy as np
 
-from behaviortk.recording import Recording
+from behaviortk.record.reader import Recording
 from behaviortk.viewer import geometry as geo
 from behaviortk.viewer import palette
 from behaviortk.viewer.app import ViewerView
-from behaviortk.viewer.batch import GpuBatch, TriangleSoup
+from behaviortk.viewer.gpu import GpuBatch, TriangleSoup
 from behaviortk.viewer.hud import HudInfo, key_help
 from behaviortk.viewer.keys import shared_key
 from behaviortk.viewer.labels import MONO

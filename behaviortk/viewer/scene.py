@@ -16,8 +16,8 @@ import numpy as np
 from behaviortk.vec import Array
 from behaviortk.viewer import geometry as geo
 from behaviortk.viewer import palette
-from behaviortk.viewer.batch import TriangleSoup
 from behaviortk.viewer.bodies import Bodies
+from behaviortk.viewer.gpu import TriangleSoup
 from behaviortk.viewer.overlays import PER_AGENT, OverlayInput, facing_of
 from behaviortk.viewer.viewport import Region, Viewport
 from behaviortk.viewer.zones import zone_shapes

@@ -30,7 +30,7 @@ def load_source(
 
     ``registries``: the node types to validate against (default: the default bundle)."""
     from behaviortk.format.loader import load_text, read_text
-    from behaviortk.sim import Simulation
+    from behaviortk.sim.simulation import Simulation
 
     text = read_text(path)
     scenario = load_text(text, str(path), path=Path(path), registries=registries)
@@ -166,7 +166,7 @@ class Session:
         self._replace(self._rebuild(self.sim.scenario))
 
     def _rebuild(self, scenario: Any) -> Any:
-        from behaviortk.sim import Simulation
+        from behaviortk.sim.simulation import Simulation
 
         return Simulation(scenario, engine=self.engine, seed=self.sim.seed, debug=True)
 
@@ -189,7 +189,7 @@ class Session:
         The new Simulation takes every field of the saved definition, its
         ``world.seed`` included, unless ``--seed`` was given (``self.seed``).
         """
-        from behaviortk.format.errors import DefinitionError
+        from behaviortk.format.issues import DefinitionError
 
         if self._read() == self.running_text:
             return True  # the file holds what runs (the tuning panel's own save): keep going

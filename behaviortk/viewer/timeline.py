@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from behaviortk.viewer import geometry as geo
-from behaviortk.viewer.batch import TriangleSoup
+from behaviortk.viewer.gpu import TriangleSoup
 
 BAND = 40
 """Pixels the painter reserves under the world for the timeline."""

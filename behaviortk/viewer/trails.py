@@ -17,7 +17,7 @@ import numpy as np
 from behaviortk.vec import Array
 from behaviortk.viewer import geometry as geo
 from behaviortk.viewer import palette
-from behaviortk.viewer.batch import TriangleSoup
+from behaviortk.viewer.gpu import TriangleSoup
 
 TRAIL_WIDTH = 1.5
 

@@ -24,7 +24,7 @@ from behaviortk.tree.status import FAILURE, INVALID, RUNNING, SUCCESS
 from behaviortk.vec import Array
 from behaviortk.viewer import geometry as geo
 from behaviortk.viewer import palette
-from behaviortk.viewer.batch import TriangleSoup
+from behaviortk.viewer.gpu import TriangleSoup
 from behaviortk.viewer.labels import Label
 from behaviortk.viewer.layout import Rect
 from behaviortk.viewer.tree_frame import TreeFrame

@@ -283,7 +283,7 @@ class Tuner:
 
     def propose(self, knob: Knob, value: Any) -> Proposal:
         """Write ``value`` into the text and validate the whole definition (nothing kept yet)."""
-        from behaviortk.format.errors import DefinitionError
+        from behaviortk.format.issues import DefinitionError
         from behaviortk.format.loader import load_text
 
         if knob.kind == "fixed":

@@ -13,7 +13,7 @@ import numpy as np
 from behaviortk.vec import Array
 from behaviortk.viewer import geometry as geo
 from behaviortk.viewer import palette
-from behaviortk.viewer.batch import TriangleSoup
+from behaviortk.viewer.gpu import TriangleSoup
 
 RIM = 2.0
 

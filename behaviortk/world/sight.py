@@ -1,6 +1,6 @@
 """What an agent can see: view distance, field of view and line of sight, one test for all.
 
-``can_see`` (``conditions.py``) and the ``visible`` nearest target
+``can_see`` (``leaves/conditions.py``) and the ``visible`` nearest target
 (``world/visible_nearest.py``) both call :func:`sees`, so "the nearest agent it
 can see" and "can it see that agent" never disagree. The field of view is a
 full angle (half of it either side of the heading), as a group's ``fov``: the

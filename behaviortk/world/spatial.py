@@ -3,7 +3,7 @@
 Every module that measures "from a to b" goes through :func:`displacement`, so
 wrapped (toroidal) worlds are handled in one place.
 
-Neighbour sets (``sense.py``) come from :class:`CloseQuery`: the points of a
+Neighbour sets (``sense/sensing.py``) come from :class:`CloseQuery`: the points of a
 row range binned once in a full-stencil grid (``grid.CellGrid``), then
 measured against a chunk of observers at a time, so memory follows the chunk,
 never the density (``benchmarks/bench_memory.py``). :meth:`SpatialIndex.pairs`
@@ -14,7 +14,7 @@ else a tree) stays as the unchunked reference the tests compare with. A scipy
 ``cKDTree`` (``boxsize`` on wrapped worlds) answers nearest-agent queries.
 
 The index returns candidate pairs within a slightly padded radius; callers
-filter them with their own exact distance (see ``sense.py``), so the result
+filter them with their own exact distance (see ``sense/sensing.py``), so the result
 does not depend on the index's rounding or traversal order.
 """
 

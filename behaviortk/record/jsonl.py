@@ -13,7 +13,7 @@ Line 1, the header::
 pre-order of the expanded tree, ``tree/flat.py``), as paths such as
 ``"selector/sequence[1]/evade"``; ``definition`` is the definition file as
 parsed (key order kept), so a trace is self-contained: loading it again gives
-the same flat trees (``behaviortk.recording`` checks it before a replay).
+the same flat trees (``behaviortk.record.reader`` checks it before a replay).
 
 Then one line per recorded tick::
 
@@ -46,7 +46,7 @@ line was cut short without a chance to say so (a killed process, or a writer
 never finished). ``read`` keeps the end line out of the records and exposes it
 as ``records.end``.
 
-``trace_parquet.py`` writes the same run as Parquet columns (``--trace x.parquet``).
+``parquet.py`` writes the same run as Parquet columns (``--trace x.parquet``).
 """
 
 from __future__ import annotations
@@ -55,8 +55,8 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
-from behaviortk.sim import Simulation
-from behaviortk.tick_state import TickState
+from behaviortk.record.tick_state import TickState
+from behaviortk.sim.simulation import Simulation
 from behaviortk.tree.status import STATUS_NAMES
 from behaviortk.world.overlap import OverlapLog
 

@@ -14,7 +14,7 @@ that both engines run, so its meaning is written once:
   Pre-emption (INVALID) forgets the start.
 * ``emit``: records event ``event`` for every agent that ticks it (in the
   NodeContext's event sink; the game reads ``sim.events`` or subscribes with
-  ``sim.on``, see ``behaviortk.embed``) and returns SUCCESS on that tick.
+  ``sim.on``, see ``behaviortk.sim.embed``) and returns SUCCESS on that tick.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ from behaviortk.format.fields import (
     doc,
 )
 from behaviortk.registry import Registries
-from behaviortk.sense import Sense, TargetFacts
+from behaviortk.sense.sensing import Sense, TargetFacts
 
 
 class NearestTarget(Model):

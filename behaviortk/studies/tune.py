@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from behaviortk.sweep import Param, SweepError, Task, apply, point_seeds, run_point
+from behaviortk.studies.sweep import Param, SweepError, Task, apply, point_seeds, run_point
 
 
 def distribution(param: Param) -> Any:
@@ -73,7 +73,7 @@ def tune(
     import optuna
     from distributed import as_completed
 
-    from behaviortk.format.errors import DefinitionError
+    from behaviortk.format.issues import DefinitionError
     from behaviortk.format.loader import load_text
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)

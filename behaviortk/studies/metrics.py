@@ -6,7 +6,7 @@ plugin adds one with ``Plugin.metric``. ``memory`` is a dict private to one
 metric instance over one run (``survival`` keeps who was ever caught there).
 Distances are wrap-aware on wrapped worlds. A metric of an empty group is NaN
 (there is nothing to measure), which fails every comparison of a check.
-Recording metrics over a run and judging checks is ``checks.py``'s job.
+Recording metrics over a run and judging checks is ``check_runs.py``'s job.
 """
 
 from __future__ import annotations
@@ -16,15 +16,15 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 from pydantic import Field
 
-from behaviortk.conditions import inside
 from behaviortk.format.checks import MetricModel
 from behaviortk.format.fields import GroupRef, NodeRef, NonNeg, ZoneRef, doc
+from behaviortk.leaves.conditions import inside
 from behaviortk.registry import Registries
 from behaviortk.vec import Array
 from behaviortk.world.overlap import overlapping
 
 if TYPE_CHECKING:
-    from behaviortk.sim import Simulation
+    from behaviortk.sim.simulation import Simulation
 
 NAN = float("nan")
 

@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from behaviortk.conditions import compare, compare_points
-from behaviortk.engines import batch_core as bc
+from behaviortk.engines.batch import core as bc
+from behaviortk.leaves.conditions import compare, compare_points
 from behaviortk.tree.blackboard import UNSET_TICK, Keys, Stamps
 from behaviortk.tree.clock import Clock
 from behaviortk.tree.ops import Codes, LeafOps, Rows

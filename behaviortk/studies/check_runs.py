@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     import polars as pl
 
     from behaviortk.format.loader import Scenario
-    from behaviortk.sim import Simulation
+    from behaviortk.sim.simulation import Simulation
 
 
 class LimitError(ValueError):
@@ -154,7 +154,7 @@ def run_checks(
     """One run: the table of every check's metric (and ``extra`` metrics), and the verdicts."""
     import polars as pl
 
-    from behaviortk.sim import Simulation
+    from behaviortk.sim.simulation import Simulation
 
     checks: list[Any] = scenario.definition.checks
     specs: dict[str, Any] = {c.name: c for c in checks}

@@ -1,7 +1,7 @@
 """Condition leaves: models, and their vectorised meaning over a whole group.
 
 A condition answers yes/no for every agent of a group at once, from the
-tick's sensed facts (``behaviortk.sense.Sense``). Both engines compute each
+tick's sensed facts (``behaviortk.sense.sensing.Sense``). Both engines compute each
 condition node once per tick for all the group's rows, whether or not an
 agent ticks it, and then only index the result, so they agree bit for bit.
 
@@ -43,7 +43,7 @@ from behaviortk.format.fields import (
 from behaviortk.format.limits import MAX_COUNT
 from behaviortk.format.nodes import NodeModel, Target
 from behaviortk.registry import Registries
-from behaviortk.sense import Sense
+from behaviortk.sense.sensing import Sense
 from behaviortk.tree.ops import Codes, LeafOps, NodeContext, Rows
 from behaviortk.tree.status import FAILURE, SUCCESS
 from behaviortk.vec import Array

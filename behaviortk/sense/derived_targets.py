@@ -25,7 +25,7 @@ from pydantic import Field
 from behaviortk.format.fields import Model, NameRef, PNonNeg, PPoint, doc
 from behaviortk.format.nodes import Target
 from behaviortk.registry import Registries
-from behaviortk.sense import Sense, TargetFacts, target_frame
+from behaviortk.sense.sensing import Sense, TargetFacts, target_frame
 from behaviortk.vec import EPS, Array, length, mean_by_owner, normalize, to_world
 from behaviortk.world.spatial import displacement, wrap_positions
 from behaviortk.world.state import World

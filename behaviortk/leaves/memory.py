@@ -44,7 +44,7 @@ from behaviortk.format.fields import (
 )
 from behaviortk.format.nodes import NodeModel, Target
 from behaviortk.registry import Registries
-from behaviortk.sense import Sense
+from behaviortk.sense.sensing import Sense
 from behaviortk.tree.blackboard import UNSET_TICK
 from behaviortk.tree.clock import ticks_for
 from behaviortk.tree.ops import Codes, LeafOps, NodeContext, Rows

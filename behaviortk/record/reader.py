@@ -6,9 +6,9 @@ rebuilds any recorded tick as a ``TickState`` (``state(tick)``), the object the
 viewer draws. Nothing is simulated again: positions, statuses and active leaves
 are the recorded ones.
 
-Parquet (``trace_parquet.py``): the tick index in the file's metadata says which
+Parquet (``parquet.py``): the tick index in the file's metadata says which
 row group holds a tick; that row group is decoded once and kept, so a seek reads
-one row group and stepping within it reads nothing. JSON Lines (``trace.py``):
+one row group and stepping within it reads nothing. JSON Lines (``jsonl.py``):
 the file is scanned once for the byte offset of each tick's line; a seek parses
 one line.
 
@@ -35,8 +35,8 @@ from typing import Any
 import numpy as np
 
 from behaviortk.format.limits import MAX_TRACE_TICK
-from behaviortk.tick_state import STATUS_DIGIT, TickState
-from behaviortk.trace import FORMAT, VERSION
+from behaviortk.record.jsonl import FORMAT, VERSION
+from behaviortk.record.tick_state import STATUS_DIGIT, TickState
 from behaviortk.tree.flat import FlatTree, flatten
 from behaviortk.vec import from_angle
 
@@ -155,7 +155,7 @@ def load_definition(
     in the file follow that order, so a definition that gives other trees (edited,
     or loaded by a version whose node types changed) cannot explain them.
     """
-    from behaviortk.format.errors import DefinitionError
+    from behaviortk.format.issues import DefinitionError
     from behaviortk.format.loader import load_text
 
     try:
@@ -369,7 +369,7 @@ def _open_parquet(path: Path) -> Recording:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from behaviortk.trace_parquet import (
+    from behaviortk.record.parquet import (
         META_DEFINITION,
         META_END,
         META_HEADER,
@@ -460,7 +460,7 @@ def check_columns(path: Path, schema: Any) -> None:
     """Every column a replay reads is there, with a type that means what it should."""
     import pyarrow as pa
 
-    from behaviortk.trace_parquet import FLOATS
+    from behaviortk.record.parquet import FLOATS
 
     t = pa.types
 

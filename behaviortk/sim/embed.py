@@ -93,7 +93,7 @@ MAX_STEPS = 5
 
 
 class Simulation(Protocol):
-    """What this module uses of ``behaviortk.sim.Simulation`` (which imports this module)."""
+    """What this module uses of ``behaviortk.sim.simulation.Simulation`` (which imports this module)."""
 
     agents: Agents
     trees: dict[str, FlatTree]

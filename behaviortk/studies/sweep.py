@@ -197,7 +197,7 @@ def grid(params: Sequence[Param]) -> Iterator[dict[str, Any]]:
 
 def points(raw: dict[str, Any], params: Sequence[Param], name: str) -> list[Point]:
     """Every grid point's definition, each validated (a DefinitionError names the point)."""
-    from behaviortk.format.errors import DefinitionError
+    from behaviortk.format.issues import DefinitionError
     from behaviortk.format.loader import load_text
 
     out = []
@@ -288,9 +288,9 @@ class Task:
 
 def run_point(task: Task) -> dict[str, Any]:
     """Run one grid point for one seed; a row of parameters, seed, check and metric values."""
-    from behaviortk.checks import aggregate, run_checks
     from behaviortk.format.loader import load_text
     from behaviortk.registry import default, load_entry_points, load_plugin
+    from behaviortk.studies.check_runs import aggregate, run_checks
 
     load_entry_points(default())  # a worker is a fresh process: the same plugins as the CLI
     for module in task.plugins:

@@ -1,7 +1,7 @@
 """One tick's recordable state, as arrays: what traces write and what a replay shows.
 
 ``TickState.of(sim)`` copies it out of a live Simulation after a step;
-``behaviortk.recording`` rebuilds it from a trace file. Either way the viewer,
+``behaviortk.record.reader`` rebuilds it from a trace file. Either way the viewer,
 the tree panel and the trace writers read the same object, so a recorded tick
 and the live tick it came from look the same.
 

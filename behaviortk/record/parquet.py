@@ -33,7 +33,7 @@ The file's key-value metadata makes it self-contained:
 - ``behaviortk.index`` (written when the trace ends): ``{"ticks": [...],
   "row_groups": [...]}``, the recorded ticks and the index in ``ticks`` of the
   first tick of each row group, so a reader finds any tick's row group without
-  scanning (``recording.py``);
+  scanning (``reader.py``);
 - ``behaviortk.end``: how the run ended, as the JSONL end line.
 
 Rows are written in row groups of whole ticks (at least ``row_group_rows`` rows,
@@ -61,9 +61,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from behaviortk.sim import Simulation
-from behaviortk.tick_state import STATUS_DIGIT, TickState
-from behaviortk.trace import VERSION, header, reason_of
+from behaviortk.record.jsonl import VERSION, header, reason_of
+from behaviortk.record.tick_state import STATUS_DIGIT, TickState
+from behaviortk.sim.simulation import Simulation
 from behaviortk.world.overlap import OverlapLog
 
 ROW_GROUP_ROWS = 32_768

@@ -1,8 +1,8 @@
 """The batch engine: every group's tree compiled once into masked NumPy over all its agents.
 
 Same FlatTree, same facts, same meaning as the py_trees engine: the tree's
-control flow is ``batch_core`` (py_trees' tick/stop rules, transcribed), its
-leaves and sim-time decorators are ``batch_leaves``, and actions, ticked
+control flow is ``batch/core.py`` (py_trees' tick/stop rules, transcribed), its
+leaves and sim-time decorators are ``batch/leaf_nodes.py``, and actions, ticked
 conditions and plugin decorators are the shared ops of ``tree/ops.py``. Per
 tick a group costs a fixed number of array operations per node, whatever its
 size, so tens of thousands of agents decide in a few milliseconds. Requests
@@ -22,10 +22,10 @@ import numpy as np
 import py_trees
 from py_trees.common import Status
 
-from behaviortk.engines import batch_core as bc
-from behaviortk.engines import batch_fused
-from behaviortk.engines import batch_leaves as bl
 from behaviortk.engines.base import EngineBase, GroupRuntime, RowChange
+from behaviortk.engines.batch import core as bc
+from behaviortk.engines.batch import fused as batch_fused
+from behaviortk.engines.batch import leaf_nodes as bl
 from behaviortk.engines.builders import Builders, always, decorator_ops, leaf_ops, sensed
 from behaviortk.engines.facts import TickFacts, guard_condition, is_sensed
 from behaviortk.engines.pytrees import display_tree
@@ -158,7 +158,7 @@ def _ops_decorator(node: FlatNode, kids: Kids, c: Compiler) -> bc.Node:
 
 
 def compile_tree(tree: FlatTree, c: Compiler, builders: Builders) -> bc.Node:
-    """FlatTree -> ``batch_core`` nodes for one group; returns the root."""
+    """FlatTree -> ``batch/core.py`` nodes for one group; returns the root."""
     built: list[bc.Node | None] = [None] * len(tree)
     for node in reversed(tree.nodes):  # children have larger indices: built first
         kids = [built[i] for i in node.children]

@@ -11,7 +11,7 @@ written before it stopped and never leaves a half-written file.
 A column is stored as Arrow types it when that holds its values exactly (JSON
 text of the values read back unchanged); any other column (an integer past
 int64, a parameter mixing numbers and words, an int beside floats) is stored
-as the JSON text of each value and named in ``behaviortk.sweep.json``, and
+as the JSON text of each value and named in ``behaviortk.studies.sweep.json``, and
 decoded on resume: every value a definition accepts is written, and a rerun
 recognises its rows.
 """
@@ -24,8 +24,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-META_KEY = b"behaviortk.sweep"
-META_JSON = b"behaviortk.sweep.json"
+META_KEY = b"behaviortk.studies.sweep"
+META_JSON = b"behaviortk.studies.sweep.json"
 """The names of the columns stored as JSON text (a JSON list)."""
 
 

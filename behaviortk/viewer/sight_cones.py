@@ -22,7 +22,7 @@ import numpy as np
 from behaviortk.vec import Array, normalize
 from behaviortk.viewer import geometry as geo
 from behaviortk.viewer import palette
-from behaviortk.viewer.batch import TriangleSoup
+from behaviortk.viewer.gpu import TriangleSoup
 
 RAY_WIDTH = 2.0
 CONE_WIDTH = 1.5
@@ -51,7 +51,7 @@ def can_see_models(tree: Any) -> Iterator[Any]:
 
 def _sense(sim: Any) -> Any:
     """A Sense of the drawn state: same world, agents, pointer and blackboards; no randomness."""
-    from behaviortk.sense import Sense
+    from behaviortk.sense.sensing import Sense
 
     engine = getattr(sim, "engine", None)
     return Sense(
@@ -68,7 +68,7 @@ def _sense(sim: Any) -> Any:
 
 def sights(sim: Any, marked: np.ndarray) -> list[Sight]:
     """Every ``can_see`` node's cone and ray for the ``marked`` rows (a bool mask)."""
-    from behaviortk.conditions import line_blocked
+    from behaviortk.leaves.conditions import line_blocked
 
     ag = sim.agents
     out: list[Sight] = []

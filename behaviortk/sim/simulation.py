@@ -11,7 +11,7 @@ tick being decided (``time = tick * dt``, computed, never accumulated); after
 ``step()`` both have advanced by one. Sim-time decorators and ``wait`` read
 ``sim.tick`` and ``sim.dt``.
 
-Embedding in a game (``behaviortk.embed``): ``events`` after each step,
+Embedding in a game (``behaviortk.sim.embed``): ``events`` after each step,
 ``on`` callbacks, ``watch``-ed agents' status changes, ``agent(id)`` views,
 ``advance(real_seconds)`` for render loops; agent ids go through ``row_of``
 and ``ids_of``.
@@ -33,13 +33,14 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 
-from behaviortk.embed import MAX_STEPS, AgentView, Event, EventLog, FixedStep
 from behaviortk.engines.base import RowChange
 from behaviortk.engines.names import AUTO_BATCH_AGENTS, ENGINES  # defined there, for the CLI
 from behaviortk.errors import SimulationError
 from behaviortk.format.limits import MAX_LIVE_AGENTS, MAX_SEED
 from behaviortk.registry import choices
-from behaviortk.sense import Sense
+from behaviortk.sense.sensing import Sense
+from behaviortk.sim.allocator import reuse_freed_memory
+from behaviortk.sim.embed import MAX_STEPS, AgentView, Event, EventLog, FixedStep
 from behaviortk.steering.context import LeafMemory
 from behaviortk.steering.debug import DebugBuffer
 from behaviortk.tree.flat import Decision, FlatTree, flatten
@@ -47,7 +48,6 @@ from behaviortk.tree.status import INVALID
 from behaviortk.vec import from_angle
 from behaviortk.world.build import build, group_agents
 from behaviortk.world.integrate import integrate
-from behaviortk.world.memory import reuse_freed_memory
 from behaviortk.world.non_penetration import NonPenetration
 from behaviortk.world.rows import (
     PER_AGENT,
@@ -80,7 +80,7 @@ def make_engine(sim: Simulation, engine: str | Any) -> Engine:
     if engine == "auto":
         engine = "batch" if sim.agents.n >= AUTO_BATCH_AGENTS else "py_trees"
     if engine == "batch":
-        from behaviortk.engines.batch import BatchEngine
+        from behaviortk.engines.batch.engine import BatchEngine
 
         return BatchEngine(sim)
     from behaviortk.engines.pytrees import PyTreesEngine
@@ -191,7 +191,7 @@ class Simulation:
             self._act = self.kernels.act
             self._integrate = self.kernels.integrate
             compile_trees = getattr(self.engine, "compile_trees", None)
-            if compile_trees is not None:  # the batch engine's fused trees (batch_fused.py)
+            if compile_trees is not None:  # the batch engine's fused trees (batch/fused.py)
                 self.compile_s += compile_trees()
             if self.non_penetration is not None:
                 self.non_penetration.kernels = self.kernels

@@ -13,9 +13,16 @@ from hypothesis import strategies as st
 
 from behaviortk.format.loader import load_text
 from behaviortk.sim.simulation import Simulation
-from behaviortk.world.rows import RowPlan, room, with_room
+from behaviortk.world.rows import RowPlan, room
 
 SLICES = {"a": slice(0, 5), "b": slice(5, 8)}
+
+
+def with_room(values: np.ndarray, rows: int) -> np.ndarray:
+    """``values`` copied into the first rows of a buffer of ``rows`` rows."""
+    buf = np.empty((rows, *values.shape[1:]), dtype=values.dtype)
+    buf[: values.shape[0]] = values
+    return buf[: values.shape[0]]
 
 
 def test_a_despawn_fills_holes_with_the_last_survivors_and_slides_later_groups() -> None:

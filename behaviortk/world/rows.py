@@ -131,13 +131,6 @@ def grown(rows: int) -> int:
     return rows + (rows >> 1) + 16
 
 
-def with_room(arr: np.ndarray, rows: int) -> np.ndarray:
-    """``arr`` (same rows) in memory with room for ``rows`` rows: itself when it has it,
-    else a copy into a buffer of ``grown(rows)`` rows."""
-    full = _writable(arr, rows)
-    return full if full is arr else full[: arr.shape[0]]
-
-
 def _writable(arr: np.ndarray, rows: int) -> np.ndarray:
     """The buffer behind ``arr`` when it holds ``rows`` rows, else a new one with ``arr``'s
     rows copied in (and room to grow)."""

@@ -46,7 +46,7 @@ from behaviortk.steering.debug import DebugBuffer
 from behaviortk.tree.flat import Decision, FlatTree, flatten
 from behaviortk.tree.status import INVALID
 from behaviortk.vec import from_angle
-from behaviortk.world.build import build, group_agents
+from behaviortk.world.build import build, spawned_rows
 from behaviortk.world.integrate import integrate
 from behaviortk.world.non_penetration import NonPenetration
 from behaviortk.world.rows import (
@@ -401,9 +401,9 @@ class Simulation:
         rows = self.agents.slices[group]
         first = rows.stop - rows.start
         names = [f"{group}-{i}" for i in ids.tolist()]
-        fresh = group_agents(spec, ids, names, self.seed, first, pos=p, vel=v, heading=h)
+        fresh = spawned_rows(spec, ids, self.seed, first, pos=p, vel=v, heading=h)
         self._next_id += n
-        self._move_rows({}, {group: fresh})
+        self._move_rows({}, {group: (fresh, names)})
         for agent in ids.tolist():
             self._record(Event(self.tick, agent, "spawn"))
         return ids.tolist()
@@ -430,12 +430,15 @@ class Simulation:
         names = [g.name for g in self.scenario.definition.groups]
         raise SimulationError(f"unknown group {group!r}{choices(str(group), names)}")
 
-    def _move_rows(self, gone: dict[str, np.ndarray], fresh: dict[str, Agents]) -> None:
-        """Despawn the sorted local rows ``gone`` and append ``fresh`` agents, per group, moving
+    def _move_rows(
+        self, gone: dict[str, np.ndarray], fresh: dict[str, tuple[dict[str, Any], list[str]]]
+    ) -> None:
+        """Despawn the sorted local rows ``gone`` and append ``fresh`` agents (each group's
+        ``world/build.spawned_rows`` and names), per group, moving
         only the rows that must move (``world/rows.RowPlan``): amortised O(changed agents)
         plus one block move per array for the groups after a changed one."""
         old = self.agents
-        plan = RowPlan(old.slices, gone, {name: a.n for name, a in fresh.items()})
+        plan = RowPlan(old.slices, gone, {name: len(names) for name, (_, names) in fresh.items()})
         index = {name: k for k, name in enumerate(old.group_names)}
         done: dict[int, np.ndarray] = {}  # arrays shared by two fields move once
         for field in PER_AGENT:
@@ -443,11 +446,11 @@ class Simulation:
             if field == "ids":  # a new array (caches know their rows by it), with the room
                 arr = copied(arr)
             if id(arr) not in done:
-                values = {g: getattr(a, field) for g, a in fresh.items()} if fresh else {}
+                values = {g: rows[field] for g, (rows, _) in fresh.items()} if fresh else {}
                 done[id(arr)] = plan.apply(arr, values)
             setattr(old, field, done[id(arr)])
         old.group = plan.apply(old.group, {name: index[name] for name in fresh})
-        plan.names(old.names, {name: a.names for name, a in fresh.items()})
+        plan.names(old.names, {name: names for name, (_, names) in fresh.items()})
         old.slices = {
             name: slice(m.new_start, m.new_start + m.n_new) for name, m in plan.moves.items()
         }

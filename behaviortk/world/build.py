@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from behaviortk.vec import Array, from_angle, normalize, perp
-from behaviortk.world.factory import make_agents
 from behaviortk.world.rows import stack
 from behaviortk.world.state import Agents, Path, World, Zone
 from behaviortk.world.streams import SPAWN, uniforms
@@ -119,6 +118,48 @@ GROUP_CONSTANTS = (
 of a group (a replay and a tuning change rebuild them from the definition)."""
 
 
+def spawned_rows(
+    group: Group,
+    ids: np.ndarray,
+    seed: int,
+    first: int = 0,
+    *,
+    pos: Array | None = None,
+    vel: Array | None = None,
+    heading: Array | None = None,
+) -> dict[str, Any]:
+    """Every per-agent field (``world/rows.PER_AGENT``) of new agents ``ids`` of one group:
+    arrays for their state (the spawn rule unless given), one value for each of the group's
+    constants (``Simulation.spawn`` appends them without making a whole ``Agents``)."""
+    ids = np.asarray(ids, dtype=np.int64)
+    n = ids.size
+    spawn_pos, spawn_heading = spawn_state(group, ids, seed, first)
+    p = spawn_pos if pos is None else np.array(pos, dtype=np.float64).reshape(n, 2)
+    h = spawn_heading if heading is None else np.array(heading, dtype=np.float64).reshape(n, 2)
+    v = h * group.speed if vel is None else np.array(vel, dtype=np.float64).reshape(n, 2)
+    turn = np.inf if group.max_turn_rate is None else np.radians(group.max_turn_rate)
+    return {
+        "ids": ids,
+        "pos": p,
+        "vel": v,
+        "heading": h,
+        "smoothed_heading": h.copy(),
+        "orientation": np.arctan2(h[:, 1], h[:, 0]),
+        "rotation": np.zeros(n),
+        "force": np.zeros((n, 2)),
+        "mass": float(group.mass),
+        "max_speed": float(group.max_speed),
+        "max_force": float(group.max_force),
+        "max_turn_rate": float(turn),
+        "max_angular_accel": float(np.radians(group.max_angular_accel)),
+        "max_rotation": float(np.radians(group.max_rotation)),
+        "radius": float(group.radius),
+        "view_distance": float(group.view_distance),
+        "fov": float(np.radians(group.fov)),
+        "max_neighbours": np.int64(group.max_neighbours),
+    }
+
+
 def group_agents(
     group: Group,
     ids: np.ndarray,
@@ -131,30 +172,19 @@ def group_agents(
     heading: Array | None = None,
 ) -> Agents:
     """Agents ``ids`` of one group: the group's constants, its spawn rule unless given."""
-    ids = np.asarray(ids, dtype=np.int64)
-    n = ids.size
-    spawn_pos, spawn_heading = spawn_state(group, ids, seed, first)
-    p = spawn_pos if pos is None else np.asarray(pos, dtype=np.float64).reshape(n, 2)
-    h = spawn_heading if heading is None else np.asarray(heading, dtype=np.float64).reshape(n, 2)
-    v = h * group.speed if vel is None else np.asarray(vel, dtype=np.float64).reshape(n, 2)
-    turn = np.inf if group.max_turn_rate is None else np.radians(group.max_turn_rate)
-    return make_agents(
-        p,
-        v,
-        heading=h,
-        groups=[(group.name, n)],
+    rows = spawned_rows(group, ids, seed, first, pos=pos, vel=vel, heading=heading)
+    n = rows["ids"].size
+    arrays = {
+        field: value if isinstance(value, np.ndarray) else np.full(n, value)
+        for field, value in rows.items()
+    }
+    make: Any = Agents  # the per-agent arrays are keyword arguments by name
+    return make(
         names=list(names),
-        ids=ids,
-        mass=group.mass,
-        max_speed=group.max_speed,
-        max_force=group.max_force,
-        max_turn_rate=turn,
-        max_angular_accel=np.radians(group.max_angular_accel),
-        max_rotation=np.radians(group.max_rotation),
-        radius=group.radius,
-        view_distance=group.view_distance,
-        fov=np.radians(group.fov),
-        max_neighbours=group.max_neighbours,
+        group_names=[group.name],
+        group=np.zeros(n, dtype=np.int64),
+        slices={group.name: slice(0, n)},
+        **arrays,
     )
 
 

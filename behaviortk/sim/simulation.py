@@ -409,7 +409,11 @@ class Simulation:
         return ids.tolist()
 
     def despawn(self, ids: Any) -> None:
-        """Remove agents ``ids``; everyone else keeps all their state."""
+        """Remove agents ``ids``; everyone else keeps all their state.
+
+        Rows move in place (the group's last agents fill the freed rows): arrays read from
+        ``sim.agents`` before the call may hold other agents after it, so read them again;
+        ``sim.ids`` is a new array each time, safe to iterate while despawning."""
         rows = np.sort(self.rows_of(ids))
         gone_ids = self.agents.ids[rows].tolist()
         gone = {}

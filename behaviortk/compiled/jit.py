@@ -6,23 +6,104 @@ results match. No ``fastmath``: floating-point operations stay in the order
 written (no reassociation, no fused multiply-add), which is what lets the
 kernels reproduce the NumPy reference to the last bit where they follow its
 order of operations.
+
+**No stale kernels.** numba's own disk cache checks only the file that defines a
+kernel, so a kernel that calls a helper in another module, or freezes a constant
+imported from one (``HEADING_MIN_SPEED``, ``steering/kernels.py``'s), would keep
+running the old value after that module changed. So every kernel is cached in a
+folder named after a hash of the source of every behaviortk module the compiled
+package imports, transitively (:func:`source_key`): change any of them and the
+kernels compile afresh. The folder is under ``$NUMBA_CACHE_DIR``, else
+``$XDG_CACHE_HOME`` or ``~/.cache`` (``behaviortk-kernels/<key>/``), so a package
+installed read-only still caches its kernels (in the user's cache).
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
+import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from numba import njit
+from numba.core import config as numba_config
+
+PACKAGE = Path(__file__).resolve().parents[1]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+_IMPORT = re.compile(
+    r"^[ \t]*(?:from[ \t]+(behaviortk(?:\.\w+)*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)"
+    r"|import[ \t]+(behaviortk(?:\.\w+)*))",
+    re.MULTILINE,
+)
+
+
+def _imports(path: Path) -> set[Path]:
+    """The behaviortk module files ``path`` imports anywhere in its source (inside functions
+    too): ``from behaviortk.a import b`` counts ``a`` and, when it is a module, ``a.b``."""
+    found: set[Path] = set()
+    for module, names, plain in _IMPORT.findall(path.read_text(encoding="utf-8")):
+        base = module or plain
+        candidates = [base] + [
+            f"{base}.{n.split()[0]}" for n in re.findall(r"\w+(?:\s+as\s+\w+)?", names)
+        ]
+        for name in candidates:
+            parts = name.split(".")[1:]
+            for candidate in (PACKAGE.joinpath(*parts).with_suffix(".py"),
+                              PACKAGE.joinpath(*parts, "__init__.py")):  # fmt: skip
+                if parts and candidate.is_file():
+                    found.add(candidate)
+    return found
+
+
+def source_key() -> str:
+    """A hash of the compiled package's sources and of every behaviortk module they import,
+    transitively: what any kernel's maths may come from (helpers, frozen constants)."""
+    todo = sorted((PACKAGE / "compiled").glob("*.py"))
+    seen: set[Path] = set()
+    while todo:
+        path = todo.pop()
+        if path not in seen:
+            seen.add(path)
+            todo.extend(_imports(path) - seen)
+    digest = hashlib.sha256()
+    for path in sorted(seen):
+        digest.update(path.relative_to(PACKAGE).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def cache_dir() -> Path:
+    """Where the kernels of these sources are cached (see the module docstring)."""
+    root = os.environ.get("NUMBA_CACHE_DIR") or os.environ.get("XDG_CACHE_HOME")
+    base = Path(root) if root else Path.home() / ".cache"
+    return base / "behaviortk-kernels" / source_key()
+
+
+CACHE_DIR = str(cache_dir())
+
+
+def _cached(options: dict[str, Any], fn: F) -> F:
+    """``njit(cache=True, **options)(fn)`` cached under :data:`CACHE_DIR` (numba picks a
+    function's cache folder when it is decorated; its global setting is put back after)."""
+    config: Any = numba_config
+    saved = config.CACHE_DIR
+    config.CACHE_DIR = CACHE_DIR
+    try:
+        return cast(F, njit(cache=True, **options)(fn))
+    finally:
+        config.CACHE_DIR = saved
+
+
 def kernel(fn: F) -> F:
     """A compiled, disk-cached kernel."""
-    return cast(F, njit(cache=True, nogil=True, error_model="numpy")(fn))
+    return _cached({"nogil": True, "error_model": "numpy"}, fn)
 
 
 def inline(fn: F) -> F:
     """A small helper called by kernels (compiled once per signature; LLVM inlines it)."""
-    return cast(F, njit(cache=True, inline="always", error_model="numpy")(fn))
+    return _cached({"inline": "always", "error_model": "numpy"}, fn)

@@ -7,8 +7,9 @@ the py_trees engine (small scenes, where loading numba would cost more than
 it saves). ``BEHAVIORTK_KERNELS=numpy`` (or ``--kernels numpy``) forces the
 reference everywhere.
 
-Loading compiles every kernel, or reads it from numba's on-disk cache (next
-to the modules, or under ``NUMBA_CACHE_DIR``); the time it took is
+Loading compiles every kernel, or reads it from numba's on-disk cache (under
+``$NUMBA_CACHE_DIR``, ``$XDG_CACHE_HOME`` or ``~/.cache``, in
+``behaviortk-kernels/<hash of the kernels' sources>``: ``compiled/jit.py``); the time it took is
 ``compile_s``. If numba is missing or a kernel fails to compile, the NumPy
 path runs instead and one warning line says why.
 """

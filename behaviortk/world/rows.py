@@ -150,10 +150,10 @@ def empty_rows(
     return np.empty((max(room(like), n), *tail), dtype=dtype)[:n]
 
 
-def copied(arr: np.ndarray) -> np.ndarray:
-    """A copy of ``arr`` with the same spare room."""
-    out = empty_rows(arr.shape[0], arr.shape[1:], arr, arr.dtype)
-    out[...] = arr
+def copied(value: np.ndarray, like: np.ndarray | None = None) -> np.ndarray:
+    """A copy of ``value`` with the room ``like`` has (default: ``value``'s own)."""
+    out = empty_rows(value.shape[0], value.shape[1:], value if like is None else like, value.dtype)
+    out[...] = value
     return out
 
 
@@ -161,9 +161,7 @@ def keep_room(value: np.ndarray, like: np.ndarray) -> np.ndarray:
     """``value`` in memory with ``like``'s room (a copy only when ``like`` has spare rows)."""
     if room(like) <= value.shape[0] or room(value) >= room(like):
         return value
-    out = np.empty((room(like), *value.shape[1:]), dtype=value.dtype)[: value.shape[0]]
-    out[...] = value
-    return out
+    return copied(value, like)
 
 
 @dataclass(frozen=True)

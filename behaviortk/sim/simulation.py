@@ -438,9 +438,9 @@ class Simulation:
         self, gone: dict[str, np.ndarray], fresh: dict[str, tuple[dict[str, Any], list[str]]]
     ) -> None:
         """Despawn the sorted local rows ``gone`` and append ``fresh`` agents (each group's
-        ``world/build.spawned_rows`` and names), per group, moving
-        only the rows that must move (``world/rows.RowPlan``): amortised O(changed agents)
-        plus one block move per array for the groups after a changed one."""
+        ``world/build.spawned_rows`` and names), moving only the rows that must move
+        (``world/rows.RowPlan``): amortised O(changed agents) plus one block move per array
+        for the groups after a changed one."""
         old = self.agents
         plan = RowPlan(old.slices, gone, {name: len(names) for name, (_, names) in fresh.items()})
         index = {name: k for k, name in enumerate(old.group_names)}

@@ -7,17 +7,76 @@ division in rougier's numpy boids is the bug this module exists to avoid).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 Array = NDArray[np.float64]
+F = TypeVar("F", bound=Callable[..., Any])
 
 EPS = 1e-12
+
+# ---------------------------------------------------------------- formulas
+_formulas: list[Callable[..., Any]] = []
+_hooks: list[Callable[[Callable[..., Any]], None]] = []
+
+
+def formula(fn: F) -> F:
+    """Mark ``fn`` as a formula: maths over components (``px, py, ...``) with :func:`select`
+    instead of ``if``, so that it runs on NumPy columns (the reference) and, unchanged, on
+    scalars inside a compiled row loop (``behaviortk.jit`` registers it with numba).
+    No numba is imported here: the NumPy path never loads it."""
+    _formulas.append(fn)
+    for hook in _hooks:
+        hook(fn)
+    return fn
+
+
+def on_formula(hook: Callable[[Callable[..., Any]], None]) -> None:
+    """Call ``hook`` on every formula, those marked so far and those marked later."""
+    _hooks.append(hook)
+    for fn in _formulas:
+        hook(fn)
+
+
+def select(cond: Any, a: Any, b: Any) -> Any:
+    """``a`` where ``cond``, else ``b``: ``np.where`` on columns, a ternary on scalars in a
+    compiled loop. Both values are computed either way, so guard divisions as ``safe_div``."""
+    return np.where(cond, a, b)
+
+
+@formula
+def length_xy(x: Any, y: Any) -> Any:
+    return np.sqrt(x * x + y * y)
+
+
+@formula
+def normalize_xy(x: Any, y: Any) -> tuple[Any, Any]:
+    """The unit vector of ``(x, y)``; shorter than ``EPS``: exactly zero."""
+    n = np.sqrt(x * x + y * y)
+    ok = n > EPS
+    safe = select(ok, n, 1.0)
+    return select(ok, x / safe, 0.0), select(ok, y / safe, 0.0)
+
+
+@formula
+def truncate_xy(x: Any, y: Any, limit: Any) -> tuple[Any, Any]:
+    """``(x, y)`` scaled down to ``limit`` when longer."""
+    n = np.sqrt(x * x + y * y)
+    scale = select(n > limit, limit / select(n > EPS, n, 1.0), 1.0)
+    return x * scale, y * scale
+
+
+@formula
+def finite_or_zero(x: Any) -> Any:
+    return select(np.isfinite(x), x, 0.0)
 
 
 def length(v: Array) -> Array:
     """Row-wise Euclidean length of ``(N, 2)`` vectors."""
-    return np.sqrt(v[..., 0] * v[..., 0] + v[..., 1] * v[..., 1])
+    return length_xy(v[..., 0], v[..., 1])
 
 
 def length_sq(v: Array) -> Array:
@@ -26,19 +85,13 @@ def length_sq(v: Array) -> Array:
 
 def normalize(v: Array) -> Array:
     """Unit vectors; rows shorter than ``EPS`` become exactly zero."""
-    n = length(v)
-    safe = np.where(n > EPS, n, 1.0)
-    out = v / safe[..., None]
-    out[n <= EPS] = 0.0
-    return out
+    return np.stack(normalize_xy(v[..., 0], v[..., 1]), axis=-1)
 
 
 def truncate(v: Array, max_length: ArrayLike) -> Array:
     """Scale rows longer than ``max_length`` (scalar or per row) down to it."""
-    n = length(v)
-    m = np.broadcast_to(np.asarray(max_length, dtype=np.float64), n.shape)
-    scale = np.where(n > m, m / np.where(n > EPS, n, 1.0), 1.0)
-    return v * scale[..., None]
+    m = np.broadcast_to(np.asarray(max_length, dtype=np.float64), v.shape[:-1])
+    return np.stack(truncate_xy(v[..., 0], v[..., 1], m), axis=-1)
 
 
 def perp(v: Array) -> Array:

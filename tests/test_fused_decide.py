@@ -22,9 +22,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_equivalence import CONVERTERS, depth, parallel, scenario_text
 
-from behaviortk.compiled import generated
 from behaviortk.engines.batch import fused as batch_fused
 from behaviortk.format.loader import load_text
+from behaviortk.jit import generated
 from behaviortk.sim.simulation import Simulation
 from behaviortk.tree.status import FAILURE, INVALID, RUNNING, SUCCESS
 

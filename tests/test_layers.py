@@ -10,7 +10,8 @@ alive only by deferred imports is still a loop; the graph is ``tests/test_house.
 
 The floors, from the ground up (imports only go down or sideways, never up):
 
-0. foundations: ``errors``, ``files``, ``registry``, ``vec``: stdlib and NumPy only
+0. foundations: ``errors``, ``files``, ``registry``, ``vec``: stdlib and NumPy only;
+   ``jit``: the numba machinery (decorators, caches, formula registration), no maths
 1. ``format``: the file format (also checked alone by ``test_house.py``)
 2. ``world``: agent state, geometry, spatial index, sight, integrate
 3. ``sense``: what a tick senses (``Sense``, target kinds, derived targets)
@@ -38,6 +39,7 @@ from test_house import PACKAGE, Arrow, find_cycle, import_arrows, module_name
 
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundations", ("errors", "files", "registry", "vec")),
+    ("numba machinery", ("jit",)),
     ("format", ("format",)),
     ("world", ("world",)),
     ("sense", ("sense",)),

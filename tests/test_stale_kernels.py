@@ -1,6 +1,6 @@
 """No stale kernels: a compiled kernel freezes a constant imported from another module
 (``HEADING_MIN_SPEED`` from ``world/integrate.py`` in ``compiled/motion.py``); after that module
-changes, the same disk cache must not hand back the old compiled code (compiled/jit.py)."""
+changes, the same disk cache must not hand back the old compiled code (jit/compile.py)."""
 
 from __future__ import annotations
 

@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 
 from behaviortk.compiled import forces as kf
-from behaviortk.compiled.jit import kernel
 from behaviortk.compiled.leaves import Job, run
 from behaviortk.compiled.vec import accumulate
+from behaviortk.jit.compile import kernel
 from behaviortk.sense.sensing import Sense
 from behaviortk.steering import act as numpy_act
 from behaviortk.steering.combiners import clamp_angular

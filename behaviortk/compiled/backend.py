@@ -291,7 +291,6 @@ class Kernels:
         kf.accumulate_rows(np.zeros((n, 2)), i64, vel, f)
         accumulate_acted(np.zeros((n, 2)), i64, vel, f, np.zeros((n, 3), dtype=np.bool_), 1, 0)
         kf.requests(np.ones((n, 3), dtype=np.bool_))
-        kf.seek(i64, i64, pos, vel, f, pos, yes, 1.0, out)
         kf.flee(i64, i64, pos, vel, head, f, pos, yes, 1.0, 1.0, out)
         kf.arrive(i64, i64, pos, vel, f, f, pos, yes, True, 1.0, 1.0, 1.0, 1.0, 1.0, out)
         kf.pursuit(i64, i64, pos, vel, head, f, pos, vel, i64, yes, False, 0, 0.0, 1.0, out)

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from behaviortk.compiled.jit import kernel
+from behaviortk.jit.compile import kernel
 
 
 @kernel

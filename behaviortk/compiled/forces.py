@@ -20,7 +20,6 @@ import math
 
 import numpy as np
 
-from behaviortk.compiled.jit import inline, kernel
 from behaviortk.compiled.vec import (
     EPS,
     accumulate,
@@ -30,6 +29,7 @@ from behaviortk.compiled.vec import (
     separation_term,
     truncate,
 )
+from behaviortk.jit.compile import inline, kernel
 from behaviortk.steering.kernels import DECELERATION_TWEAK, FACING_COS, LJ_MIN_D
 
 LINEAR, CAPPED, INTERCEPT = 0, 1, 2
@@ -159,19 +159,6 @@ def _target_heading(agent: int, heading: np.ndarray, tvx: float, tvy: float):
 
 
 # -------------------------------------------------------------- primitives
-@kernel
-def seek(rows, local, pos, vel, max_speed, tpos, tvalid, weight, out):
-    for r in range(rows.shape[0]):
-        i, g = rows[r], local[r]
-        if not tvalid[g]:
-            _put(out, r, 0.0, 0.0, weight)
-            continue
-        fx, fy = _seek(
-            pos[i, 0], pos[i, 1], vel[i, 0], vel[i, 1], tpos[g, 0], tpos[g, 1], max_speed[i]
-        )
-        _put(out, r, fx, fy, weight)
-
-
 @kernel
 def flee(rows, local, pos, vel, heading, max_speed, tpos, tvalid, fear, weight, out):
     for r in range(rows.shape[0]):

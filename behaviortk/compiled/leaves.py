@@ -28,6 +28,7 @@ from behaviortk.sense.sensing import Sense, TargetFacts
 from behaviortk.steering import combiners as cb
 from behaviortk.steering import predictors as pr
 from behaviortk.steering import primitives as pm
+from behaviortk.steering import row_loops
 from behaviortk.steering.context import (
     Steering,
     SteeringContext,
@@ -37,6 +38,7 @@ from behaviortk.steering.context import (
     steer,
 )
 from behaviortk.steering.debug import DebugBuffer
+from behaviortk.steering.declared import Rows
 from behaviortk.steering.kernels import DECELERATION
 from behaviortk.vec import Array
 from behaviortk.world.state import Agents, World
@@ -143,7 +145,7 @@ def run(job: Job, weight: float) -> Steering:
     """The leaf's weighted steering: its kernel when supported, else its NumPy implementation."""
     if supports(job.model):
         out = np.empty((job.n, 2))
-        IMPLS[type(job.model)][0](job, weight, out)
+        _impl(job.model)(job, weight, out)
         return Steering(out)
     found = steer(job.model, job.context())
     angular = None if found.angular is None else found.angular * weight
@@ -170,7 +172,28 @@ def supports(model: Any) -> bool:
     return verdict
 
 
+def _declared(model: Any) -> Rows | None:
+    """The built-in ``ROWS`` declaration of ``model``'s class (a plugin's subclass has none)."""
+    found = type(model).__dict__.get("ROWS")
+    return found if isinstance(found, Rows) else None
+
+
+def _by_rows(job: Job, weight: float, out: Array) -> None:
+    model = job.model
+    declared = _declared(model)
+    assert declared is not None
+    target = job.target() if declared.targeted else None
+    other = job.facts(model.other) if declared.other else None
+    row_loops.run(declared, model, job.agents, job.rows, job.local, target, other, weight, out)
+
+
+def _impl(model: Any) -> Impl:
+    return _by_rows if _declared(model) is not None else IMPLS[type(model)][0]
+
+
 def _supports(model: Any) -> bool:
+    if _declared(model) is not None:
+        return True  # both paths run the declaration's formula
     entry = IMPLS.get(type(model))
     if entry is None:
         return False
@@ -204,11 +227,6 @@ def _limit(value: float | None) -> float:
 
 
 # --------------------------------------------------------------- primitives
-def _seek(job: Job, weight: float, out: Array) -> None:
-    t, ag = job.target(), job.agents
-    kf.seek(job.rows, job.local, ag.pos, ag.vel, ag.max_speed, t.pos, t.valid, weight, out)
-
-
 def _flee(job: Job, weight: float, out: Array) -> None:
     t, ag = job.target(), job.agents
     fear = _limit(job.model.fear_distance)
@@ -402,7 +420,7 @@ def _children(job: Job, first_rand: int) -> np.ndarray:
         if type(child) in _FLOCK:
             flocking.setdefault(child.of, []).append((cj, weight, out[k]))
         else:
-            IMPLS[type(child)][0](cj, weight, out[k])
+            _impl(child)(cj, weight, out[k])
     for jobs in flocking.values():
         _flock(jobs)
     return out
@@ -462,7 +480,6 @@ KERNEL_ACCEPTS: dict[tuple[Any, str], frozenset[Any]] = {
 """Fields a kernel reads for some of their values only; other values go to NumPy."""
 
 IMPLS: dict[Any, tuple[Impl, frozenset[str]]] = {
-    pm.Seek: (_seek, _fields("target")),
     pm.Flee: (_flee, _fields("target fear_distance")),
     pm.Arrive: (
         _arrive,

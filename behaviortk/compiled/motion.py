@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from behaviortk.compiled.jit import inline, kernel
 from behaviortk.compiled.vec import EPS, finite_or_zero, truncate
+from behaviortk.jit.compile import inline, kernel
 from behaviortk.vec import Array
 from behaviortk.world.integrate import HEADING_MIN_SPEED
 from behaviortk.world.integrate import integrate as numpy_integrate

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from behaviortk.compiled.jit import inline, kernel
+from behaviortk.jit.compile import inline, kernel
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from behaviortk.compiled.jit import inline
+from behaviortk.jit.compile import inline
 from behaviortk.steering.kernels import MIN_SEPARATION
 
 EPS = 1e-12  # behaviortk.vec.EPS

@@ -9,7 +9,7 @@ reference everywhere.
 
 Loading compiles every kernel, or reads it from numba's on-disk cache (under
 ``$NUMBA_CACHE_DIR``, ``$XDG_CACHE_HOME`` or ``~/.cache``, in
-``behaviortk-kernels/<hash of the kernels' sources>``: ``compiled/jit.py``); the time it took is
+``behaviortk-kernels/<hash of the kernels' sources>``: ``jit/compile.py``); the time it took is
 ``compile_s``. If numba is missing or a kernel fails to compile, the NumPy
 path runs instead and one warning line says why.
 """

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from behaviortk.steering import formulas
 from behaviortk.vec import (
     EPS,
     Array,
@@ -70,10 +71,13 @@ def _safe_div(num: Array, den: Array) -> Array:
 
 # ------------------------------------------------------------- seek family
 def seek_force(pos: Array, vel: Array, target: Array, max_speed: ArrayLike) -> Array:
-    """Reynolds/Buckland seek: ``normalize(target - pos) * max_speed - vel``."""
+    """Reynolds/Buckland seek on ``(n, 2)`` rows (``formulas.seek``)."""
     n = pos.shape[0]
-    desired = normalize(target - pos) * col(max_speed, n)[:, None]
-    return desired - vel
+    px, py = pos.T
+    vx, vy = vel.T
+    tx, ty = target.T
+    fx, fy = formulas.seek(px, py, vx, vy, tx, ty, col(max_speed, n))
+    return np.stack([fx, fy], axis=1)
 
 
 def flee_force(

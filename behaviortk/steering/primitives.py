@@ -32,8 +32,10 @@ from behaviortk.format.nodes import NodeModel, Predictor, Target
 from behaviortk.registry import Registries, tag_of
 from behaviortk.sense.derived_targets import hiding_spot
 from behaviortk.sense.sensing import Sense, TargetFacts, target_frame, target_heading
+from behaviortk.steering import formulas as f
 from behaviortk.steering import kernels as k
 from behaviortk.steering.context import Steering, SteeringContext
+from behaviortk.steering.declared import Rows, columns
 from behaviortk.steering.predictors import Linear, look_ahead
 from behaviortk.vec import Array, from_angle, heading_angle, length, normalize, to_world
 
@@ -72,6 +74,17 @@ def _predict(ctx: SteeringContext, predictor: Any, pos: Array, vel: Array) -> Ar
     return k.predicted(pos, vel, t)
 
 
+def by_rows(p: Any, ctx: SteeringContext) -> Steering:
+    """A primitive declared by ``ROWS``: its formula on the columns of the context's rows."""
+    declared: Rows = type(p).ROWS
+    target = ctx.target_facts() if declared.targeted else None
+    heading = None
+    if target is not None and any(n in ("thx", "thy") for n in declared.params):
+        heading = target_heading(ctx.agents, target)
+    other = ctx.resolve(p.other) if declared.other else None
+    return Steering(columns(declared, p, ctx.agents, ctx.rows, target, heading, other))
+
+
 def _crosshair(ctx: SteeringContext, point: Array) -> None:
     ctx.debug.add("crosshair", ctx.rows, point=point)
 
@@ -87,11 +100,7 @@ class Seek(TargetedModel):
     """Head for the target at full speed (Reynolds; Buckland ch. 3 "Seek")."""
 
     type: Literal["seek"] = "seek"
-
-
-def seek(p: Seek, ctx: SteeringContext) -> Steering:
-    t = ctx.target_facts()
-    return Steering(k.seek_force(ctx.pos, ctx.vel, t.pos, ctx.per_agent("max_speed")))
+    ROWS: ClassVar[Rows] = Rows(f.seek)
 
 
 class Flee(TargetedModel):
@@ -960,7 +969,7 @@ def path_following_done(p: Any, sense: Sense, group: str, memory: Any) -> np.nda
 
 
 BUILTIN = (
-    (Seek, seek),
+    (Seek, by_rows),
     (Flee, flee),
     (Arrive, arrive),
     (Pursuit, pursuit),

@@ -237,7 +237,7 @@ class BatchEngine(EngineBase[GroupProgram]):
         if tree is None or _fuse_failed:
             return
         try:
-            from behaviortk.compiled.generated import compile_function
+            from behaviortk.jit.generated import compile_function
 
             fn = compile_function(tree.source, "decide")
             nodes, steering = g.state.status.shape[0], len(g.flat.steering)

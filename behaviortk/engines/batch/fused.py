@@ -9,7 +9,7 @@ statuses (selector and sequence, with or without memory; parallel;
 leaves and sensed conditions) is written out here as Python source instead: the very rules of
 ``batch/core.py``, transcribed for one agent with the tree unrolled (each node's
 tick and stop inlined where its parent calls them), in a loop over the
-agents. ``compiled/generated.py`` compiles it with numba. Agents never
+agents. ``jit/generated.py`` compiles it with numba. Agents never
 interact in these nodes, so running each agent's whole tick in turn leaves
 the same statuses, current children and requests as the node-by-node passes
 (``tests/test_fused_decide.py`` checks it tick by tick on random trees).

@@ -1,9 +1,9 @@
 """Compiling generated source (a group's fused tree, ``engines/batch/fused.py``) with numba.
 
 numba caches a compiled function beside the file it was written in, so the
-source is written to a file named after its hash, once, under the user's cache
-directory (``$NUMBA_CACHE_DIR``, else ``$XDG_CACHE_HOME`` or ``~/.cache``, in
-``behaviortk-trees/``), and imported from there: a second run of the same tree
+source is written to a file named after its hash, once, under the kernels' cache
+directory (``jit/compile.py``: keyed by the source of every formula the generated
+code may call), and imported from there: a second run of the same tree
 pays no compile time. Where that directory cannot be written, the source is
 compiled in memory (no disk cache). Functions are also kept per process, by
 source, so rebuilding a group (spawns, the cell-order re-sort) costs nothing.
@@ -22,6 +22,8 @@ from typing import Any
 
 from numba import njit
 
+from behaviortk.jit.compile import cache_dir as kernels_cache_dir
+
 HEADER = (
     "from numba import njit\n\n"
     "JIT = njit(cache=True, nogil=True, error_model='numpy', boundscheck=False)\n"
@@ -30,10 +32,9 @@ _functions: dict[str, Callable[..., Any]] = {}
 
 
 def cache_dir() -> Path:
-    """Where generated modules are written (see the module docstring)."""
-    root = os.environ.get("NUMBA_CACHE_DIR") or os.environ.get("XDG_CACHE_HOME")
-    base = Path(root) if root else Path.home() / ".cache"
-    return base / "behaviortk-trees"
+    """Where generated modules are written (see the module docstring): beside the kernels,
+    under the hash of every formula's source, since generated code calls them."""
+    return kernels_cache_dir() / "generated"
 
 
 def _write_once(path: Path, text: str) -> bool:
@@ -55,7 +56,7 @@ def compile_function(source: str, name: str) -> Callable[..., Any]:
     """Function ``name`` of module ``source``, compiled with numba (disk-cached when possible).
 
     ``source`` defines ``name`` undecorated; it is compiled as the package's
-    kernels are (``compiled/jit.py``: cached, ``error_model="numpy"``, no fastmath).
+    kernels are (``jit/compile.py``: cached, ``error_model="numpy"``, no fastmath).
     """
     key = f"{name}\n{source}"
     found = _functions.get(key)

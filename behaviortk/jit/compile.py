@@ -1,4 +1,5 @@
-"""The one numba decorator every kernel uses: compiled on first call, cached on disk.
+"""The numba decorators every kernel uses (compiled on first call, cached on disk), and the
+registration that lets compiled row loops call the package's formulas.
 
 ``error_model="numpy"``: a division by zero gives inf or nan as in NumPy
 instead of raising; kernels guard their divisions as the NumPy code does, so
@@ -29,6 +30,9 @@ from typing import Any, TypeVar, cast
 
 from numba import njit
 from numba.core import config as numba_config
+from numba.extending import overload, register_jitable
+
+from behaviortk import vec
 
 PACKAGE = Path(__file__).resolve().parents[1]
 
@@ -60,10 +64,16 @@ def _imports(path: Path) -> set[Path]:
     return found
 
 
+def _defines_kernels(path: Path) -> bool:
+    text = path.read_text(encoding="utf-8")
+    return "behaviortk.jit" in text and path.parent.name != "jit"
+
+
 def source_key() -> str:
-    """A hash of the compiled package's sources and of every behaviortk module they import,
-    transitively: what any kernel's maths may come from (helpers, frozen constants)."""
-    todo = sorted((PACKAGE / "compiled").glob("*.py"))
+    """A hash of every module that defines kernels and of every behaviortk module they import,
+    transitively: what any kernel's maths may come from (formulas, helpers, frozen constants)."""
+    todo = sorted(p for p in PACKAGE.rglob("*.py") if _defines_kernels(p))
+    todo += sorted((PACKAGE / "jit").glob("*.py"))
     seen: set[Path] = set()
     while todo:
         path = todo.pop()
@@ -107,3 +117,20 @@ def kernel(fn: F) -> F:
 def inline(fn: F) -> F:
     """A small helper called by kernels (compiled once per signature; LLVM inlines it)."""
     return _cached({"inline": "always", "error_model": "numpy"}, fn)
+
+
+@overload(vec.select, jit_options={"error_model": "numpy"})
+def _select(cond: Any, a: Any, b: Any) -> Any:
+    """``vec.select`` on scalars: a ternary (both values are already computed, as on columns)."""
+
+    def ternary(cond: Any, a: Any, b: Any) -> Any:
+        return a if cond else b
+
+    return ternary
+
+
+def _register(fn: Callable[..., Any]) -> None:
+    register_jitable(error_model="numpy")(fn)
+
+
+vec.on_formula(_register)

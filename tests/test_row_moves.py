@@ -29,10 +29,48 @@ def test_a_despawn_fills_holes_with_the_last_survivors_and_slides_later_groups()
     """a loses local rows 1 and 3: 3 survivors, hole 1 takes row 4; b slides left by 2."""
     plan = RowPlan(SLICES, {"a": np.array([1, 3])}, {})
     assert plan.apply(np.arange(8), {}).tolist() == [0, 4, 2, 5, 6, 7]
-    assert plan.moves["a"].keep().tolist() == [0, 4, 2]
-    assert plan.moves["a"].old_rows(np.array([2, 1, 0])).tolist() == [2, 4, 0]
+    assert plan.moves["a"].source().tolist() == [0, 4, 2]
     assert plan.source_rows().tolist() == [0, 4, 2, 5, 6, 7]
     assert sorted(plan.moved_rows().tolist()) == [1, 3, 4, 5]
+
+
+def test_a_spawn_with_a_despawn_overwrites_the_freed_row_and_moves_nothing_else() -> None:
+    """A frame's despawn of a's row 2 and spawn of one a: the new agent takes row 2; no
+    survivor moves, no block slides, nothing grows (one store per array)."""
+    plan = RowPlan(SLICES, {"a": np.array([2])}, {"a": 1})
+    arr = np.arange(8)
+    out = plan.apply(arr, {"a": np.array([-1])})
+    assert out is arr and out.tolist() == [0, 1, -1, 3, 4, 5, 6, 7]
+    assert plan.dst is None and plan.slides == [] and plan.fresh == [("a", 2)]
+    assert plan.source_rows().tolist() == [0, 1, -1, 3, 4, 5, 6, 7]
+    assert plan.moved_rows().tolist() == [2]
+    names = [f"n{i}" for i in range(8)]
+    plan.names(names, {"a": ["x"]})
+    assert names == ["n0", "n1", "x", "n3", "n4", "n5", "n6", "n7"]
+
+
+def test_more_despawns_than_spawns_fill_the_rest_from_the_group_s_end() -> None:
+    """a loses rows 1 and 3 and gains one agent (4 left): the new agent takes row 1, the
+    last survivor (row 4) fills row 3, b slides left by one."""
+    plan = RowPlan(SLICES, {"a": np.array([1, 3])}, {"a": 1})
+    m = plan.moves["a"]
+    assert (m.fresh.tolist(), m.holes.tolist(), m.fillers.tolist()) == ([1], [3], [4])
+    assert plan.apply(np.arange(8), {"a": -1}).tolist() == [0, -1, 2, 4, 5, 6, 7]
+    assert plan.source_rows().tolist() == [0, -1, 2, 4, 5, 6, 7]
+    assert sorted(plan.moved_rows().tolist()) == [1, 3, 4, 5, 6]
+    names = [f"n{i}" for i in range(8)]
+    plan.names(names, {"a": ["x"]})
+    assert names == ["n0", "x", "n2", "n4", "n5", "n6", "n7"]
+
+
+def test_more_spawns_than_despawns_overwrite_then_append() -> None:
+    """b loses row 0 (global 5) and gains three: the first takes row 0, two follow b's rows."""
+    plan = RowPlan(SLICES, {"b": np.array([0])}, {"b": 3})
+    out = plan.apply(np.arange(8), {"b": np.array([-1, -2, -3])})
+    assert out.tolist() == [0, 1, 2, 3, 4, -1, 6, 7, -2, -3]
+    names = [f"n{i}" for i in range(8)]
+    plan.names(names, {"b": ["x", "y", "z"]})
+    assert names == ["n0", "n1", "n2", "n3", "n4", "x", "n6", "n7", "y", "z"]
 
 
 def test_a_spawn_appends_to_its_group_and_slides_later_groups_right() -> None:
@@ -66,8 +104,6 @@ def changes(draw: Any) -> tuple[dict[str, slice], dict[str, np.ndarray], dict[st
             gone[name] = np.array(sorted(out), dtype=np.int64)
         if draw(st.booleans()):
             added[name] = draw(st.integers(1, 4))
-    if gone and added:  # one call either despawns or spawns
-        added = {}
     return slices, gone, added
 
 
@@ -76,7 +112,8 @@ def changes(draw: Any) -> tuple[dict[str, slice], dict[str, np.ndarray], dict[st
 def test_a_plan_equals_the_whole_gather(
     change: tuple[dict[str, slice], dict[str, np.ndarray], dict[str, int]], spare: bool
 ) -> None:
-    """In place (with or without room) = gathering every row by ``source_rows``."""
+    """In place (with or without room) = gathering every row by ``source_rows``, for any
+    batch of spawns and despawns; the names follow the same map."""
     slices, gone, added = change
     n = sum(s.stop - s.start for s in slices.values())
     plan = RowPlan(slices, gone, added)
@@ -91,6 +128,12 @@ def test_a_plan_equals_the_whole_gather(
         name: s.stop - s.start - gone.get(name, np.zeros(0)).size for name, s in slices.items()
     }
     assert out.shape[0] == sum(survivors.values()) + sum(added.values())
+    names = [f"n{i}" for i in range(n)]
+    fresh = {name: [f"{name}+{k}" for k in range(count)] for name, count in added.items()}
+    plan.names(names, fresh)
+    order = iter([new for name in slices for new in fresh.get(name, [])])
+    news = [next(order) if r < 0 else f"n{r}" for r in src.tolist()]
+    assert names == news  # new agents in spawn order, group by group
 
 
 def crowd(engine: str) -> Simulation:

@@ -10,7 +10,7 @@ Units: the file speaks degrees, the state radians.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -73,7 +73,13 @@ def zone_of(z: Any) -> Zone:
     return Zone(z.name, "rect", (low + high) / 2.0, low=low, high=high)
 
 
-def spawn_state(group: Group, ids: np.ndarray, seed: int, first: int) -> tuple[Array, Array]:
+Draw = Callable[[int, np.ndarray, int, int], Array]
+"""``streams.uniforms`` or a function drawing the same numbers (the compiled one)."""
+
+
+def spawn_state(
+    group: Group, ids: np.ndarray, seed: int, first: int, draw: Draw = uniforms
+) -> tuple[Array, Array]:
     """Positions and unit headings of agents ``ids``, the ``first``-th onward of ``group``.
 
     Uniform in an area and random headings come from each agent's own stream
@@ -82,7 +88,7 @@ def spawn_state(group: Group, ids: np.ndarray, seed: int, first: int) -> tuple[A
     ring places the k-th agent at angle ``2 pi k / count``.
     """
     n = ids.size
-    u = uniforms(seed, ids, SPAWN, 3)
+    u = draw(seed, ids, SPAWN, 3)
     spawn = group.spawn
     order = first + np.arange(n)
     if spawn.kind == "area":
@@ -127,13 +133,14 @@ def spawned_rows(
     pos: Array | None = None,
     vel: Array | None = None,
     heading: Array | None = None,
+    draw: Draw = uniforms,
 ) -> dict[str, Any]:
     """Every per-agent field (``world/rows.PER_AGENT``) of new agents ``ids`` of one group:
     arrays for their state (the spawn rule unless given), one value for each of the group's
     constants (``Simulation.spawn`` appends them without making a whole ``Agents``)."""
     ids = np.asarray(ids, dtype=np.int64)
     n = ids.size
-    spawn_pos, spawn_heading = spawn_state(group, ids, seed, first)
+    spawn_pos, spawn_heading = spawn_state(group, ids, seed, first, draw)
     p = spawn_pos if pos is None else np.array(pos, dtype=np.float64).reshape(n, 2)
     h = spawn_heading if heading is None else np.array(heading, dtype=np.float64).reshape(n, 2)
     v = h * group.speed if vel is None else np.array(vel, dtype=np.float64).reshape(n, 2)

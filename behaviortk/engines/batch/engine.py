@@ -291,7 +291,9 @@ class BatchEngine(EngineBase[GroupProgram]):
         assert isinstance(g.board, bl.ArrayBoard)
         g.board.move(m)
         g.prev = {index: move_local(prev, m, False) for index, prev in g.prev.items()}
-        g.every = lengthened(g.every[: m.n_new], m.n_new, np.arange(m.n_kept, m.n_new))
+        if m.n_new != m.old_n:  # every local row, in order
+            kept = min(m.old_n, m.n_new)
+            g.every = lengthened(g.every[:kept], m.n_new, np.arange(kept, m.n_new))
         g.rows = change.rows
         return g
 
@@ -310,17 +312,18 @@ class BatchEngine(EngineBase[GroupProgram]):
     def _rebuilt(self, g: GroupProgram, change: RowChange) -> GroupProgram:
         """A fresh compile for the new size, then the survivors' rows of every state array."""
         new = self.build_group(g.name, change.rows, g.flat)
-        keep = change.keep
-        new.state.status[:, : keep.size] = g.state.status[:, keep]
-        new.state.current[:, : keep.size] = g.state.current[:, keep]
+        source = change.source
+        kept = np.flatnonzero(source >= 0)
+        new.state.status[:, kept] = g.state.status[:, source[kept]]
+        new.state.current[:, kept] = g.state.current[:, source[kept]]
         assert isinstance(new.board, bl.ArrayBoard) and isinstance(g.board, bl.ArrayBoard)
-        new.board.carry(g.board, keep)
+        new.board.carry(g.board, source)
         for index, ops in g.ops.items():
-            carry_rows(ops, new.ops[index], keep)
+            carry_rows(ops, new.ops[index], source)
         old_nodes, new_nodes = [g.root], [new.root]
         while old_nodes:
             old, fresh = old_nodes.pop(), new_nodes.pop()
-            carry_rows(old, fresh, keep)
+            carry_rows(old, fresh, source)
             old_nodes.extend(old.children if old is not None else [])
             new_nodes.extend(fresh.children if fresh is not None else [])
         return new

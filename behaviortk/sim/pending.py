@@ -1,0 +1,81 @@
+"""Spawns and despawns a Simulation has taken but not yet applied to its rows.
+
+A game spawns a shot and despawns an enemy every frame. ``Simulation.spawn`` and
+``despawn`` check their arguments, hand out ids and record events at once, and
+leave the rows to :class:`Pending`; the next ``step()``, or the first read that
+needs rows (``sim.agents``, ``sim.ids``, ``rows_of``, ...), applies the whole
+batch as one ``world/rows.RowPlan``: a despawn and a spawn in one group become
+one overwritten row, with nothing slid and nothing regrown.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+SPAWNING = -2
+"""``Simulation._row_of`` of an id spawned but not placed in a row yet (-1: despawned)."""
+
+Spawned = tuple[dict[str, Any], list[str]]
+"""New agents of one group: their per-agent fields (``world/build.spawned_rows``), names."""
+
+
+class Pending:
+    """The spawns and despawns since the rows were last brought up to date, made against
+    the rows as they are (nothing moves rows while a batch is pending)."""
+
+    __slots__ = ("gone", "spawned")
+
+    def __init__(self) -> None:
+        self.gone: list[np.ndarray] = []  # rows of despawned agents, one sorted array per call
+        self.spawned: dict[str, list[Spawned]] = {}  # per group, one entry per spawn call
+
+    def spawn(self, group: str, rows: dict[str, Any], names: list[str]) -> None:
+        self.spawned.setdefault(group, []).append((rows, names))
+
+    def cancel(self, ids: np.ndarray) -> list[str]:
+        """Drop the agents ``ids`` spawned in this batch (despawned before they had a row);
+        returns the group of each one dropped."""
+        groups: list[str] = []
+        for group, entries in self.spawned.items():
+            kept: list[Spawned] = []
+            for rows, names in entries:
+                stay = ~np.isin(rows["ids"], ids)
+                groups += [group] * int(stay.size - np.count_nonzero(stay))
+                if stay.all():
+                    kept.append((rows, names))
+                elif stay.any():
+                    picked = {
+                        f: v[stay] if isinstance(v, np.ndarray) else v for f, v in rows.items()
+                    }
+                    kept.append(
+                        (picked, [n for n, s in zip(names, stay.tolist(), strict=True) if s])
+                    )
+            self.spawned[group] = kept
+        return groups
+
+    def batches(self) -> dict[str, Spawned]:
+        """Each group's new agents in the order they spawned, one ``Spawned`` per group."""
+        out: dict[str, Spawned] = {}
+        for group, entries in self.spawned.items():
+            if len(entries) == 1:
+                out[group] = entries[0]
+            elif entries:
+                sizes = [rows["ids"].size for rows, _ in entries]
+                fields = {
+                    f: _joined([rows[f] for rows, _ in entries], sizes) for f in entries[0][0]
+                }
+                out[group] = (fields, [n for _, names in entries for n in names])
+        return out
+
+
+def _joined(values: list[Any], sizes: list[int]) -> Any:
+    """One field of several spawn calls: a group constant stays one value when every call
+    gave the same, else each call's values (one each, or one for all) in order."""
+    if not any(isinstance(v, np.ndarray) for v in values) and all(v == values[0] for v in values):
+        return values[0]
+    tail = next((v.shape[1:] for v in values if isinstance(v, np.ndarray)), ())
+    return np.concatenate(
+        [np.broadcast_to(np.asarray(v), (k, *tail)) for v, k in zip(values, sizes, strict=True)]
+    )

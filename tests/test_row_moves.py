@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from behaviortk.format.loader import load_text
 from behaviortk.sim.simulation import Simulation
-from behaviortk.world.rows import RowPlan, room
+from behaviortk.world.rows import RowPlan, room, rows_at
 
 SLICES = {"a": slice(0, 5), "b": slice(5, 8)}
 
@@ -25,13 +25,18 @@ def with_room(values: np.ndarray, rows: int) -> np.ndarray:
     return buf[: values.shape[0]]
 
 
+def moved_rows(plan: RowPlan) -> list[int]:
+    """``plan.moved()`` as sorted rows."""
+    return sorted(np.concatenate([np.atleast_1d(rows_at(at)) for at in plan.moved()]).tolist())
+
+
 def test_a_despawn_fills_holes_with_the_last_survivors_and_slides_later_groups() -> None:
     """a loses local rows 1 and 3: 3 survivors, hole 1 takes row 4; b slides left by 2."""
     plan = RowPlan(SLICES, {"a": np.array([1, 3])}, {})
     assert plan.apply(np.arange(8), {}).tolist() == [0, 4, 2, 5, 6, 7]
     assert plan.moves["a"].source().tolist() == [0, 4, 2]
     assert plan.source_rows().tolist() == [0, 4, 2, 5, 6, 7]
-    assert sorted(plan.moved_rows().tolist()) == [1, 3, 4, 5]
+    assert moved_rows(plan) == [1, 3, 4, 5]
 
 
 def test_a_spawn_with_a_despawn_overwrites_the_freed_row_and_moves_nothing_else() -> None:
@@ -43,7 +48,7 @@ def test_a_spawn_with_a_despawn_overwrites_the_freed_row_and_moves_nothing_else(
     assert out is arr and out.tolist() == [0, 1, -1, 3, 4, 5, 6, 7]
     assert plan.dst is None and plan.slides == [] and plan.fresh == [("a", 2)]
     assert plan.source_rows().tolist() == [0, 1, -1, 3, 4, 5, 6, 7]
-    assert plan.moved_rows().tolist() == [2]
+    assert plan.moved() == [2]
     names = [f"n{i}" for i in range(8)]
     plan.names(names, {"a": ["x"]})
     assert names == ["n0", "n1", "x", "n3", "n4", "n5", "n6", "n7"]
@@ -57,7 +62,7 @@ def test_more_despawns_than_spawns_fill_the_rest_from_the_group_s_end() -> None:
     assert (m.fresh.tolist(), m.holes.tolist(), m.fillers.tolist()) == ([1], [3], [4])
     assert plan.apply(np.arange(8), {"a": -1}).tolist() == [0, -1, 2, 4, 5, 6, 7]
     assert plan.source_rows().tolist() == [0, -1, 2, 4, 5, 6, 7]
-    assert sorted(plan.moved_rows().tolist()) == [1, 3, 4, 5, 6]
+    assert moved_rows(plan) == [1, 3, 4, 5, 6]
     names = [f"n{i}" for i in range(8)]
     plan.names(names, {"a": ["x"]})
     assert names == ["n0", "x", "n2", "n4", "n5", "n6", "n7"]

@@ -47,17 +47,18 @@ from behaviortk.steering.debug import DebugBuffer
 from behaviortk.tree.flat import Decision, FlatTree, flatten
 from behaviortk.tree.status import INVALID
 from behaviortk.vec import from_angle
-from behaviortk.world.build import build, spawned_rows
+from behaviortk.world.build import build, group_constants, spawned_rows
 from behaviortk.world.integrate import integrate
 from behaviortk.world.non_penetration import NonPenetration
 from behaviortk.world.rows import (
     PER_AGENT,
     RowPlan,
     copied,
-    lengthened,
+    grown,
     moved_copy,
     pick,
     rearrange,
+    rows_at,
 )
 from behaviortk.world.spatial import displacement
 from behaviortk.world.state import Agents, World
@@ -151,10 +152,12 @@ class Simulation:
         self._agents: Agents
         self.world, self._agents = build(definition, self.seed)
         self._next_id = self._agents.n
-        self._row_of = np.arange(self._agents.n, dtype=np.int64)  # id -> row (-1, SPAWNING)
+        self._row_of = np.arange(self._agents.n, dtype=np.int64)
+        """Id -> row (-1: despawned or never spawned, ``SPAWNING``), with room past ``_next_id``."""
         self._sizes = {name: s.stop - s.start for name, s in self._agents.slices.items()}
         """Each group's live agents, spawned ones not placed yet included."""
         self._live = self._agents.n
+        self._constants: dict[str, tuple[Any, dict[str, Any]]] = {}  # (group spec, its constants)
         self.dt = float(definition.world.dt)
         self.heading_smoothing = int(definition.world.heading_smoothing)
         self.non_penetration: NonPenetration | None = (
@@ -407,6 +410,11 @@ class Simulation:
         for agents spawned since the rows were last brought up to date."""
         if isinstance(ids, np.ndarray) and ids.dtype.kind in "iu" and ids.ndim == 1:
             wanted = ids.astype(np.int64)
+            if wanted.size == 1:  # one id (a game despawning a shot): no array passes
+                value = int(wanted[0])
+                row = int(self._row_of[value]) if 0 <= value < self._next_id else -1
+                if row != -1:
+                    return wanted, np.array([row], dtype=np.int64)
         else:
             items = [ids] if isinstance(ids, int | np.integer | str | float) or ids is None else ids
             try:
@@ -477,11 +485,19 @@ class Simulation:
         first = self._next_id
         ids = np.arange(first, first + n, dtype=np.int64)
         draw = uniforms if self.kernels is None else self.kernels.uniforms
+        kept = self._constants.get(group)
+        if kept is None or kept[0] is not spec:  # worked out once per group definition
+            kept = self._constants[group] = (spec, group_constants(spec))
         rows = spawned_rows(
-            spec, ids, self.seed, self._sizes[group], pos=p, vel=v, heading=h, draw=draw
-        )
+            spec, ids, self.seed, self._sizes[group], pos=p, vel=v, heading=h, draw=draw,
+            constants=kept[1],
+        )  # fmt: skip
         self._next_id += n
-        self._row_of = lengthened(self._row_of, self._next_id, SPAWNING)
+        if self._next_id > self._row_of.size:
+            more = np.full(grown(self._next_id), -1, dtype=np.int64)
+            more[: self._row_of.size] = self._row_of
+            self._row_of = more
+        self._row_of[first : first + n] = SPAWNING
         self._batch().spawn(group, rows, [f"{group}-{i}" for i in range(first, first + n)])
         self._sizes[group] += n
         self._live += n
@@ -497,19 +513,20 @@ class Simulation:
         read them again; ``sim.ids`` is never changed in place, safe to iterate while
         despawning."""
         wanted, rows = self._lookup(ids)
-        placed = rows >= 0
         batch = self._batch()
         ag = self._agents
-        groups: list[str] = []
+        placed = rows if int(rows.min()) >= 0 else rows[rows >= 0]
         gone_ids: list[int] = []
-        if placed.any():
-            at = np.sort(rows[placed]) if rows.size > 1 else rows
-            batch.gone.append(at)
-            gone_ids = ag.ids[at].tolist()
+        groups: list[str] = []
+        if placed.size:
+            if placed.size > 1:
+                placed = np.sort(placed)
+            batch.gone.append(placed)
+            gone_ids = ag.ids[placed].tolist()
             names = ag.group_names
-            groups = [names[k] for k in ag.group[at].tolist()]
-        if not placed.all():  # spawned in this batch: they never get a row
-            unplaced = np.sort(wanted[~placed])
+            groups = [names[k] for k in ag.group[placed].tolist()]
+        if placed.size < rows.size:  # spawned in this batch: they never get a row
+            unplaced = np.sort(wanted[rows < 0])
             groups += batch.cancel(unplaced)
             gone_ids += unplaced.tolist()
         for name in groups:
@@ -562,37 +579,52 @@ class Simulation:
         for the groups after one whose size changed."""
         old = self._agents
         plan = RowPlan(old.slices, gone, {name: len(names) for name, (_, names) in fresh.items()})
-        index = {name: k for k, name in enumerate(old.group_names)}
-        done: dict[int, np.ndarray] = {}  # arrays shared by two fields move once
-        for field in PER_AGENT:
-            arr = getattr(old, field)
-            moved = done.get(id(arr))
-            if moved is None:
-                values = {g: rows[field] for g, (rows, _) in fresh.items()}
-                # ids: a new array each time (caches know their rows by it; sim.ids stays)
-                src = copied(arr) if field == "ids" else arr
-                moved = done[id(arr)] = plan.apply(src, values)
-            setattr(old, field, moved)
-        old.group = plan.apply(old.group, {name: index[name] for name in fresh})
+        new_rows = [(at, _one_row(fresh[name][0]) if isinstance(at, int) else fresh[name][0])
+                    for name, at in plan.fresh]  # fmt: skip
+        old.ids = copied(old.ids)  # a new array (caches know their rows by it; sim.ids stays)
+        if plan.stays and plan.dst is None:  # only new agents' rows are written, in place
+            for field in PER_AGENT:
+                arr = getattr(old, field)
+                for at, rows in new_rows:
+                    arr[at] = rows[field]
+        else:
+            done: dict[int, np.ndarray] = {}  # arrays shared by two fields move once
+            for field in PER_AGENT:
+                arr = getattr(old, field)
+                moved = done.get(id(arr))
+                if moved is None:
+                    full = plan.place(arr)
+                    for at, rows in new_rows:
+                        full[at] = rows[field]
+                    moved = done[id(arr)] = plan.trim(full)
+                setattr(old, field, moved)
+        if not plan.stays:  # else every group keeps its rows, each row its group
+            index = {name: k for k, name in enumerate(old.group_names)}
+            old.group = plan.apply(old.group, {name: index[name] for name in fresh})
+            old.slices = {
+                name: slice(m.new_start, m.new_start + m.n_new) for name, m in plan.moves.items()
+            }
         plan.names(old.names, {name: names for name, (_, names) in fresh.items()})
-        old.slices = {
-            name: slice(m.new_start, m.new_start + m.n_new) for name, m in plan.moves.items()
-        }
         if old.smoother is not None and plan.stays:
             plan.apply_across(old.smoother.history, old.heading)
         elif old.smoother is not None:
             old.smoother = old.smoother.rerow(plan.source_rows(), old.heading)
-        moved_rows = plan.moved_rows()
-        self._row_of[old.ids[moved_rows]] = moved_rows
+        for at in plan.moved():
+            self._row_of[old.ids[at]] = rows_at(at)
         for memory in self._memory.values():
-            memory.move(plan)
-        changes = {name: RowChange(rows=old.slices[name], move=m) for name, m in plan.moves.items()}
-        self._decisions = {
-            name: _rerow_decision(d, changes[name], len(self.trees[name]))
-            if plan.moves[name].changed
-            else d
-            for name, d in self._decisions.items()
+            if memory:
+                memory.move(plan)
+        changes = {
+            name: RowChange(rows=old.slices[name], move=m)
+            for name, m in plan.moves.items()
+            if m.changed or m.new_start != m.old_start
         }
+        decisions = dict(self._decisions)  # a new dict: one the game holds keeps its rows
+        for name, change in changes.items():
+            d = decisions.get(name)
+            if d is not None and plan.moves[name].changed:
+                decisions[name] = _rerow_decision(d, change, len(self.trees[name]))
+        self._decisions = decisions
         self._contributions = {}
         self._engine.regroup(changes)
 
@@ -721,6 +753,11 @@ class Simulation:
     def ticks_per_second(self) -> float:
         total = sum(self.timings.values())
         return self.tick / total if total > 0 else 0.0
+
+
+def _one_row(rows: dict[str, Any]) -> dict[str, Any]:
+    """One new agent's fields as its row's values (``spawned_rows`` gives arrays of one)."""
+    return {f: v[0] if isinstance(v, np.ndarray) else v for f, v in rows.items()}
 
 
 def _acted(decision: Decision) -> np.ndarray:

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from itertools import chain
 from operator import itemgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -190,20 +190,19 @@ def index_of(rows: np.ndarray) -> Index:
     return rows
 
 
-def _fill(full: np.ndarray, at: Index, value: Any) -> None:
+def fill(full: np.ndarray, at: Index, value: Any) -> None:
     """``full[at] = value``; one row's values given as ``(1, ...)`` go in as that row."""
     if isinstance(at, int) and isinstance(value, np.ndarray) and value.ndim == full.ndim:
         value = value[0]
     full[at] = value
 
 
-@dataclass(frozen=True)
-class GroupMove:
+class GroupMove(NamedTuple):
     """One group's rows in a batch of spawns and despawns: a few rows moved inside the
     group, then the group's block at its new start. New agents take local rows ``fresh``
-    (in the order they spawned): despawned rows first, then rows after the old ones; the
-    despawned rows left over (``holes``) take the survivors at ``fillers``, the last ones.
-    Every other survivor keeps its local row."""
+    (in the order they spawned; ``fresh_at`` is the same as the cheapest index): despawned
+    rows first, then rows after the old ones; the despawned rows left over (``holes``) take
+    the survivors at ``fillers``, the last ones. Every other survivor keeps its local row."""
 
     old_start: int
     old_n: int
@@ -212,6 +211,7 @@ class GroupMove:
     holes: np.ndarray
     fillers: np.ndarray
     fresh: np.ndarray
+    fresh_at: Index
 
     @classmethod
     def of(
@@ -220,18 +220,23 @@ class GroupMove:
         """The move of a group losing the sorted local rows ``gone`` and gaining ``added``."""
         n_new = old_n - gone.size + added
         if n_new >= old_n:  # every despawned row takes a new agent; the rest follow
-            fresh = np.concatenate([gone, np.arange(old_n, n_new, dtype=np.int64)])
-            return cls(old_start, old_n, new_start, n_new, EMPTY, EMPTY, fresh)
+            fresh = gone
+            if n_new > old_n:
+                fresh = np.concatenate([gone, np.arange(old_n, n_new, dtype=np.int64)])
+            return cls(old_start, old_n, new_start, n_new, EMPTY, EMPTY, fresh, index_of(fresh))
         inside = gone[gone < n_new]  # rows past n_new go: their survivors fill these
         tail = np.ones(old_n - n_new, dtype=bool)
         tail[gone[gone >= n_new] - n_new] = False
         fillers = n_new + np.flatnonzero(tail)
-        return cls(old_start, old_n, new_start, n_new, inside[added:], fillers, inside[:added])
+        fresh = inside[:added]
+        return cls(
+            old_start, old_n, new_start, n_new, inside[added:], fillers, fresh, index_of(fresh)
+        )
 
     @classmethod
     def still(cls, old_start: int, old_n: int, new_start: int) -> GroupMove:
         """A group nobody joins or leaves (its block may still slide)."""
-        return cls(old_start, old_n, new_start, old_n, EMPTY, EMPTY, EMPTY)
+        return cls(old_start, old_n, new_start, old_n, EMPTY, EMPTY, EMPTY, EMPTY)
 
     @property
     def changed(self) -> bool:
@@ -243,17 +248,26 @@ class GroupMove:
         """How many of the group's agents survive."""
         return self.n_new - self.fresh.size
 
-    @property
-    def fresh_at(self) -> Index:
-        """``fresh`` as the cheapest index (``index_of``)."""
-        return index_of(self.fresh)
-
     def source(self) -> np.ndarray:
         """Each new local row's old local row, -1 for a new agent (the whole map)."""
         src = np.arange(self.n_new, dtype=np.int64)
         src[self.holes] = self.fillers
         src[self.fresh] = -1
         return src
+
+
+def shifted(at: Index, by: int) -> Index:
+    """Index ``at`` moved ``by`` rows on."""
+    if not by:
+        return at
+    if isinstance(at, slice):
+        return slice(at.start + by, at.stop + by)
+    return at + by
+
+
+def rows_at(at: Index) -> int | np.ndarray:
+    """The rows index ``at`` picks: the int itself, or an array."""
+    return np.arange(at.start, at.stop) if isinstance(at, slice) else at
 
 
 class RowPlan:
@@ -265,6 +279,11 @@ class RowPlan:
     ) -> None:
         """``gone``: each group's sorted local rows that leave; ``added``: agents joining."""
         self.moves: dict[str, GroupMove] = {}
+        self.fresh: list[tuple[str, Index]] = []  # each group's new agents' rows (new layout)
+        holes: list[np.ndarray] = []
+        fillers: list[np.ndarray] = []
+        left: list[tuple[int, int, int]] = []
+        right: list[tuple[int, int, int]] = []
         start = 0
         for name, rows in slices.items():
             old_n = rows.stop - rows.start
@@ -273,41 +292,49 @@ class RowPlan:
                 m = GroupMove.still(rows.start, old_n, start)
             else:
                 m = GroupMove.of(rows.start, old_n, start, EMPTY if out is None else out, n)
+                if m.holes.size:
+                    holes.append(m.old_start + m.holes)
+                    fillers.append(m.old_start + m.fillers)
+                if m.fresh.size:
+                    self.fresh.append((name, shifted(m.fresh_at, start)))
+            width = min(old_n, m.n_new)
+            if start != rows.start and width:
+                (left if start < rows.start else right).append((start, rows.start, width))
             self.moves[name] = m
             start += m.n_new
-        moves = list(self.moves.values())
-        self.old_n = sum(m.old_n for m in moves)
+        self.old_n = sum(s.stop - s.start for s in slices.values())
         self.new_n = start
-        swaps = [m for m in moves if m.holes.size]
         self.dst: Index | None = None
         self.src: Index | None = None
-        if swaps:
-            self.dst = index_of(np.concatenate([m.old_start + m.holes for m in swaps]))
-            self.src = index_of(np.concatenate([m.old_start + m.fillers for m in swaps]))
+        if holes:
+            self.dst = index_of(np.concatenate(holes))
+            self.src = index_of(np.concatenate(fillers))
         # blocks sliding left go first to last, then those sliding right last to first: a
         # block's new rows then never hold rows of a block still to move
-        left = [m for m in moves if m.new_start < m.old_start and min(m.old_n, m.n_new)]
-        right = [m for m in moves if m.new_start > m.old_start and min(m.old_n, m.n_new)]
-        self.slides = [
-            (m.new_start, m.old_start, min(m.old_n, m.n_new)) for m in left + right[::-1]
-        ]
-        self.fresh = [
-            (name, index_of(m.new_start + m.fresh))
-            for name, m in self.moves.items()
-            if m.fresh.size
-        ]
+        self.slides = left + right[::-1]
 
     def apply(self, arr: np.ndarray, fresh: dict[str, Any] | Any) -> np.ndarray:
         """``arr`` after the plan, in place where it has room; new agents' rows from
         ``fresh[group]`` (one value, or one row each), or ``fresh`` itself when not a dict."""
+        full = self.place(arr)
+        by_group = isinstance(fresh, dict)
+        for name, at in self.fresh:
+            fill(full, at, fresh.get(name, 0) if by_group else fresh)
+        return self.trim(full)
+
+    def place(self, arr: np.ndarray) -> np.ndarray:
+        """``arr``'s survivors where the plan puts them, in ``arr`` or the buffer behind it
+        when they fit (else a grown copy); new agents' rows are left to the caller, then
+        :meth:`trim`."""
         full = _writable(arr, max(self.old_n, self.new_n))
         if self.dst is not None:
             full[self.dst] = full[self.src]
         for new, old, n in self.slides:
             full[new : new + n] = full[old : old + n]
-        by_group = isinstance(fresh, dict)
-        for name, at in self.fresh:
-            _fill(full, at, fresh.get(name, 0) if by_group else fresh)
+        return full
+
+    def trim(self, full: np.ndarray) -> np.ndarray:
+        """``full``'s first ``new_n`` rows (``full`` itself when that is all of it)."""
         return full if full.shape[0] == self.new_n else full[: self.new_n]
 
     @property
@@ -326,15 +353,22 @@ class RowPlan:
     def names(self, names: list[str], fresh: dict[str, list[str]]) -> None:
         """``Agents.names`` after the plan, in place (groups from the last: earlier rows stay)."""
         for name, m in reversed(self.moves.items()):
+            if not m.changed:  # its block slides with the list
+                continue
             s = m.old_start
             for hole, filler in zip(m.holes.tolist(), m.fillers.tolist(), strict=True):
                 names[s + hole] = names[s + filler]
             added = fresh.get(name, [])
-            for row, new in zip(m.fresh.tolist(), added, strict=True):
-                if row < m.old_n:
-                    names[s + row] = new
-            appended = max(0, m.n_new - m.old_n)  # the last new agents, after the old rows
-            names[s + min(m.old_n, m.n_new) : s + m.old_n] = added[len(added) - appended :]
+            if isinstance(m.fresh_at, int):  # one new agent (a frame's shot)
+                if m.fresh_at < m.old_n:
+                    names[s + m.fresh_at] = added[0]
+            else:
+                for row, new in zip(m.fresh.tolist(), added, strict=True):
+                    if row < m.old_n:
+                        names[s + row] = new
+            if m.n_new != m.old_n:  # the last new agents follow the old rows, or rows go
+                appended = max(0, m.n_new - m.old_n)
+                names[s + min(m.old_n, m.n_new) : s + m.old_n] = added[len(added) - appended :]
 
     def source_rows(self) -> np.ndarray:
         """Every new row's old row (-1 for a new agent): the whole map, for state kept apart."""
@@ -344,15 +378,19 @@ class RowPlan:
             parts.append(np.where(local >= 0, m.old_start + local, -1))
         return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
-    def moved_rows(self) -> np.ndarray:
+    def moved(self) -> list[Index]:
         """The new rows whose agent is not the one there before (to re-index ids by)."""
-        parts = []
+        out: list[Index] = []
         for m in self.moves.values():
-            if m.new_start != m.old_start:
-                parts.append(np.arange(m.new_start, m.new_start + m.n_new))
+            start = m.new_start
+            if start != m.old_start:
+                out.append(slice(start, start + m.n_new))
             elif m.changed:
-                parts += [m.new_start + m.holes, m.new_start + m.fresh]
-        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+                if m.holes.size:
+                    out.append(start + m.holes)
+                if m.fresh.size:
+                    out.append(shifted(m.fresh_at, start))
+        return out
 
 
 def move_local(arr: np.ndarray, m: GroupMove, fresh: Any) -> np.ndarray:
@@ -362,7 +400,7 @@ def move_local(arr: np.ndarray, m: GroupMove, fresh: Any) -> np.ndarray:
     if m.holes.size:
         full[m.holes] = full[m.fillers]
     if m.fresh.size:
-        _fill(full, m.fresh_at, fresh)
+        fill(full, m.fresh_at, fresh)
     return full if full.shape[0] == m.n_new else full[: m.n_new]
 
 
@@ -384,5 +422,5 @@ def moved_copy(arr: np.ndarray, m: GroupMove, fresh: Any) -> np.ndarray:
     if m.holes.size:
         out[m.holes] = arr[m.fillers]
     if m.fresh.size:
-        _fill(out, m.fresh_at, fresh)
+        fill(out, m.fresh_at, fresh)
     return out

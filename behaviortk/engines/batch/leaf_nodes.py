@@ -157,6 +157,9 @@ class ArrayBoard:
     def move(self, m: GroupMove) -> None:
         """A spawn or despawn in place (``world/rows.move_local``): new agents take the
         declared defaults, stamped with the tick they join."""
+        self.n = m.n_new
+        if not self.ids and not self.xy:  # no keys declared
+            return
         defaults, tick = self.declared.defaults(), self._tick()
         for key, ids in self.ids.items():
             fresh = self._value_id(key, defaults[key]) if key in defaults else -1
@@ -166,7 +169,6 @@ class ArrayBoard:
         for key, ticks in self.stamps.ticks.items():
             fresh = tick if key in defaults else UNSET_TICK
             self.stamps.ticks[key] = move_local(ticks, m, fresh)
-        self.n = m.n_new
 
     def get(self, key: str, row: int) -> Any:
         xy = self.xy.get(key)

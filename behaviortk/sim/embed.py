@@ -147,7 +147,7 @@ class EventLog:
     def __init__(self, sim: Simulation) -> None:
         self.sim = sim
         self._chunks: list[tuple[int, str, Rows, str]] = []  # (tick, group, local rows, name)
-        self._recorded: list[Event] = []  # spawn / despawn, in recording order
+        self._recorded: list[Event | Recorded] = []  # spawn / despawn, in recording order
         self._watched: dict[int, np.ndarray] = {}  # id -> statuses it was last seen with
         self._subscribers: dict[str, list[Callable[[Event], Any]]] = {}
 
@@ -159,6 +159,10 @@ class EventLog:
     def add(self, event: Event) -> None:
         """A spawn/despawn event (``Simulation._record``); it goes out with the next tick's events."""
         self._recorded.append(event)
+
+    def add_many(self, tick: int, agents: list[int], name: str) -> None:
+        """:meth:`add` for ``Event(tick, agent, name)`` of each of ``agents``, made when read."""
+        self._recorded.append((tick, agents, name))
 
     # -------------------------------------------------------- watching
     def watch(self, ids: Any) -> None:
@@ -176,6 +180,8 @@ class EventLog:
 
     def forget(self, ids: Iterable[int]) -> None:
         """Stop watching ``ids`` without checking them (despawned agents)."""
+        if not self._watched:
+            return
         for agent in ids:
             self._watched.pop(int(agent), None)
 
@@ -225,17 +231,24 @@ class EventLog:
         return unsubscribe
 
     # -------------------------------------------------------- end of a tick
-    def collect(self, tick: int) -> list[Event]:
-        """The events of ``tick`` (just decided), in the documented order; clears the sources."""
+    def collect(self, tick: int) -> list[Event] | TickEvents:
+        """The events of ``tick`` (just decided), in the documented order; clears the sources.
+        Spawn / despawn events recorded in bulk come as :class:`TickEvents`."""
         if not (self._chunks or self._recorded or self._watched):
             return []
-        events, self._recorded = self._recorded, []
+        recorded, self._recorded = self._recorded, []
+        events: list[Event] = []
         if self._chunks:
             chunks, self._chunks = self._chunks, []
             events += self._emitted(tick, [c for c in chunks if c[0] == tick])
         if self._watched:
             events += self._status_changes(tick)
-        return events
+        return TickEvents(recorded, events) if recorded else events
+
+    @property
+    def listening(self) -> bool:
+        """Whether any callback is subscribed (``dispatch`` has something to call)."""
+        return any(self._subscribers.values())
 
     def _emitted(self, tick: int, chunks: list[tuple[int, str, Rows, str]]) -> list[Event]:
         if not chunks:
@@ -284,6 +297,32 @@ class EventLog:
                 callback(event)
             for callback in every:
                 callback(event)
+
+
+Recorded = tuple[int, list[int], str]
+"""Spawn or despawn events in bulk: ``(tick, agent ids, name)`` (``EventLog.add_many``)."""
+
+
+class TickEvents:
+    """One tick's events, its spawn / despawn part kept as recorded until somebody reads
+    them (``sim.events``, a callback): a game that spawns a hundred shots a frame and never
+    looks at those events does not pay for a hundred ``Event`` objects."""
+
+    __slots__ = ("recorded", "rest")
+
+    def __init__(self, recorded: list[Event | Recorded], rest: list[Event]) -> None:
+        self.recorded, self.rest = recorded, rest
+
+    def made(self) -> list[Event]:
+        """Every event, in the documented order (a new list)."""
+        out: list[Event] = []
+        for item in self.recorded:
+            if isinstance(item, Event):
+                out.append(item)
+            else:
+                tick, agents, name = item
+                out += [Event(tick, agent, name) for agent in agents]
+        return out + self.rest
 
 
 # ------------------------------------------------------------------ agent views

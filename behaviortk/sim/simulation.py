@@ -40,14 +40,14 @@ from behaviortk.format.limits import MAX_LIVE_AGENTS, MAX_SEED
 from behaviortk.registry import choices
 from behaviortk.sense.sensing import Sense
 from behaviortk.sim.allocator import reuse_freed_memory
-from behaviortk.sim.embed import MAX_STEPS, AgentView, Event, EventLog, FixedStep
-from behaviortk.sim.pending import SPAWNING, Pending, Spawned
+from behaviortk.sim.embed import MAX_STEPS, AgentView, Event, EventLog, FixedStep, TickEvents
+from behaviortk.sim.pending import SPAWNING, NewRows, Pending, Spawned
 from behaviortk.steering.context import LeafMemory
 from behaviortk.steering.debug import DebugBuffer
 from behaviortk.tree.flat import Decision, FlatTree, flatten
 from behaviortk.tree.status import INVALID
 from behaviortk.vec import from_angle
-from behaviortk.world.build import build, group_constants, spawned_rows
+from behaviortk.world.build import build
 from behaviortk.world.integrate import integrate
 from behaviortk.world.non_penetration import NonPenetration
 from behaviortk.world.rows import (
@@ -157,7 +157,7 @@ class Simulation:
         self._sizes = {name: s.stop - s.start for name, s in self._agents.slices.items()}
         """Each group's live agents, spawned ones not placed yet included."""
         self._live = self._agents.n
-        self._constants: dict[str, tuple[Any, dict[str, Any]]] = {}  # (group spec, its constants)
+        self._new_rows = NewRows(self.seed)
         self.dt = float(definition.world.dt)
         self.heading_smoothing = int(definition.world.heading_smoothing)
         self.non_penetration: NonPenetration | None = (
@@ -181,7 +181,7 @@ class Simulation:
         self._contributions: dict[str, dict[int, tuple[np.ndarray, np.ndarray]]] = {}
         self.timings: dict[str, float] = dict.fromkeys(PHASES, 0.0)
         self.event_log = EventLog(self)  # before the engine: its emit nodes record here
-        self.events: list[Event] = []
+        self._events: list[Event] | TickEvents = []
         self._fixed_step = FixedStep()
         self._engine = make_engine(self, engine)
         from behaviortk.steering.act import act
@@ -211,6 +211,13 @@ class Simulation:
     @property
     def name(self) -> str:
         return str(self.scenario.definition.name)
+
+    @property
+    def events(self) -> list[Event]:
+        """The last step's events (``sim/embed.py``), a new list each step."""
+        if isinstance(self._events, TickEvents):
+            self._events = self._events.made()
+        return self._events
 
     @property
     def ids(self) -> np.ndarray:
@@ -327,8 +334,9 @@ class Simulation:
         timings["integrate"] += t4 - t3
         self.tick += 1
         self.time = self.tick * self.dt
-        self.events = self.event_log.collect(self.tick - 1)
-        self.event_log.dispatch(self.events)
+        self._events = self.event_log.collect(self.tick - 1)
+        if self.event_log.listening:
+            self.event_log.dispatch(self.events)
 
     def run(self, ticks: int, on_tick: Callable[[Simulation], None] | None = None) -> None:
         """``step()`` ``ticks`` times, calling ``on_tick(sim)`` after each (traces, progress)."""
@@ -434,16 +442,20 @@ class Simulation:
                     )
                 checked.append(int(item))
             wanted = np.array(checked, dtype=np.int64)
-        known = (wanted >= 0) & (wanted < self._next_id)
-        rows = np.full(wanted.size, -1, dtype=np.int64)
-        rows[known] = self._row_of[wanted[known]]
-        bad = np.flatnonzero(rows == -1)
-        if bad.size:
-            value = int(wanted[bad[0]])
+        if wanted.size and int(wanted.min()) >= 0 and int(wanted.max()) < self._next_id:
+            rows = self._row_of[wanted]  # every id was handed out: one gather
+        else:
+            known = (wanted >= 0) & (wanted < self._next_id)
+            rows = np.full(wanted.size, -1, dtype=np.int64)
+            rows[known] = self._row_of[wanted[known]]
+        if wanted.size and int(rows.min()) == -1:
+            value = int(wanted[np.flatnonzero(rows == -1)[0]])
             why = "was despawned" if 0 <= value < self._next_id else "was never spawned"
             raise SimulationError(f"agent id {value} {why}; live ids: {self._live_ids()}")
-        if wanted.size > 1 and np.unique(wanted).size != wanted.size:
-            raise SimulationError(f"agent ids repeat in {wanted.tolist()}")
+        if wanted.size > 1:
+            ordered = np.sort(wanted)
+            if (ordered[1:] == ordered[:-1]).any():
+                raise SimulationError(f"agent ids repeat in {wanted.tolist()}")
         return wanted, rows
 
     def _live_ids(self) -> str:
@@ -483,15 +495,8 @@ class Simulation:
         if heading is not None:
             h = from_angle(np.radians(_numbers(heading, n, "heading")))
         first = self._next_id
-        ids = np.arange(first, first + n, dtype=np.int64)
         draw = uniforms if self.kernels is None else self.kernels.uniforms
-        kept = self._constants.get(group)
-        if kept is None or kept[0] is not spec:  # worked out once per group definition
-            kept = self._constants[group] = (spec, group_constants(spec))
-        rows = spawned_rows(
-            spec, ids, self.seed, self._sizes[group], pos=p, vel=v, heading=h, draw=draw,
-            constants=kept[1],
-        )  # fmt: skip
+        rows = self._new_rows.rows(spec, first, n, self._sizes[group], (p, v, h), draw)
         self._next_id += n
         if self._next_id > self._row_of.size:
             more = np.full(grown(self._next_id), -1, dtype=np.int64)
@@ -501,9 +506,9 @@ class Simulation:
         self._batch().spawn(group, rows, [f"{group}-{i}" for i in range(first, first + n)])
         self._sizes[group] += n
         self._live += n
-        for agent in range(first, first + n):
-            self._record(Event(self.tick, agent, "spawn"))
-        return ids.tolist()
+        ids = list(range(first, first + n))
+        self.event_log.add_many(self.tick, ids, "spawn")
+        return ids
 
     def despawn(self, ids: Any) -> None:
         """Remove agents ``ids``; everyone else keeps all their state.
@@ -515,27 +520,29 @@ class Simulation:
         wanted, rows = self._lookup(ids)
         batch = self._batch()
         ag = self._agents
-        placed = rows if int(rows.min()) >= 0 else rows[rows >= 0]
+        placed = rows if not rows.size or int(rows.min()) >= 0 else rows[rows >= 0]
         gone_ids: list[int] = []
-        groups: list[str] = []
         if placed.size:
             if placed.size > 1:
                 placed = np.sort(placed)
             batch.gone.append(placed)
             gone_ids = ag.ids[placed].tolist()
             names = ag.group_names
-            groups = [names[k] for k in ag.group[placed].tolist()]
+            if placed.size == 1:
+                self._sizes[names[int(ag.group[placed[0]])]] -= 1
+            else:
+                counts = np.bincount(ag.group[placed], minlength=len(names)).tolist()
+                for name, count in zip(names, counts, strict=True):
+                    self._sizes[name] -= count
         if placed.size < rows.size:  # spawned in this batch: they never get a row
             unplaced = np.sort(wanted[rows < 0])
-            groups += batch.cancel(unplaced)
+            for name in batch.cancel(unplaced):
+                self._sizes[name] -= 1
             gone_ids += unplaced.tolist()
-        for name in groups:
-            self._sizes[name] -= 1
         self._live -= wanted.size
         self._row_of[wanted] = -1
         self.event_log.forget(gone_ids)
-        for agent in gone_ids:
-            self._record(Event(self.tick, agent, "despawn"))
+        self.event_log.add_many(self.tick, gone_ids, "despawn")
 
     def _batch(self) -> Pending:
         """The pending batch of spawns and despawns (a new one when none is)."""

@@ -363,9 +363,9 @@ class RowPlan:
                 if m.fresh_at < m.old_n:
                     names[s + m.fresh_at] = added[0]
             else:
-                for row, new in zip(m.fresh.tolist(), added, strict=True):
-                    if row < m.old_n:
-                        names[s + row] = new
+                rows = (s + m.fresh[m.fresh < m.old_n]).tolist()  # the rest are appended
+                for row, new in zip(rows, added, strict=False):
+                    names[row] = new
             if m.n_new != m.old_n:  # the last new agents follow the old rows, or rows go
                 appended = max(0, m.n_new - m.old_n)
                 names[s + min(m.old_n, m.n_new) : s + m.old_n] = added[len(added) - appended :]

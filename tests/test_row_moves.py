@@ -46,9 +46,9 @@ def test_a_spawn_with_a_despawn_overwrites_the_freed_row_and_moves_nothing_else(
     arr = np.arange(8)
     out = plan.apply(arr, {"a": np.array([-1])})
     assert out is arr and out.tolist() == [0, 1, -1, 3, 4, 5, 6, 7]
-    assert plan.dst is None and plan.slides == [] and plan.fresh == [("a", 2)]
+    assert plan.in_place and plan.fresh == [("a", slice(2, 3))]
     assert plan.source_rows().tolist() == [0, 1, -1, 3, 4, 5, 6, 7]
-    assert plan.moved() == [2]
+    assert plan.moved() == [slice(2, 3)]
     names = [f"n{i}" for i in range(8)]
     plan.names(names, {"a": ["x"]})
     assert names == ["n0", "n1", "x", "n3", "n4", "n5", "n6", "n7"]

@@ -586,10 +586,9 @@ class Simulation:
         for the groups after one whose size changed."""
         old = self._agents
         plan = RowPlan(old.slices, gone, {name: len(names) for name, (_, names) in fresh.items()})
-        new_rows = [(at, _one_row(fresh[name][0]) if isinstance(at, int) else fresh[name][0])
-                    for name, at in plan.fresh]  # fmt: skip
+        new_rows = [(at, fresh[name][0]) for name, at in plan.fresh]
         old.ids = copied(old.ids)  # a new array (caches know their rows by it; sim.ids stays)
-        if plan.stays and plan.dst is None:  # only new agents' rows are written, in place
+        if plan.in_place:  # only new agents' rows are written
             for field in PER_AGENT:
                 arr = getattr(old, field)
                 for at, rows in new_rows:
@@ -760,11 +759,6 @@ class Simulation:
     def ticks_per_second(self) -> float:
         total = sum(self.timings.values())
         return self.tick / total if total > 0 else 0.0
-
-
-def _one_row(rows: dict[str, Any]) -> dict[str, Any]:
-    """One new agent's fields as its row's values (``spawned_rows`` gives arrays of one)."""
-    return {f: v[0] if isinstance(v, np.ndarray) else v for f, v in rows.items()}
 
 
 def _acted(decision: Decision) -> np.ndarray:

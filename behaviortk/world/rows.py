@@ -173,34 +173,25 @@ def keep_room(value: np.ndarray, like: np.ndarray) -> np.ndarray:
     return copied(value, like)
 
 
-Index = int | slice | np.ndarray
-"""Rows to read or write: one row, a run of rows, or any rows (the cheapest that fits)."""
+Index = slice | np.ndarray
+"""Rows to read or write: a run of rows (a frame's one spawn), or any rows."""
 
 EMPTY = np.zeros(0, dtype=np.int64)
 
 
 def index_of(rows: np.ndarray) -> Index:
-    """``rows`` (ascending) as the cheapest index: an int for one row, a slice for a run
-    (a frame's one spawn writes each array with one scalar store)."""
+    """``rows`` (ascending) as a slice when they are a run, else themselves (a slice store
+    is the cheaper)."""
     n = rows.size
-    if n == 1:
-        return int(rows[0])
     if n and int(rows[-1]) - int(rows[0]) == n - 1:
         return slice(int(rows[0]), int(rows[-1]) + 1)
     return rows
 
 
-def fill(full: np.ndarray, at: Index, value: Any) -> None:
-    """``full[at] = value``; one row's values given as ``(1, ...)`` go in as that row."""
-    if isinstance(at, int) and isinstance(value, np.ndarray) and value.ndim == full.ndim:
-        value = value[0]
-    full[at] = value
-
-
 class GroupMove(NamedTuple):
     """One group's rows in a batch of spawns and despawns: a few rows moved inside the
     group, then the group's block at its new start. New agents take local rows ``fresh``
-    (in the order they spawned; ``fresh_at`` is the same as the cheapest index): despawned
+    (in the order they spawned; ``fresh_at`` is the same, as an ``Index``): despawned
     rows first, then rows after the old ones; the despawned rows left over (``holes``) take
     the survivors at ``fillers``, the last ones. Every other survivor keeps its local row."""
 
@@ -265,8 +256,8 @@ def shifted(at: Index, by: int) -> Index:
     return at + by
 
 
-def rows_at(at: Index) -> int | np.ndarray:
-    """The rows index ``at`` picks: the int itself, or an array."""
+def rows_at(at: Index) -> np.ndarray:
+    """The rows index ``at`` picks."""
     return np.arange(at.start, at.stop) if isinstance(at, slice) else at
 
 
@@ -312,15 +303,17 @@ class RowPlan:
         # blocks sliding left go first to last, then those sliding right last to first: a
         # block's new rows then never hold rows of a block still to move
         self.slides = left + right[::-1]
+        self.in_place = self.new_n == self.old_n and not self.slides and self.dst is None
+        """Whether only new agents' rows are written (each takes a despawned agent's)."""
 
     def apply(self, arr: np.ndarray, fresh: dict[str, Any] | Any) -> np.ndarray:
         """``arr`` after the plan, in place where it has room; new agents' rows from
         ``fresh[group]`` (one value, or one row each), or ``fresh`` itself when not a dict."""
-        full = self.place(arr)
+        full = arr if self.in_place else self.place(arr)
         by_group = isinstance(fresh, dict)
         for name, at in self.fresh:
-            fill(full, at, fresh.get(name, 0) if by_group else fresh)
-        return self.trim(full)
+            full[at] = fresh.get(name, 0) if by_group else fresh
+        return full if self.in_place else self.trim(full)
 
     def place(self, arr: np.ndarray) -> np.ndarray:
         """``arr``'s survivors where the plan puts them, in ``arr`` or the buffer behind it
@@ -359,9 +352,10 @@ class RowPlan:
             for hole, filler in zip(m.holes.tolist(), m.fillers.tolist(), strict=True):
                 names[s + hole] = names[s + filler]
             added = fresh.get(name, [])
-            if isinstance(m.fresh_at, int):  # one new agent (a frame's shot)
-                if m.fresh_at < m.old_n:
-                    names[s + m.fresh_at] = added[0]
+            at = m.fresh_at
+            if isinstance(at, slice):  # a run of rows (one new agent, a frame's shot)
+                stop = min(at.stop, m.old_n)  # rows the group had; the rest are appended
+                names[s + at.start : s + stop] = added[: stop - at.start]
             else:
                 rows = (s + m.fresh[m.fresh < m.old_n]).tolist()  # the rest are appended
                 for row, new in zip(rows, added, strict=False):
@@ -400,7 +394,7 @@ def move_local(arr: np.ndarray, m: GroupMove, fresh: Any) -> np.ndarray:
     if m.holes.size:
         full[m.holes] = full[m.fillers]
     if m.fresh.size:
-        fill(full, m.fresh_at, fresh)
+        full[m.fresh_at] = fresh
     return full if full.shape[0] == m.n_new else full[: m.n_new]
 
 
@@ -422,5 +416,5 @@ def moved_copy(arr: np.ndarray, m: GroupMove, fresh: Any) -> np.ndarray:
     if m.holes.size:
         out[m.holes] = arr[m.fillers]
     if m.fresh.size:
-        fill(out, m.fresh_at, fresh)
+        out[m.fresh_at] = fresh
     return out

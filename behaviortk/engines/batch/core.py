@@ -56,9 +56,8 @@ class TreeState:
             self.status[:, m.holes] = self.status[:, m.fillers]
             self.current[:, m.holes] = self.current[:, m.fillers]
         if m.fresh.size:
-            at = m.fresh_at
-            self.status[:, at] = INVALID
-            self.current[:, at] = -1
+            self.status[:, m.fresh_at] = INVALID
+            self.current[:, m.fresh_at] = -1
         self.n = m.n_new
 
 

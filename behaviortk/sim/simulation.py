@@ -448,8 +448,9 @@ class Simulation:
             known = (wanted >= 0) & (wanted < self._next_id)
             rows = np.full(wanted.size, -1, dtype=np.int64)
             rows[known] = self._row_of[wanted[known]]
-        if wanted.size and int(rows.min()) == -1:
-            value = int(wanted[np.flatnonzero(rows == -1)[0]])
+        bad = np.flatnonzero(rows == -1)  # (SPAWNING, -2, is live)
+        if bad.size:
+            value = int(wanted[bad[0]])
             why = "was despawned" if 0 <= value < self._next_id else "was never spawned"
             raise SimulationError(f"agent id {value} {why}; live ids: {self._live_ids()}")
         if wanted.size > 1:

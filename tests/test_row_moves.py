@@ -96,6 +96,20 @@ def test_rows_move_inside_the_spare_room() -> None:
     assert again.tolist() == [0, 1, 2, 3, 4, 7, 5, 6, 7, 99]
 
 
+def test_room_is_measured_for_each_array() -> None:
+    """``room`` remembers the last array it measured; another array, a view starting inside
+    a buffer or an array of its own each get their own answer."""
+    buf = np.empty(20)
+    first, inside, own = buf[:10], buf[5:12], np.empty(4)
+    assert [room(first), room(inside), room(own), room(first), room(first[:3])] == [
+        20,
+        7,
+        4,
+        20,
+        20,
+    ]
+
+
 @st.composite
 def changes(draw: Any) -> tuple[dict[str, slice], dict[str, np.ndarray], dict[str, int]]:
     sizes = draw(st.lists(st.integers(0, 6), min_size=1, max_size=4))

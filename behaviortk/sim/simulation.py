@@ -53,7 +53,6 @@ from behaviortk.world.non_penetration import NonPenetration
 from behaviortk.world.rows import (
     PER_AGENT,
     RowPlan,
-    copied,
     grown,
     moved_copy,
     pick,
@@ -158,6 +157,8 @@ class Simulation:
         """Each group's live agents, spawned ones not placed yet included."""
         self._live = self._agents.n
         self._new_rows = NewRows(self.seed)
+        self._shown_ids: tuple[np.ndarray | None, np.ndarray] = (None, self._row_of[:0])
+        """``agents.ids`` when ``sim.ids`` last copied it, and that copy."""
         self.dt = float(definition.world.dt)
         self.heading_smoothing = int(definition.world.heading_smoothing)
         self.non_penetration: NonPenetration | None = (
@@ -221,10 +222,16 @@ class Simulation:
 
     @property
     def ids(self) -> np.ndarray:
-        """Agent ids in row order (int64); an id is never reused within a run. The array is
-        never changed afterwards (rows that change get a new one): a game may iterate it
-        while it despawns."""
-        return self.agents.ids
+        """Agent ids in row order (int64, read-only); an id is never reused within a run.
+        A snapshot, never changed afterwards: a game may iterate it while it despawns (it
+        is copied from ``agents.ids`` once after each change of rows, when first read)."""
+        ids = self.agents.ids
+        shown = self._shown_ids
+        if shown[0] is not ids:
+            copy = ids.copy()
+            copy.flags.writeable = False
+            shown = self._shown_ids = (ids, copy)
+        return shown[1]
 
     # Row-holding state: reading any of it first applies pending spawns and despawns.
     @property
@@ -588,7 +595,6 @@ class Simulation:
         old = self._agents
         plan = RowPlan(old.slices, gone, {name: len(names) for name, (_, names) in fresh.items()})
         new_rows = [(at, fresh[name][0]) for name, at in plan.fresh]
-        old.ids = copied(old.ids)  # a new array (caches know their rows by it; sim.ids stays)
         if plan.in_place:  # only new agents' rows are written
             for field in PER_AGENT:
                 arr = getattr(old, field)
@@ -605,6 +611,7 @@ class Simulation:
                         full[at] = rows[field]
                     moved = done[id(arr)] = plan.trim(full)
                 setattr(old, field, moved)
+        old.ids = old.ids[:]  # a new array object (caches know their rows by it), same memory
         if not plan.stays:  # else every group keeps its rows, each row its group
             index = {name: k for k, name in enumerate(old.group_names)}
             old.group = plan.apply(old.group, {name: index[name] for name in fresh})

@@ -275,6 +275,8 @@ class RowPlan:
         fillers: list[np.ndarray] = []
         left: list[tuple[int, int, int]] = []
         right: list[tuple[int, int, int]] = []
+        self.stays = True
+        """Whether every group keeps its rows (its start and size): only fillers move."""
         start = 0
         for name, rows in slices.items():
             old_n = rows.stop - rows.start
@@ -291,6 +293,8 @@ class RowPlan:
             width = min(old_n, m.n_new)
             if start != rows.start and width:
                 (left if start < rows.start else right).append((start, rows.start, width))
+            if start != rows.start or m.n_new != old_n:
+                self.stays = False
             self.moves[name] = m
             start += m.n_new
         self.old_n = sum(s.stop - s.start for s in slices.values())
@@ -303,7 +307,7 @@ class RowPlan:
         # blocks sliding left go first to last, then those sliding right last to first: a
         # block's new rows then never hold rows of a block still to move
         self.slides = left + right[::-1]
-        self.in_place = self.new_n == self.old_n and not self.slides and self.dst is None
+        self.in_place = self.stays and self.dst is None
         """Whether only new agents' rows are written (each takes a despawned agent's)."""
 
     def apply(self, arr: np.ndarray, fresh: dict[str, Any] | Any) -> np.ndarray:
@@ -329,11 +333,6 @@ class RowPlan:
     def trim(self, full: np.ndarray) -> np.ndarray:
         """``full``'s first ``new_n`` rows (``full`` itself when that is all of it)."""
         return full if full.shape[0] == self.new_n else full[: self.new_n]
-
-    @property
-    def stays(self) -> bool:
-        """Whether the rows stay as many and survivors stay put, but for the fillers."""
-        return self.new_n == self.old_n and not self.slides
 
     def apply_across(self, arr: np.ndarray, new: np.ndarray) -> None:
         """The plan on ``arr``'s second axis (agents), in place, for a plan that ``stays``;

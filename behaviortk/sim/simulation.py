@@ -314,7 +314,9 @@ class Simulation:
         """Advance one fixed tick: sense, decide, act, integrate."""
         clock = _time.perf_counter
         t0 = clock()
-        self._flush()
+        if self._pending is not None:
+            self._decisions = {}  # dropped before deciding anyway: not moved to the new rows
+            self._flush()
         if self.kernels is not None:
             keep = self.kernels.cell_order(self)
             if keep is not None:
@@ -511,7 +513,7 @@ class Simulation:
             more[: self._row_of.size] = self._row_of
             self._row_of = more
         self._row_of[first : first + n] = SPAWNING
-        self._batch().spawn(group, rows, [f"{group}-{i}" for i in range(first, first + n)])
+        self._batch().spawn(group, rows, list(map(f"{group}-{{}}".format, range(first, first + n))))
         self._sizes[group] += n
         self._live += n
         ids = list(range(first, first + n))
@@ -633,12 +635,13 @@ class Simulation:
             for name, m in plan.moves.items()
             if m.changed or m.new_start != m.old_start
         }
-        decisions = dict(self._decisions)  # a new dict: one the game holds keeps its rows
-        for name, change in changes.items():
-            d = decisions.get(name)
-            if d is not None and plan.moves[name].changed:
-                decisions[name] = _rerow_decision(d, change, len(self.trees[name]))
-        self._decisions = decisions
+        if self._decisions:
+            decisions = dict(self._decisions)  # a new dict: one the game holds keeps its rows
+            for name, change in changes.items():
+                d = decisions.get(name)
+                if d is not None and plan.moves[name].changed:
+                    decisions[name] = _rerow_decision(d, change, len(self.trees[name]))
+            self._decisions = decisions
         self._contributions = {}
         self._engine.regroup(changes)
 

@@ -8,6 +8,7 @@ same row map.
 from __future__ import annotations
 
 import weakref
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import fields
 from itertools import chain
@@ -277,9 +278,10 @@ class RowPlan:
         right: list[tuple[int, int, int]] = []
         self.stays = True
         """Whether every group keeps its rows (its start and size): only fillers move."""
-        start = 0
+        start = self.old_n = 0
         for name, rows in slices.items():
             old_n = rows.stop - rows.start
+            self.old_n += old_n
             out, n = gone.get(name), added.get(name, 0)
             if out is None and not n:
                 m = GroupMove.still(rows.start, old_n, start)
@@ -297,7 +299,6 @@ class RowPlan:
                 self.stays = False
             self.moves[name] = m
             start += m.n_new
-        self.old_n = sum(s.stop - s.start for s in slices.values())
         self.new_n = start
         self.dst: Index | None = None
         self.src: Index | None = None
@@ -357,8 +358,7 @@ class RowPlan:
                 names[s + at.start : s + stop] = added[: stop - at.start]
             else:
                 rows = (s + m.fresh[m.fresh < m.old_n]).tolist()  # the rest are appended
-                for row, new in zip(rows, added, strict=False):
-                    names[row] = new
+                deque(map(names.__setitem__, rows, added), maxlen=0)  # names[row] = new
             if m.n_new != m.old_n:  # the last new agents follow the old rows, or rows go
                 appended = max(0, m.n_new - m.old_n)
                 names[s + min(m.old_n, m.n_new) : s + m.old_n] = added[len(added) - appended :]

@@ -133,6 +133,9 @@ class NewRows:
             more = max(AHEAD, min(3 * n, AHEAD_MAX))
             ids = np.arange(first, first + n + more, dtype=np.int64)
             rows = spawned_rows(spec, ids, self.seed, order, draw=draw, constants=kept[1])
-            ahead = self._ahead[name] = (spec, first, first + ids.size, rows)
+            arrays = {f: v for f, v in rows.items() if isinstance(v, np.ndarray)}
+            ahead = self._ahead[name] = (spec, first, first + ids.size, arrays)
         at = first - ahead[1]
-        return {f: v[at : at + n] if isinstance(v, np.ndarray) else v for f, v in ahead[3].items()}
+        out = {f: v[at : at + n] for f, v in ahead[3].items()}
+        out.update(kept[1])
+        return out

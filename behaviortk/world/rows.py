@@ -225,11 +225,6 @@ class GroupMove(NamedTuple):
             old_start, old_n, new_start, n_new, inside[added:], fillers, fresh, index_of(fresh)
         )
 
-    @classmethod
-    def still(cls, old_start: int, old_n: int, new_start: int) -> GroupMove:
-        """A group nobody joins or leaves (its block may still slide)."""
-        return cls(old_start, old_n, new_start, old_n, EMPTY, EMPTY, EMPTY, EMPTY)
-
     @property
     def changed(self) -> bool:
         """Whether the group's own rows change (not only where its block sits)."""
@@ -284,7 +279,7 @@ class RowPlan:
             self.old_n += old_n
             out, n = gone.get(name), added.get(name, 0)
             if out is None and not n:
-                m = GroupMove.still(rows.start, old_n, start)
+                m = GroupMove(rows.start, old_n, start, old_n, EMPTY, EMPTY, EMPTY, EMPTY)
             else:
                 m = GroupMove.of(rows.start, old_n, start, EMPTY if out is None else out, n)
                 if m.holes.size:
@@ -345,6 +340,13 @@ class RowPlan:
 
     def names(self, names: list[str], fresh: dict[str, list[str]]) -> None:
         """``Agents.names`` after the plan, in place (groups from the last: earlier rows stay)."""
+        if self.in_place:  # new agents take despawned agents' rows: one store each
+            for name, at in self.fresh:
+                if isinstance(at, slice):
+                    names[at] = fresh[name]
+                else:
+                    deque(map(names.__setitem__, at.tolist(), fresh[name]), maxlen=0)
+            return
         for name, m in reversed(self.moves.items()):
             if not m.changed:  # its block slides with the list
                 continue
@@ -389,6 +391,10 @@ class RowPlan:
 def move_local(arr: np.ndarray, m: GroupMove, fresh: Any) -> np.ndarray:
     """One group's per-agent array (first axis: its agents) after ``m``, in place where it
     has room; ``fresh`` fills new agents' rows."""
+    if not m.holes.size and m.n_new <= arr.shape[0]:  # only new agents' rows change
+        if m.fresh.size:
+            arr[m.fresh_at] = fresh
+        return arr if arr.shape[0] == m.n_new else arr[: m.n_new]
     full = _writable(arr, max(m.old_n, m.n_new))
     if m.holes.size:
         full[m.holes] = full[m.fillers]

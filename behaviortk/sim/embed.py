@@ -6,8 +6,9 @@ is reached through ``Simulation`` methods (``sim.events``, ``sim.on``,
 
 **Agent ids.** Every call that takes an agent id goes through
 ``Simulation.row_of`` (id -> row) and every id handed out comes from
-``Simulation.ids_of`` (rows -> ids): for now an agent's id is its row in
-``sim.agents``, and those two methods are the only places that say so. A
+``Simulation.ids_of`` (rows -> ids): an agent's id is a whole number it keeps
+for the whole run (``sim.ids`` lists them in row order; rows move when agents
+spawn or despawn), and those two methods are the only places rows meet ids. A
 malformed id (not a whole number: ``"wolves-0"``, ``1.0``, ``True``) or an
 unknown one raises :class:`SimulationError` naming the value and the valid
 ids; the call then changed nothing.
@@ -17,7 +18,9 @@ ids; the call then changed nothing.
 
 * ``name`` = the ``event`` of an ``emit`` node the agent ticked;
 * ``"spawn"`` / ``"despawn"``: recorded by the code that adds or removes agents
-  with ``Simulation._record(Event(tick, id, "spawn"))``; an event recorded
+  with ``Simulation._record(Event(tick, id, "spawn"))`` (``Simulation.spawn`` and
+  ``despawn`` use ``EventLog.add_many``: the ``Event`` objects are made when the
+  tick's events are first read, ``sim.events`` or a callback); an event recorded
   between two steps belongs to the next one (stamp it with ``sim.tick``, the
   tick that step will decide), one recorded during a step to that step;
   despawning code also calls ``sim.event_log.forget(ids)`` so a removed agent

@@ -530,7 +530,10 @@ class Simulation:
         wanted, rows = self._lookup(ids)
         batch = self._batch()
         ag = self._agents
-        placed = rows if not rows.size or int(rows.min()) >= 0 else rows[rows >= 0]
+        if rows.size == 1:
+            placed = rows if int(rows[0]) >= 0 else rows[:0]
+        else:
+            placed = rows if not rows.size or int(rows.min()) >= 0 else rows[rows >= 0]
         gone_ids: list[int] = []
         if placed.size:
             if placed.size > 1:
@@ -625,7 +628,7 @@ class Simulation:
             plan.apply_across(old.smoother.history, old.heading)
         elif old.smoother is not None:
             old.smoother = old.smoother.rerow(plan.source_rows(), old.heading)
-        for at in plan.moved():
+        for at in [at for _, at in plan.fresh] if plan.in_place else plan.moved():
             self._row_of[old.ids[at]] = rows_at(at)
         for memory in self._memory.values():
             if memory:

@@ -314,8 +314,10 @@ class Simulation:
         """Advance one fixed tick: sense, decide, act, integrate."""
         clock = _time.perf_counter
         t0 = clock()
+        # last tick's decisions are dropped first (an engine may read held ones: Decision),
+        # before rows move: nobody reads them moved
+        self._decisions = {}
         if self._pending is not None:
-            self._decisions = {}  # dropped before deciding anyway: not moved to the new rows
             self._flush()
         if self.kernels is not None:
             keep = self.kernels.cell_order(self)
@@ -324,7 +326,6 @@ class Simulation:
         sense = self.sense()
         self.engine.prepare(self, sense)
         t1 = clock()
-        self.decisions = {}  # last tick's are dropped first: an engine may read held ones (Decision)
         self.decisions = self.engine.decide(self, sense)
         t2 = clock()
         linear, angular = self._act(self, sense, self.decisions)

@@ -337,13 +337,14 @@ def test_rows_drawn_ahead_are_the_rows_drawn_one_by_one(heading: Any) -> None:
     new = NewRows(sim.seed)
     calls = [(7, 1), (8, 2), (12, 1), (13, AHEAD), (13 + AHEAD, 3), (200, 1)]  # ids 10-11: others
     for first, n in calls:
-        got = new.rows(spec, first, n, 0, (None, None, None), uniforms)
+        got, names = new.rows(spec, first, n, 0, (None, None, None), uniforms)
         want = spawned_rows(spec, np.arange(first, first + n), sim.seed)
+        assert names == [f"a-{i}" for i in range(first, first + n)]
         assert got.keys() == want.keys()
         for field, value in want.items():
             assert np.array_equal(got[field], value), (first, field)
     faster = spec.model_copy(update={"speed": 99.0})
-    got = new.rows(faster, 201, 1, 0, (None, None, None), uniforms)
+    got, _ = new.rows(faster, 201, 1, 0, (None, None, None), uniforms)
     assert np.array_equal(got["vel"], got["heading"] * 99.0)
 
 

@@ -91,19 +91,20 @@ def _joined(values: list[Any], sizes: list[int]) -> Any:
 
 
 class NewRows:
-    """New agents' rows (``world/build.spawned_rows``) for one Simulation's spawns.
+    """New agents' rows (``world/build.spawned_rows``) and names for one Simulation's spawns.
 
     A group's constants are worked out once per group definition. An agent spawned by an
     area rule with nothing given has rows that depend only on the run's seed, its id and
-    its group, so those of the next ``AHEAD`` ids are drawn in one go and handed out as
-    the group spawns (an id another group takes is skipped): a frame's one spawn then
-    costs a slice instead of a dozen NumPy calls, and the rows are the same bits.
+    its group, so those of the next ``AHEAD`` ids are drawn in one go (:class:`Ahead`) and
+    handed out as the group spawns (an id another group takes is skipped): a frame's one
+    spawn then costs a lookup instead of a dozen NumPy calls, and the rows are the same
+    bits.
     """
 
     def __init__(self, seed: int) -> None:
         self.seed = seed
         self._constants: dict[str, tuple[Any, dict[str, Any]]] = {}  # group: (its spec, values)
-        self._ahead: dict[str, tuple[Any, int, int, dict[str, Any]]] = {}  # (spec, ids, rows)
+        self._ahead: dict[str, Ahead] = {}
 
     def rows(
         self,
@@ -113,10 +114,10 @@ class NewRows:
         order: int,
         given: tuple[Array | None, Array | None, Array | None],
         draw: Draw,
-    ) -> dict[str, Any]:
-        """The rows of agents ``first .. first + n - 1`` joining ``spec``'s group as its
-        ``order``-th onward, with the positions, velocities and headings ``given`` (None:
-        the spawn rule's)."""
+    ) -> Spawned:
+        """The rows and names of agents ``first .. first + n - 1`` joining ``spec``'s group
+        as its ``order``-th onward, with the positions, velocities and headings ``given``
+        (None: the spawn rule's)."""
         name = spec.name
         kept = self._constants.get(name)
         if kept is None or kept[0] is not spec:
@@ -124,18 +125,48 @@ class NewRows:
         pos, vel, heading = given
         if spec.spawn.kind != "area" or pos is not None or vel is not None or heading is not None:
             ids = np.arange(first, first + n, dtype=np.int64)
-            return spawned_rows(
+            rows = spawned_rows(
                 spec, ids, self.seed, order, pos=pos, vel=vel, heading=heading, draw=draw,
                 constants=kept[1],
             )  # fmt: skip
+            return rows, names_of(name, first, n)
         ahead = self._ahead.get(name)
-        if ahead is None or ahead[0] is not spec or not ahead[1] <= first <= ahead[2] - n:
+        if ahead is None or ahead.spec is not spec or not ahead.first <= first <= ahead.end - n:
             more = max(AHEAD, min(3 * n, AHEAD_MAX))
             ids = np.arange(first, first + n + more, dtype=np.int64)
             rows = spawned_rows(spec, ids, self.seed, order, draw=draw, constants=kept[1])
-            arrays = {f: v for f, v in rows.items() if isinstance(v, np.ndarray)}
-            ahead = self._ahead[name] = (spec, first, first + ids.size, arrays)
-        at = first - ahead[1]
-        out = {f: v[at : at + n] for f, v in ahead[3].items()}
-        out.update(kept[1])
-        return out
+            ahead = self._ahead[name] = Ahead(spec, first, rows, singly=n == 1)
+        return ahead.take(first, n)
+
+
+def names_of(group: str, first: int, n: int) -> list[str]:
+    """The names of new agents ``first .. first + n - 1`` of ``group``: ``<group>-<id>``."""
+    return list(map(f"{group}-{{}}".format, range(first, first + n)))
+
+
+class Ahead:
+    """One group's rows and names drawn ahead for ids ``first .. end - 1``. A group that
+    spawns one agent at a time (``singly``) finds each agent's rows ready, made in one loop
+    with the draw rather than in the frame."""
+
+    __slots__ = ("arrays", "constants", "end", "first", "names", "ones", "spec")
+
+    def __init__(self, spec: Any, first: int, rows: dict[str, Any], singly: bool) -> None:
+        self.spec, self.first = spec, first
+        self.arrays = {f: v for f, v in rows.items() if isinstance(v, np.ndarray)}
+        self.constants = {f: v for f, v in rows.items() if f not in self.arrays}
+        self.end = first + rows["ids"].size
+        self.names = names_of(spec.name, first, self.end - first)
+        self.ones = [
+            {**{f: v[k : k + 1] for f, v in self.arrays.items()}, **self.constants}
+            for k in range(self.end - first if singly else 0)
+        ]
+
+    def take(self, first: int, n: int) -> Spawned:
+        """The rows and names of ``n`` agents from id ``first`` on."""
+        at = first - self.first
+        if n == 1 and self.ones:
+            return self.ones[at], self.names[at : at + 1]
+        rows = {f: v[at : at + n] for f, v in self.arrays.items()}
+        rows.update(self.constants)
+        return rows, self.names[at : at + n]

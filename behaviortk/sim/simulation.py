@@ -507,14 +507,14 @@ class Simulation:
             h = from_angle(np.radians(_numbers(heading, n, "heading")))
         first = self._next_id
         draw = uniforms if self.kernels is None else self.kernels.uniforms
-        rows = self._new_rows.rows(spec, first, n, self._sizes[group], (p, v, h), draw)
+        rows, names = self._new_rows.rows(spec, first, n, self._sizes[group], (p, v, h), draw)
         self._next_id += n
         if self._next_id > self._row_of.size:
             more = np.full(grown(self._next_id), -1, dtype=np.int64)
             more[: self._row_of.size] = self._row_of
             self._row_of = more
         self._row_of[first : first + n] = SPAWNING
-        self._batch().spawn(group, rows, list(map(f"{group}-{{}}".format, range(first, first + n))))
+        self._batch().spawn(group, rows, names)
         self._sizes[group] += n
         self._live += n
         ids = list(range(first, first + n))

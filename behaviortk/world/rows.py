@@ -184,6 +184,9 @@ def index_of(rows: np.ndarray) -> Index:
     """``rows`` (ascending) as a slice when they are a run, else themselves (a slice store
     is the cheaper)."""
     n = rows.size
+    if n == 1:
+        first = rows.item()
+        return slice(first, first + 1)
     if n and int(rows[-1]) - int(rows[0]) == n - 1:
         return slice(int(rows[0]), int(rows[-1]) + 1)
     return rows
@@ -286,12 +289,12 @@ class RowPlan:
                     holes.append(m.old_start + m.holes)
                     fillers.append(m.old_start + m.fillers)
                 if m.fresh.size:
-                    self.fresh.append((name, shifted(m.fresh_at, start)))
-            width = min(old_n, m.n_new)
-            if start != rows.start and width:
-                (left if start < rows.start else right).append((start, rows.start, width))
+                    self.fresh.append((name, shifted(m.fresh_at, start) if start else m.fresh_at))
             if start != rows.start or m.n_new != old_n:
                 self.stays = False
+                width = min(old_n, m.n_new)
+                if start != rows.start and width:
+                    (left if start < rows.start else right).append((start, rows.start, width))
             self.moves[name] = m
             start += m.n_new
         self.new_n = start

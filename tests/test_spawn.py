@@ -292,6 +292,23 @@ def test_spawn_points_are_taken_in_turn_across_a_frame_s_calls() -> None:
     assert sim.agents.pos[6:].tolist() == [[20.0, 20.0], [10.0, 10.0], [20.0, 20.0]]
 
 
+def test_last_tick_s_decisions_survive_many_batches_between_steps() -> None:
+    """A game reading rows after each of 1,200 spawns between two steps: last tick's
+    statuses stay readable (survivors keep theirs, newcomers are INVALID) and the next
+    step runs."""
+    sim = sim_of(wanderers(), "batch")
+    sim.run(2)
+    before = sim.decisions["a"].status.copy()
+    for _ in range(1200):
+        sim.spawn("a")
+        sim.agents  # noqa: B018 - a read of the rows applies the spawn
+    status = sim.decisions["a"].status
+    assert status.shape == (1205, before.shape[1]) and sim.decisions["a"].emitted.shape[0] == 1205
+    assert np.array_equal(status[:5], before) and not status[5:].any()
+    sim.step()
+    assert sim.decisions["a"].status.shape[0] == 1205
+
+
 def test_ids_read_before_a_batch_keep_their_values() -> None:
     """``sim.ids`` is never written in place: a game may go on iterating the array it read."""
     sim = sim_of(wanderers(), "batch")

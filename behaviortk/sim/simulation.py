@@ -69,6 +69,10 @@ if TYPE_CHECKING:
 
 PHASES = ("sense", "decide", "act", "integrate")
 
+REROW_DEPTH = 32
+"""Batches applied between two steps before last tick's decisions, re-rowed lazily by each
+(a chain of ``Decision`` s), are read into arrays: reading stays shallow."""
+
 
 def make_engine(sim: Simulation, engine: str | Any) -> Engine:
     """The engine object for a name (``py_trees``, ``batch``, ``auto``) or an engine factory.
@@ -179,6 +183,7 @@ class Simulation:
         self.debug = DebugBuffer(enabled=debug)
         self.pointer: np.ndarray | None = None
         self._decisions: dict[str, Decision] = {}
+        self._rerowed = 0  # batches applied to the rows since the last step (_move_rows)
         self._contributions: dict[str, dict[int, tuple[np.ndarray, np.ndarray]]] = {}
         self.timings: dict[str, float] = dict.fromkeys(PHASES, 0.0)
         self.event_log = EventLog(self)  # before the engine: its emit nodes record here
@@ -317,6 +322,7 @@ class Simulation:
         # last tick's decisions are dropped first (an engine may read held ones: Decision),
         # before rows move: nobody reads them moved
         self._decisions = {}
+        self._rerowed = 0
         if self._pending is not None:
             self._flush()
         if self.kernels is not None:
@@ -640,6 +646,11 @@ class Simulation:
             if m.changed or m.new_start != m.old_start
         }
         if self._decisions:
+            self._rerowed += 1
+            if self._rerowed > REROW_DEPTH:  # many batches since the step: read them (O(n))
+                for held in self._decisions.values():
+                    held.status, held.emitted, held.acted  # noqa: B018 - each read ends a chain
+                self._rerowed = 1
             decisions = dict(self._decisions)  # a new dict: one the game holds keeps its rows
             for name, change in changes.items():
                 d = decisions.get(name)

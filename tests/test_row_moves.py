@@ -4,6 +4,7 @@ whole-array gather, and on a running batch simulation (no rebuild, no reallocati
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -94,6 +95,17 @@ def test_rows_move_inside_the_spare_room() -> None:
     again = RowPlan({"a": slice(0, 5), "b": slice(5, 9)}, {}, {"a": 1}).apply(grown_, 7.0)
     assert np.shares_memory(again, grown_)  # no copy: the room held it
     assert again.tolist() == [0, 1, 2, 3, 4, 7, 5, 6, 7, 99]
+
+
+def test_an_array_two_fields_share_moves_once() -> None:
+    """``apply_to`` moves each array once, however many fields name it: a swap applied twice
+    would undo itself."""
+    shared = np.arange(8.0)
+    obj = SimpleNamespace(x=shared, y=shared, z=np.arange(8.0) * 10)
+    plan = RowPlan(SLICES, {"a": np.array([1])}, {})  # a's last agent (row 4) fills row 1
+    plan.apply_to(obj, ("x", "y", "z"), {})
+    assert obj.x is obj.y and obj.x.tolist() == [0, 4, 2, 3, 5, 6, 7]
+    assert obj.z.tolist() == [0, 40, 20, 30, 50, 60, 70]
 
 
 def test_room_is_measured_for_each_array() -> None:

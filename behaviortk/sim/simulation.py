@@ -606,23 +606,7 @@ class Simulation:
         for the groups after one whose size changed."""
         old = self._agents
         plan = RowPlan(old.slices, gone, {name: len(names) for name, (_, names) in fresh.items()})
-        new_rows = [(at, fresh[name][0]) for name, at in plan.fresh]
-        if plan.in_place:  # only new agents' rows are written
-            for field in PER_AGENT:
-                arr = getattr(old, field)
-                for at, rows in new_rows:
-                    arr[at] = rows[field]
-        else:
-            done: dict[int, np.ndarray] = {}  # arrays shared by two fields move once
-            for field in PER_AGENT:
-                arr = getattr(old, field)
-                moved = done.get(id(arr))
-                if moved is None:
-                    full = plan.place(arr)
-                    for at, rows in new_rows:
-                        full[at] = rows[field]
-                    moved = done[id(arr)] = plan.trim(full)
-                setattr(old, field, moved)
+        plan.apply_to(old, PER_AGENT, {name: rows for name, (rows, _) in fresh.items()})
         old.ids = old.ids[:]  # a new array object (caches know their rows by it), same memory
         if not plan.stays:  # else every group keeps its rows, each row its group
             index = {name: k for k, name in enumerate(old.group_names)}

@@ -318,6 +318,27 @@ class RowPlan:
             full[at] = fresh.get(name, 0) if by_group else fresh
         return full if self.in_place else self.trim(full)
 
+    def apply_to(self, obj: Any, fields: Sequence[str], fresh: dict[str, dict[str, Any]]) -> None:
+        """:meth:`apply` to each of ``obj``'s arrays ``fields`` (an array two fields share
+        moves once), new agents' rows from ``fresh[group][field]``."""
+        new_rows = [(at, fresh[name]) for name, at in self.fresh]
+        if self.in_place:  # only new agents' rows are written: the arrays stay
+            for field in fields:
+                arr = getattr(obj, field)
+                for at, rows in new_rows:
+                    arr[at] = rows[field]
+            return
+        done: dict[int, np.ndarray] = {}
+        for field in fields:
+            arr = getattr(obj, field)
+            moved = done.get(id(arr))
+            if moved is None:
+                full = self.place(arr)
+                for at, rows in new_rows:
+                    full[at] = rows[field]
+                moved = done[id(arr)] = self.trim(full)
+            setattr(obj, field, moved)
+
     def place(self, arr: np.ndarray) -> np.ndarray:
         """``arr``'s survivors where the plan puts them, in ``arr`` or the buffer behind it
         when they fit (else a grown copy); new agents' rows are left to the caller, then

@@ -161,6 +161,7 @@ class Simulation:
         """Each group's live agents, spawned ones not placed yet included."""
         self._live = self._agents.n
         self._new_rows = NewRows(self.seed)
+        self._specs: tuple[Any, dict[str, Any]] = (None, {})  # (definition, its groups by name)
         self._shown_ids: tuple[np.ndarray | None, np.ndarray] = (None, self._row_of[:0])
         """``agents.ids`` when ``sim.ids`` last copied it, and that copy."""
         self.dt = float(definition.world.dt)
@@ -433,7 +434,7 @@ class Simulation:
         """``ids`` checked (whole numbers, live, none repeated) and their rows, ``SPAWNING``
         for agents spawned since the rows were last brought up to date."""
         if isinstance(ids, np.ndarray) and ids.dtype.kind in "iu" and ids.ndim == 1:
-            wanted = ids.astype(np.int64)
+            wanted = ids if ids.dtype == np.int64 else ids.astype(np.int64)  # only read
             if wanted.size == 1:  # one id (a game despawning a shot): no array passes
                 value = int(wanted[0])
                 row = int(self._row_of[value]) if 0 <= value < self._next_id else -1
@@ -498,7 +499,11 @@ class Simulation:
         (``sim/pending.py``).
         """
         spec = self._group_spec(group)
-        if isinstance(count, bool) or not isinstance(count, int | np.integer) or count < 1:
+        if type(count) is not int and (  # a plain int is a whole number (not a bool)
+            isinstance(count, bool) or not isinstance(count, int | np.integer)
+        ):
+            raise SimulationError(f"count must be a whole number >= 1, got {count!r}")
+        if count < 1:
             raise SimulationError(f"count must be a whole number >= 1, got {count!r}")
         if count > MAX_LIVE_AGENTS - self._live:
             raise SimulationError(
@@ -571,11 +576,16 @@ class Simulation:
         return self._pending
 
     def _group_spec(self, group: Any) -> Any:
-        for spec in self.scenario.definition.groups:
-            if spec.name == group:
-                return spec
-        names = [g.name for g in self.scenario.definition.groups]
-        raise SimulationError(f"unknown group {group!r}{choices(str(group), names)}")
+        definition = self.scenario.definition
+        known, specs = self._specs
+        if known is not definition:  # a tuning change replaces the definition
+            specs = {spec.name: spec for spec in definition.groups}
+            self._specs = (definition, specs)
+        spec = specs.get(group) if isinstance(group, str) else None
+        if spec is None:
+            names = [g.name for g in definition.groups]
+            raise SimulationError(f"unknown group {group!r}{choices(str(group), names)}")
+        return spec
 
     def _flush(self) -> None:
         """Apply the pending spawns and despawns to the rows, as one batch."""

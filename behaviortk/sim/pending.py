@@ -26,6 +26,9 @@ AHEAD_MAX = 1024
 SPAWNING = -2
 """``Simulation._row_of`` of an id spawned but not placed in a row yet (-1: despawned)."""
 
+NOTHING_GIVEN: tuple[None, None, None] = (None, None, None)
+"""A spawn's positions, velocities and headings when the spawn rule gives them all."""
+
 Spawned = tuple[dict[str, Any], list[str]]
 """New agents of one group: their per-agent fields (``world/build.spawned_rows``), names."""
 
@@ -119,6 +122,14 @@ class NewRows:
         as its ``order``-th onward, with the positions, velocities and headings ``given``
         (None: the spawn rule's)."""
         name = spec.name
+        ahead = self._ahead.get(name)
+        if (  # the usual spawn: its rows are ready
+            given is NOTHING_GIVEN
+            and ahead is not None
+            and ahead.spec is spec
+            and ahead.first <= first <= ahead.end - n
+        ):
+            return ahead.take(first, n)
         kept = self._constants.get(name)
         if kept is None or kept[0] is not spec:
             kept = self._constants[name] = (spec, group_constants(spec))
@@ -130,12 +141,10 @@ class NewRows:
                 constants=kept[1],
             )  # fmt: skip
             return rows, names_of(name, first, n)
-        ahead = self._ahead.get(name)
-        if ahead is None or ahead.spec is not spec or not ahead.first <= first <= ahead.end - n:
-            more = max(AHEAD, min(3 * n, AHEAD_MAX))
-            ids = np.arange(first, first + n + more, dtype=np.int64)
-            rows = spawned_rows(spec, ids, self.seed, order, draw=draw, constants=kept[1])
-            ahead = self._ahead[name] = Ahead(spec, first, rows, singly=n == 1)
+        more = max(AHEAD, min(3 * n, AHEAD_MAX))
+        ids = np.arange(first, first + n + more, dtype=np.int64)
+        rows = spawned_rows(spec, ids, self.seed, order, draw=draw, constants=kept[1])
+        ahead = self._ahead[name] = Ahead(spec, first, rows, singly=n == 1)
         return ahead.take(first, n)
 
 

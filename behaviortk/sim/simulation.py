@@ -41,7 +41,7 @@ from behaviortk.registry import choices
 from behaviortk.sense.sensing import Sense
 from behaviortk.sim.allocator import reuse_freed_memory
 from behaviortk.sim.embed import MAX_STEPS, AgentView, Event, EventLog, FixedStep, TickEvents
-from behaviortk.sim.pending import SPAWNING, NewRows, Pending, Spawned
+from behaviortk.sim.pending import NOTHING_GIVEN, SPAWNING, NewRows, Pending, Spawned
 from behaviortk.steering.context import LeafMemory
 from behaviortk.steering.debug import DebugBuffer
 from behaviortk.tree.flat import Decision, FlatTree, flatten
@@ -511,21 +511,23 @@ class Simulation:
                 f"the limit of {MAX_LIVE_AGENTS:,} agents in one simulation"
             )
         n = int(count)
-        p = _points(pos, n, "pos")
-        v = _points(vel, n, "vel")
-        h = None
-        if heading is not None:
-            h = from_angle(np.radians(_numbers(heading, n, "heading")))
+        given: tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None] = NOTHING_GIVEN
+        if pos is not None or vel is not None or heading is not None:
+            p, v, h = _points(pos, n, "pos"), _points(vel, n, "vel"), None
+            if heading is not None:
+                h = from_angle(np.radians(_numbers(heading, n, "heading")))
+            given = (p, v, h)
         first = self._next_id
         draw = uniforms if self.kernels is None else self.kernels.uniforms
-        rows, names = self._new_rows.rows(spec, first, n, self._sizes[group], (p, v, h), draw)
+        rows, names = self._new_rows.rows(spec, first, n, self._sizes[group], given, draw)
         self._next_id += n
         if self._next_id > self._row_of.size:
             more = np.full(grown(self._next_id), -1, dtype=np.int64)
             more[: self._row_of.size] = self._row_of
             self._row_of = more
         self._row_of[first : first + n] = SPAWNING
-        self._batch().spawn(group, rows, names)
+        batch = self._pending if self._pending is not None else self._batch()
+        batch.spawn(group, rows, names)
         self._sizes[group] += n
         self._live += n
         ids = list(range(first, first + n))
@@ -540,34 +542,39 @@ class Simulation:
         read them again; ``sim.ids`` is never changed in place, safe to iterate while
         despawning."""
         wanted, rows = self._lookup(ids)
-        batch = self._batch()
+        batch = self._pending if self._pending is not None else self._batch()
         ag = self._agents
-        if rows.size == 1:
-            placed = rows if int(rows[0]) >= 0 else rows[:0]
+        if rows.size == 1 and rows[0] >= 0:  # one agent with a row: a frame's shot
+            batch.gone.append(rows)
+            self._sizes[ag.group_names[ag.group[rows[0]]]] -= 1
+            gone_ids = wanted.tolist()
         else:
-            placed = rows if not rows.size or int(rows.min()) >= 0 else rows[rows >= 0]
+            gone_ids = self._gone(wanted, rows, batch)
+        self._live -= wanted.size
+        self._row_of[wanted] = -1
+        self.event_log.forget(gone_ids)
+        self.event_log.add_many(self.tick, gone_ids, "despawn")
+
+    def _gone(self, wanted: np.ndarray, rows: np.ndarray, batch: Pending) -> list[int]:
+        """Despawned agents into ``batch``: those with a row by row, those spawned in the
+        batch dropped from it; their ids in that order, each group's size brought down."""
+        ag = self._agents
+        placed = rows if not rows.size or int(rows.min()) >= 0 else rows[rows >= 0]
         gone_ids: list[int] = []
         if placed.size:
-            if placed.size > 1:
-                placed = np.sort(placed)
+            placed = np.sort(placed)
             batch.gone.append(placed)
             gone_ids = ag.ids[placed].tolist()
             names = ag.group_names
-            if placed.size == 1:
-                self._sizes[names[int(ag.group[placed[0]])]] -= 1
-            else:
-                counts = np.bincount(ag.group[placed], minlength=len(names)).tolist()
-                for name, count in zip(names, counts, strict=True):
-                    self._sizes[name] -= count
+            counts = np.bincount(ag.group[placed], minlength=len(names)).tolist()
+            for name, count in zip(names, counts, strict=True):
+                self._sizes[name] -= count
         if placed.size < rows.size:  # spawned in this batch: they never get a row
             unplaced = np.sort(wanted[rows < 0])
             for name in batch.cancel(unplaced):
                 self._sizes[name] -= 1
             gone_ids += unplaced.tolist()
-        self._live -= wanted.size
-        self._row_of[wanted] = -1
-        self.event_log.forget(gone_ids)
-        self.event_log.add_many(self.tick, gone_ids, "despawn")
+        return gone_ids
 
     def _batch(self) -> Pending:
         """The pending batch of spawns and despawns (a new one when none is)."""

@@ -636,16 +636,20 @@ class Simulation:
             plan.apply_across(old.smoother.history, old.heading)
         elif old.smoother is not None:
             old.smoother = old.smoother.rerow(plan.source_rows(), old.heading)
-        for at in [at for _, at in plan.fresh] if plan.in_place else plan.moved():
-            self._row_of[old.ids[at]] = rows_at(at)
+        if plan.in_place:  # the new agents' rows, and the groups they join, change only
+            for name, at in plan.fresh:
+                self._row_of[fresh[name][0]["ids"]] = rows_at(at)
+            moved = [name for name, _ in plan.fresh]
+        else:
+            for at in plan.moved():
+                self._row_of[old.ids[at]] = rows_at(at)
+            moved = [
+                name for name, m in plan.moves.items() if m.changed or m.new_start != m.old_start
+            ]
         for memory in self._memory.values():
             if memory:
                 memory.move(plan)
-        changes = {
-            name: RowChange(rows=old.slices[name], move=m)
-            for name, m in plan.moves.items()
-            if m.changed or m.new_start != m.old_start
-        }
+        changes = {name: RowChange(rows=old.slices[name], move=plan.moves[name]) for name in moved}
         if self._decisions:
             self._rerowed += 1
             if self._rerowed > REROW_DEPTH:  # many batches since the step: read them (O(n))
@@ -658,7 +662,8 @@ class Simulation:
                 if d is not None and plan.moves[name].changed:
                     decisions[name] = _rerow_decision(d, change, len(self.trees[name]))
             self._decisions = decisions
-        self._contributions = {}
+        if self._contributions:
+            self._contributions = {}
         self._engine.regroup(changes)
 
     def _rearrange(self, keep: dict[str, np.ndarray]) -> None:

@@ -23,8 +23,9 @@ draws ``3 n`` ahead, up to ``AHEAD_MAX``."""
 
 AHEAD_MAX = 1024
 
-SPAWNING = -2
-"""``Simulation._row_of`` of an id spawned but not placed in a row yet (-1: despawned)."""
+SPAWNING = int(np.iinfo(np.int64).max)
+"""``Simulation._row_of`` of an id spawned but not placed in a row yet (-1: despawned):
+past every row, so one minimum tells live ids from gone ones and one maximum placed ones."""
 
 NOTHING_GIVEN: tuple[None, None, None] = (None, None, None)
 """A spawn's positions, velocities and headings when the spawn rule gives them all."""

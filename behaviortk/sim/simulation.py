@@ -465,15 +465,12 @@ class Simulation:
             known = (wanted >= 0) & (wanted < self._next_id)
             rows = np.full(wanted.size, -1, dtype=np.int64)
             rows[known] = self._row_of[wanted[known]]
-        bad = np.flatnonzero(rows == -1)  # (SPAWNING, -2, is live)
-        if bad.size:
-            value = int(wanted[bad[0]])
+        if wanted.size and int(rows.min()) < 0:  # -1: despawned, or never spawned
+            value = int(wanted[np.flatnonzero(rows < 0)[0]])
             why = "was despawned" if 0 <= value < self._next_id else "was never spawned"
             raise SimulationError(f"agent id {value} {why}; live ids: {self._live_ids()}")
-        if wanted.size > 1:
-            ordered = np.sort(wanted)
-            if (ordered[1:] == ordered[:-1]).any():
-                raise SimulationError(f"agent ids repeat in {wanted.tolist()}")
+        if wanted.size > 1 and len(set(wanted.tolist())) != wanted.size:
+            raise SimulationError(f"agent ids repeat in {wanted.tolist()}")
         return wanted, rows
 
     def _live_ids(self) -> str:
@@ -544,7 +541,7 @@ class Simulation:
         wanted, rows = self._lookup(ids)
         batch = self._pending if self._pending is not None else self._batch()
         ag = self._agents
-        if rows.size == 1 and rows[0] >= 0:  # one agent with a row: a frame's shot
+        if rows.size == 1 and rows[0] != SPAWNING:  # one agent with a row: a frame's shot
             batch.gone.append(rows)
             self._sizes[ag.group_names[ag.group[rows[0]]]] -= 1
             gone_ids = wanted.tolist()
@@ -559,7 +556,7 @@ class Simulation:
         """Despawned agents into ``batch``: those with a row by row, those spawned in the
         batch dropped from it; their ids in that order, each group's size brought down."""
         ag = self._agents
-        placed = rows if not rows.size or int(rows.min()) >= 0 else rows[rows >= 0]
+        placed = rows if not rows.size or int(rows.max()) < SPAWNING else rows[rows != SPAWNING]
         gone_ids: list[int] = []
         if placed.size:
             placed = np.sort(placed)
@@ -570,7 +567,7 @@ class Simulation:
             for name, count in zip(names, counts, strict=True):
                 self._sizes[name] -= count
         if placed.size < rows.size:  # spawned in this batch: they never get a row
-            unplaced = np.sort(wanted[rows < 0])
+            unplaced = np.sort(wanted[rows == SPAWNING])
             for name in batch.cancel(unplaced):
                 self._sizes[name] -= 1
             gone_ids += unplaced.tolist()

@@ -232,3 +232,32 @@ def test_a_group_emptied_and_refilled_stays_identical_on_both_engines() -> None:
     assert a.ids.tolist() == b.ids.tolist() == list(range(40, 90))
     assert np.array_equal(a.agents.pos, b.agents.pos)
     assert np.array_equal(a.decisions["a"].status, b.decisions["a"].status)
+
+
+@settings(max_examples=100, deadline=None)
+@given(changes())
+def test_an_overwrite_plan_is_the_general_plan_of_its_batch(
+    change: tuple[dict[str, slice], dict[str, np.ndarray], dict[str, int]],
+) -> None:
+    """``RowPlan.overwrite`` (as many in as out, group by group) writes what the general
+    plan of the same batch writes, in place."""
+    slices, gone, _ = change
+    added = {name: rows.size for name, rows in gone.items()}
+    general, quick = RowPlan(slices, gone, added), RowPlan.overwrite(slices, gone)
+    assert general.in_place and quick.in_place
+    assert [(name, rows_at(at).tolist()) for name, at in quick.fresh] == [
+        (name, rows_at(at).tolist()) for name, at in general.fresh
+    ]
+    n = sum(s.stop - s.start for s in slices.values())
+    fresh = {name: -np.arange(1.0, k + 1) for name, k in added.items()}
+    assert np.array_equal(
+        quick.apply(np.arange(n, dtype=float), fresh),
+        general.apply(np.arange(n, dtype=float), fresh),
+    )
+    names = {name: [f"{name}+{k}" for k in range(count)] for name, count in added.items()}
+    a, b = [f"n{i}" for i in range(n)], [f"n{i}" for i in range(n)]
+    quick.names(a, names)
+    general.names(b, names)
+    assert a == b
+    for name in gone:
+        assert quick.moves[name].source().tolist() == general.moves[name].source().tolist()

@@ -619,7 +619,11 @@ class Simulation:
         (``world/rows.RowPlan``): amortised O(changed agents) plus one block move per array
         for the groups after one whose size changed."""
         old = self._agents
-        plan = RowPlan(old.slices, gone, {name: len(names) for name, (_, names) in fresh.items()})
+        added = {name: len(names) for name, (_, names) in fresh.items()}
+        if gone.keys() == added.keys() and all(gone[g].size == k for g, k in added.items()):
+            plan = RowPlan.overwrite(old.slices, gone)  # as many in as out, group by group
+        else:
+            plan = RowPlan(old.slices, gone, added)
         plan.apply_to(old, PER_AGENT, {name: rows for name, (rows, _) in fresh.items()})
         old.ids = old.ids[:]  # a new array object (caches know their rows by it), same memory
         if not plan.stays:  # else every group keeps its rows, each row its group

@@ -309,6 +309,25 @@ class RowPlan:
         self.in_place = self.stays and self.dst is None
         """Whether only new agents' rows are written (each takes a despawned agent's)."""
 
+    @classmethod
+    def overwrite(cls, slices: dict[str, slice], gone: dict[str, np.ndarray]) -> RowPlan:
+        """The plan of the frame's usual batch: each group in ``gone`` gains as many agents
+        as it loses, each new agent takes a despawned agent's row (``gone``: sorted local
+        rows), nothing else moves; ``moves`` holds only those groups."""
+        plan = cls.__new__(cls)
+        plan.moves, plan.fresh = {}, []
+        for name, local in gone.items():
+            rows = slices[name]
+            n = rows.stop - rows.start
+            at = index_of(local)
+            plan.moves[name] = GroupMove(rows.start, n, rows.start, n, EMPTY, EMPTY, local, at)
+            plan.fresh.append((name, shifted(at, rows.start)))
+        plan.old_n = plan.new_n = max((s.stop for s in slices.values()), default=0)
+        plan.dst = plan.src = None
+        plan.slides = []
+        plan.stays = plan.in_place = True
+        return plan
+
     def apply(self, arr: np.ndarray, fresh: dict[str, Any] | Any) -> np.ndarray:
         """``arr`` after the plan, in place where it has room; new agents' rows from
         ``fresh[group]`` (one value, or one row each), or ``fresh`` itself when not a dict."""

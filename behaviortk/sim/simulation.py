@@ -817,6 +817,8 @@ def _one_id(ids: Any) -> int | None:
     array of one), else None (``Simulation._lookup`` checks the rest)."""
     if type(ids) is int:
         return ids
+    if isinstance(ids, np.integer):
+        return int(ids)
     if isinstance(ids, np.ndarray):
         return ids.item() if ids.size == 1 and ids.ndim == 1 and ids.dtype.kind in "iu" else None
     if type(ids) is list and len(ids) == 1 and type(ids[0]) is int:

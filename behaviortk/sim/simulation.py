@@ -613,8 +613,11 @@ class Simulation:
             name = ag.group_names[ag.group.item(row)]
             gone[name] = np.array([row - ag.slices[name].start])
         elif batch.gone:
-            parts = [np.atleast_1d(np.asarray(rows, dtype=np.int64)) for rows in batch.gone]
-            rows = np.sort(np.concatenate(parts))
+            rows = batch.gone[0]  # one despawn call's rows, sorted
+            if len(batch.gone) > 1 or not isinstance(rows, np.ndarray):
+                parts = [np.atleast_1d(np.asarray(rows, dtype=np.int64)) for rows in batch.gone]
+                rows = np.sort(np.concatenate(parts))
+            assert isinstance(rows, np.ndarray)
             if rows.size == 1:
                 name = ag.group_names[int(ag.group[rows[0]])]
                 gone[name] = rows - ag.slices[name].start
@@ -634,7 +637,9 @@ class Simulation:
         for the groups after one whose size changed."""
         old = self._agents
         added = {name: len(names) for name, (_, names) in fresh.items()}
-        if gone.keys() == added.keys() and all(gone[g].size == k for g, k in added.items()):
+        if len(gone) == len(added) and all(
+            g in gone and gone[g].size == k for g, k in added.items()
+        ):
             plan = RowPlan.overwrite(old.slices, gone)  # as many in as out, group by group
         else:
             plan = RowPlan(old.slices, gone, added)

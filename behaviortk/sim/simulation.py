@@ -615,7 +615,7 @@ class Simulation:
         elif batch.gone:
             rows = batch.gone[0]  # one despawn call's rows, sorted
             if len(batch.gone) > 1 or not isinstance(rows, np.ndarray):
-                parts = [np.atleast_1d(np.asarray(rows, dtype=np.int64)) for rows in batch.gone]
+                parts = [np.atleast_1d(np.asarray(part, dtype=np.int64)) for part in batch.gone]
                 rows = np.sort(np.concatenate(parts))
             assert isinstance(rows, np.ndarray)
             if rows.size == 1:

@@ -74,6 +74,25 @@ def finite_or_zero(x: Any) -> Any:
     return select(np.isfinite(x), x, 0.0)
 
 
+@formula
+def maximum(a: Any, b: Any) -> Any:
+    """``np.maximum``'s answer on both paths: ``a`` if greater or NaN, else ``b`` (so of two
+    zeros, ``b``; numba's own ``np.maximum`` on scalars keeps ``a``)."""
+    return select(np.isnan(a) | (a > b), a, b)
+
+
+@formula
+def minimum(a: Any, b: Any) -> Any:
+    """``np.minimum``'s answer on both paths (see :func:`maximum`)."""
+    return select(np.isnan(a) | (a < b), a, b)
+
+
+@formula
+def clip(x: Any, low: Any, high: Any) -> Any:
+    """``np.clip``'s answer on both paths (numba has no ``np.clip`` on scalars)."""
+    return minimum(maximum(x, low), high)
+
+
 def length(v: Array) -> Array:
     """Row-wise Euclidean length of ``(N, 2)`` vectors."""
     return length_xy(v[..., 0], v[..., 1])

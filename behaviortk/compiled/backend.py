@@ -15,12 +15,13 @@ import numpy as np
 
 from behaviortk.compiled import conditions as kc
 from behaviortk.compiled import forces as kf
-from behaviortk.compiled import motion, spatial, streams
+from behaviortk.compiled import motion, spatial
 from behaviortk.compiled import non_penetration as knp
 from behaviortk.compiled.act import accumulate_acted, act
 from behaviortk.compiled.order import cell_order
 from behaviortk.sense.sensing import FOV_COS_TOLERANCE, Neighbours, TargetFacts
 from behaviortk.vec import Array
+from behaviortk.world import streams_loops
 from behaviortk.world.spatial import SMALL_SIDE, padded
 from behaviortk.world.state import World
 
@@ -72,11 +73,11 @@ class DrawnLater:
         self.ids = np.ascontiguousarray(ids, dtype=np.int64)
 
     def table(self) -> np.ndarray:
-        return streams.uniforms(self.seed, self.ids, self.tick, self.slots)
+        return streams_loops.uniforms(self.seed, self.ids, self.tick, self.slots)
 
     def rows(self, rows: np.ndarray, first: int, width: int) -> np.ndarray:
         rows = np.ascontiguousarray(rows, dtype=np.int64)
-        return streams.uniforms_rows(self.seed, self.ids, rows, self.tick, first, width)
+        return streams_loops.uniforms_rows(self.seed, self.ids, rows, self.tick, first, width)
 
 
 class Kernels:
@@ -90,9 +91,9 @@ class Kernels:
     # -------------------------------------------------------------- sense
     @staticmethod
     def uniforms(seed: int, ids: np.ndarray, tick: int, slots: int) -> np.ndarray:
-        """``world.streams.uniforms``, bit for bit."""
+        """``world.streams.uniforms``, bit for bit (``world/streams_loops.py``)."""
         ids = np.ascontiguousarray(ids, dtype=np.int64)
-        return streams.uniforms(np.uint64(seed % 2**64), ids, np.uint64(tick % 2**64), slots)
+        return streams_loops.uniforms(np.uint64(seed % 2**64), ids, np.uint64(tick % 2**64), slots)
 
     @staticmethod
     def uniforms_later(seed: int, ids: np.ndarray, tick: int, slots: int) -> DrawnLater:
@@ -273,8 +274,8 @@ class Kernels:
         yes = np.ones(n, dtype=np.bool_)
         out = np.empty((n, 2))
         none = np.empty((0, 2))
-        streams.uniforms(np.uint64(1), i64, np.uint64(0), 2)
-        streams.uniforms_rows(np.uint64(1), i64, i64[:2], np.uint64(0), 1, 2)
+        streams_loops.uniforms(np.uint64(1), i64, np.uint64(0), 2)
+        streams_loops.uniforms_rows(np.uint64(1), i64, i64[:2], np.uint64(0), 1, 2)
         for pairs in (False, True):
             spatial.neighbour_query(
                 pos, vel, head, f, f, ~yes, i64, 0, n, 0, n, 10.0, 10.0, True, True, True, 3, 3,

@@ -21,11 +21,11 @@ does not depend on the index's rounding or traversal order.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from behaviortk.vec import Array
+from behaviortk.vec import Array, clip, formula, select
 from behaviortk.world.grid import CellGrid, grid_pair_chunks
 from behaviortk.world.state import World
 
@@ -44,6 +44,26 @@ IntArray = np.ndarray
 SMALL_SIDE = 16
 
 
+@formula
+def minimum_image(d: Any, size: Any) -> Any:
+    """The shortest image of the offset ``d`` along a wrapped axis of length ``size``:
+    ``d - size * round(d / size)`` (halves to even, as ``np.round``)."""
+    return d - size * np.rint(d / size)
+
+
+@formula
+def wrap_axis(p: Any, size: Any, top: Any) -> Any:
+    """The coordinate ``p`` folded into ``[0, size)``; ``top`` is the float just below ``size``.
+
+    ``p - size * floor(p / size)`` is several times faster than ``np.mod``; the two
+    corrections catch the rounding of ``p / size`` next to a multiple of ``size``.
+    """
+    q = p - size * np.floor(p / size)
+    q = select(q < 0.0, q + size, q)
+    q = select(q >= size, q - size, q)
+    return clip(q, 0.0, top)
+
+
 def displacement(a: Array, b: Array, world: World) -> Array:
     """Vector from ``a`` to ``b`` (``b - a``); the shortest image on wrapped worlds.
 
@@ -52,8 +72,7 @@ def displacement(a: Array, b: Array, world: World) -> Array:
     d = np.asarray(b, dtype=np.float64) - np.asarray(a, dtype=np.float64)
     if world.edges != "wrap":
         return d
-    size = world.size
-    return d - size * np.round(d / size)
+    return np.asarray(minimum_image(d, world.size))
 
 
 def displacement_columns(pos: Array, i: IntArray, j: IntArray, world: World) -> tuple[Array, Array]:
@@ -63,22 +82,14 @@ def displacement_columns(pos: Array, i: IntArray, j: IntArray, world: World) -> 
     dx = np.take(x, j) - np.take(x, i)
     dy = np.take(y, j) - np.take(y, i)
     if world.edges == "wrap":
-        dx -= world.width * np.round(dx / world.width)
-        dy -= world.height * np.round(dy / world.height)
+        return minimum_image(dx, world.width), minimum_image(dy, world.height)
     return dx, dy
 
 
 def wrap_positions(pos: Array, world: World) -> Array:
-    """Positions folded into ``[0, width) x [0, height)`` (never equal to the size).
-
-    ``x - w * floor(x / w)`` is several times faster than ``np.mod``; the two
-    corrections catch the rounding of ``x / w`` next to a multiple of ``w``.
-    """
+    """Positions folded into ``[0, width) x [0, height)`` (never equal to the size)."""
     size = world.size
-    p = pos - size * np.floor(pos / size)
-    p = np.where(p < 0.0, p + size, p)
-    p = np.where(p >= size, p - size, p)
-    return np.clip(p, 0.0, np.nextafter(size, 0.0))
+    return np.asarray(wrap_axis(pos, size, np.nextafter(size, 0.0)))
 
 
 def padded(radius: float) -> float:

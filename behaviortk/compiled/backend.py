@@ -13,15 +13,15 @@ from typing import Any
 
 import numpy as np
 
-from behaviortk.compiled import conditions as kc
 from behaviortk.compiled import forces as kf
-from behaviortk.compiled import motion, spatial
 from behaviortk.compiled import non_penetration as knp
+from behaviortk.compiled import spatial
 from behaviortk.compiled.act import accumulate_acted, act
 from behaviortk.compiled.order import cell_order
+from behaviortk.leaves import conditions_loops
 from behaviortk.sense.sensing import FOV_COS_TOLERANCE, Neighbours, TargetFacts
 from behaviortk.vec import Array
-from behaviortk.world import streams_loops
+from behaviortk.world import integrate_loops, streams_loops
 from behaviortk.world.spatial import SMALL_SIDE, padded
 from behaviortk.world.state import World
 
@@ -85,7 +85,7 @@ class Kernels:
 
     name = "numba"
     act = staticmethod(act)
-    integrate = staticmethod(motion.integrate)
+    integrate = staticmethod(integrate_loops.integrate)
     cell_order = staticmethod(cell_order)
 
     # -------------------------------------------------------------- sense
@@ -188,8 +188,9 @@ class Kernels:
     def in_range(
         pos: Array, facts: TargetFacts, radius: float, hysteresis: float, prev: np.ndarray
     ) -> np.ndarray:
-        """``conditions.in_range`` from the target's facts (positions of the group's rows)."""
-        return kc.in_range(
+        """``conditions.in_range`` from the target's facts (positions of the group's rows;
+        ``leaves/conditions_loops.py``)."""
+        return conditions_loops.in_range(
             np.ascontiguousarray(pos, dtype=np.float64),
             np.ascontiguousarray(facts.pos, dtype=np.float64),
             np.ascontiguousarray(facts.valid, dtype=np.bool_),
@@ -283,12 +284,12 @@ class Kernels:
             )  # fmt: skip
         spatial.nearest_small(pos, 0, 2, 2, n, 5.0, 10.0, 10.0, True)
         spatial.agent_facts(pos, pos, vel, i64, 10.0, 10.0, True)
-        kc.in_range(pos, pos, yes, 1.0, 0.5, yes)
+        conditions_loops.in_range(pos, pos, yes, 1.0, 0.5, yes)
         outs = [np.empty((n, 2)) for _ in range(4)] + [np.empty(n), np.empty(n)]
-        motion.step(
+        integrate_loops.step(
             pos, vel, head, vel, f, f, f, f, f, f, f, False, f, f, 0.1, 10.0, 10.0, 0, *outs
         )
-        motion.smooth(np.zeros((2, n, 2)), 0, head, head, np.empty((n, 2)))
+        integrate_loops.smooth(np.zeros((2, n, 2)), 0, head, head, np.empty((n, 2)))
         kf.accumulate_rows(np.zeros((n, 2)), i64, vel, f)
         accumulate_acted(np.zeros((n, 2)), i64, vel, f, np.zeros((n, 3), dtype=np.bool_), 1, 0)
         kf.requests(np.ones((n, 3), dtype=np.bool_))

@@ -23,7 +23,16 @@ from typing import Any
 
 import numpy as np
 
-from behaviortk.vec import Array, clip, finite_or_zero, formula, length_xy, select, truncate_xy
+from behaviortk.vec import (
+    Array,
+    clip,
+    finite_or_zero,
+    formula,
+    length_xy,
+    select,
+    truncate_xy,
+    wrap_angle,
+)
 from behaviortk.world.edges import apply_edges
 from behaviortk.world.rows import keep_room
 from behaviortk.world.smoothing import HeadingSmoother, unit_or_keep
@@ -73,12 +82,11 @@ def heading_of(vx: Any, vy: Any, hx: Any, hy: Any) -> tuple[Any, Any]:
 def spin(
     orientation: Any, rotation: Any, angular: Any, max_angular: Any, max_rotation: Any, dt: Any
 ) -> tuple[Any, Any]:
-    """Millington's kinematic update: ``orientation += rotation dt`` (wrapped to
-    ``[-pi, pi)``), then ``rotation += angular dt`` (``angular`` non-finite: zero; clamped to
-    ``max_angular``), clamped to ``max_rotation``."""
+    """Millington's kinematic update: ``orientation + rotation dt`` (to be wrapped with
+    ``vec.wrap_angle``), then ``rotation += angular dt`` (``angular`` non-finite: zero;
+    clamped to ``max_angular``), clamped to ``max_rotation``."""
     angular = clip(finite_or_zero(angular), -max_angular, max_angular)
-    turned = (orientation + rotation * dt + np.pi) % (2.0 * np.pi) - np.pi
-    return turned, clip(rotation + angular * dt, -max_rotation, max_rotation)
+    return orientation + rotation * dt, clip(rotation + angular * dt, -max_rotation, max_rotation)
 
 
 def integrate(
@@ -114,9 +122,10 @@ def integrate(
         agents.smoothed_heading = keep_room(heading.copy(), agents.ids)
 
     ang = np.zeros(n) if angular is None else np.asarray(angular, dtype=np.float64)
-    orientation, rotation = spin(
+    turned, rotation = spin(
         agents.orientation, agents.rotation, ang, agents.max_angular_accel, agents.max_rotation, dt
     )
+    orientation = wrap_angle(turned)
 
     # new arrays keep the spare rows spawns grow into (world/rows.py)
     like = agents.ids

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from behaviortk.jit.compile import kernel
-from behaviortk.vec import EPS, Array
+from behaviortk.vec import EPS, Array, wrap_angle
 from behaviortk.world.edges import bounce_axis, contain_axis
 from behaviortk.world.integrate import accelerate, advance, heading_of, limit_turn, spin
 from behaviortk.world.integrate import integrate as numpy_integrate
@@ -79,9 +79,10 @@ def step(
         out_pos[i, 0], out_pos[i, 1] = px, py
         out_vel[i, 0], out_vel[i, 1] = vx, vy
         out_heading[i, 0], out_heading[i, 1] = heading_of(vx, vy, hx, hy)
-        out_orientation[i], out_rotation[i] = spin(
+        turned, out_rotation[i] = spin(
             orientation[i], rotation[i], angular[i], max_angular[i], max_rotation[i], dt
         )
+        out_orientation[i] = wrap_angle(turned)
 
 
 @kernel

@@ -52,7 +52,24 @@ def minimum_image(d: Any, size: Any) -> Any:
 
 
 @formula
-def wrap_axis(p: Any, size: Any, top: Any) -> Any:
+def shortest(d: Any, size: Any, wrap: Any) -> Any:
+    """The offset ``d`` along an axis as :func:`displacement` measures it (compiled loops)."""
+    return select(wrap, minimum_image(d, size), d)
+
+
+@formula
+def shortest_near(d: Any, size: Any, wrap: Any) -> Any:
+    """:func:`shortest` for offsets nearly always within half the world (neighbour pairs).
+
+    There ``d / size`` lies within ``[-0.5, 0.5]``, which rounds (halves to even) to a zero
+    of ``d``'s sign, so the minimum image is ``d + 0.0`` (``-0.0`` becomes ``0.0`` as in the
+    subtraction): the same bits, and a compiled loop skips the division.
+    """
+    return select(wrap, select(np.abs(d) < 0.5 * size, d + 0.0, minimum_image(d, size)), d)
+
+
+@formula
+def fold(p: Any, size: Any, top: Any) -> Any:
     """The coordinate ``p`` folded into ``[0, size)``; ``top`` is the float just below ``size``.
 
     ``p - size * floor(p / size)`` is several times faster than ``np.mod``; the two
@@ -62,6 +79,14 @@ def wrap_axis(p: Any, size: Any, top: Any) -> Any:
     q = select(q < 0.0, q + size, q)
     q = select(q >= size, q - size, q)
     return clip(q, 0.0, top)
+
+
+@formula
+def wrap_axis(p: Any, size: Any, top: Any) -> Any:
+    """:func:`fold` for coordinates nearly always inside the world: well inside,
+    ``floor(p / size)`` is 0 and the answer ``p + 0.0`` (as the subtraction gives it), the
+    same bits without the division in a compiled loop."""
+    return select((p >= 0.0) & (p < 0.999999 * size), p + 0.0, fold(p, size, top))
 
 
 def displacement(a: Array, b: Array, world: World) -> Array:

@@ -93,7 +93,8 @@ def minimum(a: Any, b: Any) -> Any:
 
 @formula
 def clip(x: Any, low: Any, high: Any) -> Any:
-    """``np.clip``'s answer on both paths (numba has no ``np.clip`` on scalars)."""
+    """``np.clip``'s answer on both paths where a bound is an array (numba has no ``np.clip``
+    on scalars; with two scalar bounds NumPy's loop keeps a zero's sign, this does not)."""
     return minimum(maximum(x, low), high)
 
 

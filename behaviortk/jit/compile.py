@@ -8,6 +8,13 @@ written (no reassociation, no fused multiply-add), which is what lets the
 kernels reproduce the NumPy reference to the last bit where they follow its
 order of operations.
 
+**Lazy selects.** A formula is registered with its ``select(c, a, b)`` calls
+rewritten as ``(a if c else b)`` (:func:`lazy`): the same values, but a compiled
+loop computes only the value it keeps. NumPy computes both on columns; a row
+loop can then skip a division or a libm call the way a hand-written ``if`` did
+(``vec.truncate_xy`` below its limit, ``world.spatial.shortest_near`` for close
+pairs): the reason the formulas' loops run as fast as the kernels they replaced.
+
 **No stale kernels.** numba's own disk cache checks only the file that defines a
 kernel, so a kernel that calls a helper in another module, or freezes a constant
 imported from one (``HEADING_MIN_SPEED``, ``steering/kernels.py``'s), would keep

@@ -53,16 +53,24 @@ def accelerate(
 
 
 @formula
+def rotated(hx: Any, hy: Any, turn: Any, speed: Any) -> tuple[Any, Any]:
+    """The heading ``(hx, hy)`` rotated by ``turn`` radians, at length ``speed``."""
+    c, s = np.cos(turn), np.sin(turn)
+    return (c * hx - s * hy) * speed, (s * hx + c * hy) * speed
+
+
+@formula
 def limit_turn(vx: Any, vy: Any, hx: Any, hy: Any, max_turn: Any, dt: Any) -> tuple[Any, Any]:
     """``(vx, vy)`` rotated back toward the heading ``(hx, hy)`` so it is at most
-    ``max_turn * dt`` away, keeping the speed; a zero heading or velocity is left alone."""
+    ``max_turn * dt`` away, keeping the speed; a zero heading or velocity is left alone.
+    (A compiled loop rotates only the velocities over the limit; ``most`` may be inf
+    elsewhere, so the rotation computed there on columns is by 0.)"""
     most = max_turn * dt
     angle = np.arctan2(-hy * vx + hx * vy, hx * vx + hy * vy)
     speed = length_xy(vx, vy)
     over = (np.abs(angle) > most) & (length_xy(hx, hy) > 0.0) & (speed > 0.0)
-    turn = np.sign(angle) * select(over, most, 0.0)  # most may be inf where not over
-    c, s = np.cos(turn), np.sin(turn)
-    return select(over, (c * hx - s * hy) * speed, vx), select(over, (s * hx + c * hy) * speed, vy)
+    turn = np.sign(angle) * select(over, most, 0.0)
+    return select(over, rotated(hx, hy, turn, speed), (vx, vy))
 
 
 @formula

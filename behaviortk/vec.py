@@ -42,8 +42,10 @@ def on_formula(hook: Callable[[Callable[..., Any]], None]) -> None:
 
 
 def select(cond: Any, a: Any, b: Any) -> Any:
-    """``a`` where ``cond``, else ``b``: ``np.where`` on columns, a ternary on scalars in a
-    compiled loop. Both values are computed either way, so guard divisions as ``safe_div``."""
+    """``a`` where ``cond``, else ``b``: ``np.where`` on columns, where both values are
+    computed (so guard divisions as :func:`normalize_xy` does); in a compiled loop
+    ``(a if cond else b)``, computing only the value kept (``jit/compile.py``), so a select
+    can spare a loop a division or a libm call."""
     return np.where(cond, a, b)
 
 
@@ -63,15 +65,37 @@ def normalize_xy(x: Any, y: Any) -> tuple[Any, Any]:
 
 @formula
 def truncate_xy(x: Any, y: Any, limit: Any) -> tuple[Any, Any]:
-    """``(x, y)`` scaled down to ``limit`` when longer."""
+    """``(x, y)`` scaled down to ``limit`` when longer (``x * 1.0`` is ``x``: the same numbers
+    as scaling every row, but a compiled loop divides only where it truncates)."""
     n = np.sqrt(x * x + y * y)
-    scale = select(n > limit, limit / select(n > EPS, n, 1.0), 1.0)
-    return x * scale, y * scale
+    over = n > limit
+    scale = select(over, limit / select(n > EPS, n, 1.0), 1.0)
+    return select(over, x * scale, x), select(over, y * scale, y)
 
 
 @formula
 def finite_or_zero(x: Any) -> Any:
     return select(np.isfinite(x), x, 0.0)
+
+
+@formula
+def maximum(a: Any, b: Any) -> Any:
+    """``np.maximum``'s answer on both paths: ``a`` if greater or NaN, else ``b`` (so of two
+    zeros, ``b``; numba's own ``np.maximum`` on scalars keeps ``a``)."""
+    return select(np.isnan(a) | (a > b), a, b)
+
+
+@formula
+def minimum(a: Any, b: Any) -> Any:
+    """``np.minimum``'s answer on both paths (see :func:`maximum`)."""
+    return select(np.isnan(a) | (a < b), a, b)
+
+
+@formula
+def clip(x: Any, low: Any, high: Any) -> Any:
+    """``np.clip``'s answer on both paths where a bound is an array (numba has no ``np.clip``
+    on scalars; with two scalar bounds NumPy's loop keeps a zero's sign, this does not)."""
+    return minimum(maximum(x, low), high)
 
 
 def length(v: Array) -> Array:
@@ -120,10 +144,12 @@ def from_angle(angle: ArrayLike) -> Array:
     return np.stack([np.cos(a), np.sin(a)], axis=-1)
 
 
-def wrap_angle(angle: ArrayLike) -> Array:
-    """Map angles to [-pi, pi)."""
-    a = np.asarray(angle, dtype=np.float64)
-    return (a + np.pi) % (2.0 * np.pi) - np.pi
+@formula
+def wrap_angle(angle: Any) -> Any:
+    """Map angles to [-pi, pi): ``(angle + pi) % (2 pi) - pi``. Where ``angle + pi`` already
+    lies in ``[0, 2 pi)`` the modulo gives it back unchanged, so a compiled loop skips it."""
+    x = angle + np.pi
+    return select((x >= 0.0) & (x < 2.0 * np.pi), x, x % (2.0 * np.pi)) - np.pi
 
 
 def coincident_direction(i: NDArray[np.int64], j: NDArray[np.int64]) -> Array:

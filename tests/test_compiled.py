@@ -387,7 +387,7 @@ def test_a_world_option_the_step_does_not_know_runs_the_numpy_step(
     """A World field added later (an integration option) set away from its default."""
     import dataclasses
 
-    from behaviortk.compiled import motion
+    from behaviortk.world import integrate_loops
     from behaviortk.world.state import World
 
     @dataclasses.dataclass
@@ -395,12 +395,14 @@ def test_a_world_option_the_step_does_not_know_runs_the_numpy_step(
         push_apart: bool = False
 
     calls: list[bool] = []
-    monkeypatch.setattr(motion, "numpy_integrate", lambda *a: calls.append(True))
+    monkeypatch.setattr(integrate_loops, "numpy_integrate", lambda *a: calls.append(True))
     agents = crowd(10, edges="wrap").agents
     force = np.zeros((agents.n, 2))
-    motion.integrate(Later(200.0, 120.0, "wrap"), agents, force, None, 0.1)
+    integrate_loops.integrate(Later(200.0, 120.0, "wrap"), agents, force, None, 0.1)
     assert calls == []
-    motion.integrate(Later(200.0, 120.0, "wrap", push_apart=True), agents, force, None, 0.1)
+    integrate_loops.integrate(
+        Later(200.0, 120.0, "wrap", push_apart=True), agents, force, None, 0.1
+    )
     assert calls == [True]
 
 

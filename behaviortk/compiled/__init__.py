@@ -7,12 +7,14 @@ The NumPy implementation stays the reference; this package is an alternative
 - sense: the neighbour grid build and query (view distance, field of view,
   wrap, nearest ``max_neighbours``) as one kernel writing the same CSR
   ``Neighbours``; nearest agent when one side is small; target facts of agents;
-  the per-tick random table (``streams``), drawn when first read, or only the
-  rows a leaf reads; the ``in_range`` condition (``leaves/conditions.py``);
+  the per-tick random table (``world/streams_loops.py``), drawn when first read,
+  or only the rows a leaf reads; the ``in_range`` condition
+  (``leaves/conditions_loops.py``);
 - act: the built-in primitives and combiners, one kernel per leaf over the
   rows that asked, flocking forces fused into one pass over the neighbour
   pairs, Buckland's AccumulateForce in place (``act.py``, ``leaves.py``);
-- integrate: truncation, ``a = F / m``, speed limit, edges, heading, smoothing;
+- integrate: truncation, ``a = F / m``, speed limit, edges, heading, smoothing
+  (``world/integrate_loops.py``);
 - decide (batch engine): a reactive tree as one generated function over the
   agents (``engines/batch/fused.py`` writes it, ``generated.py`` compiles it).
 

@@ -13,14 +13,15 @@ from typing import Any
 
 import numpy as np
 
-from behaviortk.compiled import conditions as kc
 from behaviortk.compiled import forces as kf
-from behaviortk.compiled import motion, spatial, streams
 from behaviortk.compiled import non_penetration as knp
+from behaviortk.compiled import spatial
 from behaviortk.compiled.act import accumulate_acted, act
 from behaviortk.compiled.order import cell_order
+from behaviortk.leaves import conditions_loops
 from behaviortk.sense.sensing import FOV_COS_TOLERANCE, Neighbours, TargetFacts
 from behaviortk.vec import Array
+from behaviortk.world import integrate_loops, streams_loops
 from behaviortk.world.spatial import SMALL_SIDE, padded
 from behaviortk.world.state import World
 
@@ -72,11 +73,11 @@ class DrawnLater:
         self.ids = np.ascontiguousarray(ids, dtype=np.int64)
 
     def table(self) -> np.ndarray:
-        return streams.uniforms(self.seed, self.ids, self.tick, self.slots)
+        return streams_loops.uniforms(self.seed, self.ids, self.tick, self.slots)
 
     def rows(self, rows: np.ndarray, first: int, width: int) -> np.ndarray:
         rows = np.ascontiguousarray(rows, dtype=np.int64)
-        return streams.uniforms_rows(self.seed, self.ids, rows, self.tick, first, width)
+        return streams_loops.uniforms_rows(self.seed, self.ids, rows, self.tick, first, width)
 
 
 class Kernels:
@@ -84,15 +85,15 @@ class Kernels:
 
     name = "numba"
     act = staticmethod(act)
-    integrate = staticmethod(motion.integrate)
+    integrate = staticmethod(integrate_loops.integrate)
     cell_order = staticmethod(cell_order)
 
     # -------------------------------------------------------------- sense
     @staticmethod
     def uniforms(seed: int, ids: np.ndarray, tick: int, slots: int) -> np.ndarray:
-        """``world.streams.uniforms``, bit for bit."""
+        """``world.streams.uniforms``, bit for bit (``world/streams_loops.py``)."""
         ids = np.ascontiguousarray(ids, dtype=np.int64)
-        return streams.uniforms(np.uint64(seed % 2**64), ids, np.uint64(tick % 2**64), slots)
+        return streams_loops.uniforms(np.uint64(seed % 2**64), ids, np.uint64(tick % 2**64), slots)
 
     @staticmethod
     def uniforms_later(seed: int, ids: np.ndarray, tick: int, slots: int) -> DrawnLater:
@@ -187,8 +188,9 @@ class Kernels:
     def in_range(
         pos: Array, facts: TargetFacts, radius: float, hysteresis: float, prev: np.ndarray
     ) -> np.ndarray:
-        """``conditions.in_range`` from the target's facts (positions of the group's rows)."""
-        return kc.in_range(
+        """``conditions.in_range`` from the target's facts (positions of the group's rows;
+        ``leaves/conditions_loops.py``)."""
+        return conditions_loops.in_range(
             np.ascontiguousarray(pos, dtype=np.float64),
             np.ascontiguousarray(facts.pos, dtype=np.float64),
             np.ascontiguousarray(facts.valid, dtype=np.bool_),
@@ -273,8 +275,8 @@ class Kernels:
         yes = np.ones(n, dtype=np.bool_)
         out = np.empty((n, 2))
         none = np.empty((0, 2))
-        streams.uniforms(np.uint64(1), i64, np.uint64(0), 2)
-        streams.uniforms_rows(np.uint64(1), i64, i64[:2], np.uint64(0), 1, 2)
+        streams_loops.uniforms(np.uint64(1), i64, np.uint64(0), 2)
+        streams_loops.uniforms_rows(np.uint64(1), i64, i64[:2], np.uint64(0), 1, 2)
         for pairs in (False, True):
             spatial.neighbour_query(
                 pos, vel, head, f, f, ~yes, i64, 0, n, 0, n, 10.0, 10.0, True, True, True, 3, 3,
@@ -282,12 +284,12 @@ class Kernels:
             )  # fmt: skip
         spatial.nearest_small(pos, 0, 2, 2, n, 5.0, 10.0, 10.0, True)
         spatial.agent_facts(pos, pos, vel, i64, 10.0, 10.0, True)
-        kc.in_range(pos, pos, yes, 1.0, 0.5, yes)
+        conditions_loops.in_range(pos, pos, yes, 1.0, 0.5, yes)
         outs = [np.empty((n, 2)) for _ in range(4)] + [np.empty(n), np.empty(n)]
-        motion.step(
+        integrate_loops.step(
             pos, vel, head, vel, f, f, f, f, f, f, f, False, f, f, 0.1, 10.0, 10.0, 0, *outs
         )
-        motion.smooth(np.zeros((2, n, 2)), 0, head, head, np.empty((n, 2)))
+        integrate_loops.smooth(np.zeros((2, n, 2)), 0, head, head, np.empty((n, 2)))
         kf.accumulate_rows(np.zeros((n, 2)), i64, vel, f)
         accumulate_acted(np.zeros((n, 2)), i64, vel, f, np.zeros((n, 3), dtype=np.bool_), 1, 0)
         kf.requests(np.ones((n, 3), dtype=np.bool_))

@@ -48,8 +48,9 @@ from typing import Any
 
 import numpy as np
 
-from behaviortk.compiled.vec import EPS, shortest, shortest_near
+from behaviortk.compiled.vec import EPS
 from behaviortk.jit.compile import inline, kernel
+from behaviortk.world.spatial import shortest, shortest_near
 
 #: A pass after the first picks the pairs of the agents just moved through the per-agent
 #: index when they are fewer than this fraction of the list (and sorts them into list

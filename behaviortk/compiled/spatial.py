@@ -34,9 +34,10 @@ import math
 
 import numpy as np
 
-from behaviortk.compiled.vec import separation_term, shortest, shortest_near
+from behaviortk.compiled.vec import separation_term
 from behaviortk.format.cells import fit_cells
 from behaviortk.jit.compile import inline, kernel
+from behaviortk.world.spatial import shortest, shortest_near
 
 #: Cells per candidate point at most (and 16 at least): bounds the grid's memory.
 CELLS_PER_POINT = 4

@@ -120,21 +120,33 @@ def detection_box(vx: Any, vy: Any, top: Any, min_length: Any) -> Any:
 
 
 @formula
+def obstacle_near(
+    px: Any, py: Any, hx: Any, hy: Any, radius: Any, box: Any, ox: Any, oy: Any, orad: Any
+) -> Any:
+    """Whether the obstacle at ``(ox, oy)`` (radius ``orad``) is in the detection box: tagged
+    (``|to| < box + orad``), ahead, and within ``orad + radius`` of the box's axis.
+    ``(hx, hy)``: the unit heading."""
+    tx, ty = ox - px, oy - py
+    lx = tx * hx + ty * hy
+    ly = tx * -hy + ty * hx
+    return (length_xy(tx, ty) < box + orad) & (lx >= 0.0) & (np.abs(ly) < orad + radius)
+
+
+@formula
 def obstacle_hit(
     px: Any, py: Any, hx: Any, hy: Any, radius: Any, box: Any, ox: Any, oy: Any, orad: Any
 ) -> Any:
-    """How far ahead the obstacle at ``(ox, oy)`` (radius ``orad``) meets the box's axis:
-    infinite unless it is tagged (``|to| < box + orad``), ahead and within ``orad + radius``
-    of the axis. ``(hx, hy)``: the unit heading."""
+    """How far ahead the obstacle meets the box's axis (its intersection with the circle of
+    radius ``orad + radius``); infinite unless :func:`obstacle_near`."""
     tx, ty = ox - px, oy - py
     lx = tx * hx + ty * hy
     ly = tx * -hy + ty * hx
     expanded = orad + radius
-    hit = (length_xy(tx, ty) < box + orad) & (lx >= 0.0) & (np.abs(ly) < expanded)
     root = np.sqrt(np.maximum(expanded * expanded - ly * ly, 0.0))
     ip = lx - root
     ip = select(ip <= 0.0, lx + root, ip)
-    return select(hit, ip, np.inf)
+    near = obstacle_near(px, py, hx, hy, radius, box, ox, oy, orad)
+    return select(near, ip, np.inf)
 
 
 @formula

@@ -6,7 +6,10 @@ at once; these loops take one row and its obstacles in order, with the same
 formulas (``steering/formulas.py``: ``obstacle_hit``/``obstacle_push``,
 ``lj_term``, ``feelers``/``wall_crossing``/``overshoot``/``wall_push``), the same
 sums in the same order and the same ties (the first obstacle, wall or feeler
-wins, as ``np.argmin``/``np.argmax`` pick).
+wins, as ``np.argmin``/``np.argmax`` pick). An obstacle whose term cannot count
+(not in the detection box; beyond the Lennard-Jones cutoff, a zero term) is
+skipped before its formula is evaluated: the result is the same, without the
+``pow`` or ``sqrt`` of every obstacle of the world per row.
 """
 
 from __future__ import annotations
@@ -19,13 +22,14 @@ from behaviortk.steering.formulas import (
     feelers,
     lj_term,
     obstacle_hit,
+    obstacle_near,
     obstacle_push,
     overshoot,
     wall_crossing,
     wall_push,
 )
 from behaviortk.steering.row_loops import put
-from behaviortk.vec import normalize_xy
+from behaviortk.vec import length_xy, normalize_xy
 
 
 @kernel
@@ -46,10 +50,10 @@ def obstacle_avoidance(
         best = np.inf
         k = 0
         for o in range(m):
-            ip = obstacle_hit(
-                px, py, hx, hy, radius[i], box,
-                obstacle_pos[o, 0], obstacle_pos[o, 1], obstacle_radius[o],
-            )  # fmt: skip
+            ox, oy, orad = obstacle_pos[o, 0], obstacle_pos[o, 1], obstacle_radius[o]
+            if not obstacle_near(px, py, hx, hy, radius[i], box, ox, oy, orad):
+                continue  # its hit is infinite: never the nearest
+            ip = obstacle_hit(px, py, hx, hy, radius[i], box, ox, oy, orad)
             if ip < best:
                 best, k = ip, o
         fx, fy = obstacle_push(
@@ -70,10 +74,12 @@ def lj_avoidance(
         hx, hy = normalize_xy(heading[i, 0], heading[i, 1])
         fx = fy = 0.0
         for o in range(obstacle_pos.shape[0]):
+            ox, oy = obstacle_pos[o, 0], obstacle_pos[o, 1]
+            if length_xy(px - ox, py - oy) > cutoff:
+                continue  # its term is a zero; the sums start at +0.0, so it adds nothing
             tx, ty = lj_term(
-                px, py, -hx, -hy, obstacle_pos[o, 0], obstacle_pos[o, 1], obstacle_radius[o],
-                a, n_exp, b, m_exp, cutoff,
-            )  # fmt: skip
+                px, py, -hx, -hy, ox, oy, obstacle_radius[o], a, n_exp, b, m_exp, cutoff
+            )
             fx += tx
             fy += ty
         put(out, r, fx, fy, weight)

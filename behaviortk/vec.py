@@ -47,6 +47,17 @@ def select(cond: Any, a: Any, b: Any) -> Any:
     return np.where(cond, a, b)
 
 
+def minimum(a: Any, b: Any) -> Any:
+    """The smaller of ``a`` and ``b``: ``np.minimum`` on columns (a NaN wins), Python's
+    ``min`` on scalars in a compiled loop (the kernels' rule: equal for numbers, cheaper)."""
+    return np.minimum(a, b)
+
+
+def maximum(a: Any, b: Any) -> Any:
+    """The larger of ``a`` and ``b``: ``np.maximum`` on columns, ``max`` in a compiled loop."""
+    return np.maximum(a, b)
+
+
 @formula
 def length_xy(x: Any, y: Any) -> Any:
     return np.sqrt(x * x + y * y)
@@ -88,7 +99,7 @@ def coincident_xy(i: Any, j: Any) -> tuple[Any, Any]:
     Separation and non-penetration push coincident agents apart along it, so
     they split the same way whichever of the two is looked at.
     """
-    lo, hi = np.minimum(i, j), np.maximum(i, j)
+    lo, hi = minimum(i, j), maximum(i, j)
     angle = (lo * 2.399963229728653 + hi * 0.7071067811865476) % (2.0 * np.pi)
     sign = select(i < j, 1.0, -1.0)
     return np.cos(angle) * sign, np.sin(angle) * sign

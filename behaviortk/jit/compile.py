@@ -129,6 +129,26 @@ def _select(cond: Any, a: Any, b: Any) -> Any:
     return ternary
 
 
+@overload(vec.minimum, jit_options={"error_model": "numpy"})
+def _minimum(a: Any, b: Any) -> Any:
+    """``vec.minimum`` on scalars: ``min``, as the kernels always took it."""
+
+    def smaller(a: Any, b: Any) -> Any:
+        return min(a, b)
+
+    return smaller
+
+
+@overload(vec.maximum, jit_options={"error_model": "numpy"})
+def _maximum(a: Any, b: Any) -> Any:
+    """``vec.maximum`` on scalars: ``max``."""
+
+    def larger(a: Any, b: Any) -> Any:
+        return max(a, b)
+
+    return larger
+
+
 def _register(fn: Callable[..., Any]) -> None:
     register_jitable(error_model="numpy")(fn)
 

@@ -37,6 +37,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -75,22 +76,27 @@ class Rows:
         takes = len(inspect.signature(self.constants).parameters)
         object.__setattr__(self, "reads_world", takes == 2)
 
-    @property
+    # read on every call of the leaf: worked out once
+    @cached_property
     def targeted(self) -> bool:
         return any(p in TARGET or p in TARGET_HEADING for p in self.params)
 
-    @property
+    @cached_property
     def other(self) -> bool:
         return any(p in OTHER for p in self.params)
 
-    def constant_names(self) -> tuple[str, ...]:
+    @cached_property
+    def _constant_names(self) -> tuple[str, ...]:
         known = AGENT.keys() | TARGET.keys() | TARGET_HEADING.keys() | OTHER.keys()
         return tuple(p for p in self.params if p not in known)
+
+    def constant_names(self) -> tuple[str, ...]:
+        return self._constant_names
 
     def values(self, model: Any, world: Any = None) -> dict[str, Any]:
         """The leaf's constants, checked against the formula's parameters."""
         found = self.constants(model, world) if self.reads_world else self.constants(model)
-        missing = set(self.constant_names()) - found.keys()
+        missing = set(self._constant_names) - found.keys()
         if missing:
             raise TypeError(f"{self.formula.__name__}: no value for {sorted(missing)}")
         return found

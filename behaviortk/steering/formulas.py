@@ -6,7 +6,8 @@ uses ``select`` where a row-by-row program would branch, so the NumPy path runs
 it over whole columns and the compiled path calls the same function inside a
 numba row loop (``behaviortk.jit`` registers every ``@formula``). Divisions are
 guarded as ``vec.normalize_xy`` guards them: both sides of a ``select`` are
-computed.
+computed. ``vec.minimum``/``vec.maximum``, not ``np.minimum``/``np.maximum``: the
+NumPy functions on columns, the cheaper ``min``/``max`` in a compiled loop.
 
 Sources as in ``steering/kernels.py``: Reynolds (1999), Buckland ch. 3,
 Millington ch. 3.
@@ -23,6 +24,8 @@ from behaviortk.vec import (
     coincident_xy,
     formula,
     length_xy,
+    maximum,
+    minimum,
     normalize_xy,
     safe_div,
     select,
@@ -61,7 +64,7 @@ def arrive_buckland(
     within ``tolerance`` (brake to a stop)."""
     dx, dy = tx - px, ty - py
     dist = length_xy(dx, dy)
-    speed = np.minimum(dist / (deceleration * DECELERATION_TWEAK), top)
+    speed = minimum(dist / (deceleration * DECELERATION_TWEAK), top)
     speed = select(dist <= tolerance, 0.0, speed)
     ux, uy = normalize_xy(dx, dy)
     return ux * speed - vx, uy * speed - vy
@@ -73,7 +76,7 @@ def separation_term(dx: Any, dy: Any) -> tuple[Any, Any]:
     """One neighbour's term of Buckland's separation, ``normalize(-d) / |d| = -d / |d|^2``
     (``d``: its offset), ``|d|`` floored at ``MIN_SEPARATION``; not for a
     :func:`coincident` pair (:func:`coincident_push`)."""
-    s = -1.0 / np.maximum(dx * dx + dy * dy, MIN_SEPARATION * MIN_SEPARATION)
+    s = -1.0 / maximum(dx * dx + dy * dy, MIN_SEPARATION * MIN_SEPARATION)
     return dx * s, dy * s
 
 
@@ -95,7 +98,7 @@ def coincident_push(i: Any, j: Any) -> tuple[Any, Any]:
 def alignment(count: Any, ax: Any, ay: Any, vx: Any, vy: Any) -> tuple[Any, Any]:
     """Alignment as velocity matching (Reynolds 1987): the mean of the ``count`` neighbours'
     velocities (their sum ``ax, ay``) minus our own; zero without neighbours."""
-    c = np.maximum(count, 1.0)
+    c = maximum(count, 1.0)
     some = count > 0
     return select(some, ax / c - vx, 0.0), select(some, ay / c - vy, 0.0)
 
@@ -106,7 +109,7 @@ def cohesion(
 ) -> tuple[Any, Any]:
     """Buckland's Cohesion: seek the centre of mass of the ``count`` neighbours (``cx, cy``: the
     sum of their offsets); zero without neighbours."""
-    c = np.maximum(count, 1.0)
+    c = maximum(count, 1.0)
     fx, fy = seek(px, py, vx, vy, px + cx / c, py + cy / c, top)
     some = count > 0
     return select(some, fx, 0.0), select(some, fy, 0.0)
@@ -142,7 +145,7 @@ def obstacle_hit(
     lx = tx * hx + ty * hy
     ly = tx * -hy + ty * hx
     expanded = orad + radius
-    root = np.sqrt(np.maximum(expanded * expanded - ly * ly, 0.0))
+    root = np.sqrt(maximum(expanded * expanded - ly * ly, 0.0))
     ip = lx - root
     ip = select(ip <= 0.0, lx + root, ip)
     near = obstacle_near(px, py, hx, hy, radius, box, ox, oy, orad)
@@ -194,7 +197,7 @@ def power(x: Any, e: Any) -> Any:
 def lj_potential(d: Any, a: Any, n: Any, b: Any, m: Any) -> Any:
     """Lennard-Jones potential ``U = -A / d^n + B / d^m`` (Bourg & Seemann ch. 5), ``d``
     clamped at ``LJ_MIN_D`` so that ``d -> 0`` stays finite."""
-    dd = np.maximum(d, LJ_MIN_D)
+    dd = maximum(d, LJ_MIN_D)
     return -a / power(dd, n) + b / power(dd, m)
 
 
@@ -217,7 +220,7 @@ def lj_term(
     """One obstacle's Lennard-Jones push ``U(|r| / R) * r / |r|`` (:func:`away_from`, ``R``
     its radius), zero beyond ``cutoff`` (a centre distance)."""
     ux, uy, dist = away_from(px, py, ox, oy, bx, by)
-    u = select(dist <= cutoff, lj_potential(dist / np.maximum(orad, EPS), a, n, b, m), 0.0)
+    u = select(dist <= cutoff, lj_potential(dist / maximum(orad, EPS), a, n, b, m), 0.0)
     return ux * u, uy * u
 
 
@@ -257,7 +260,7 @@ def wall_crossing(px: Any, py: Any, ex: Any, ey: Any, ax: Any, ay: Any, bx: Any,
 @formula
 def overshoot(px: Any, py: Any, ex: Any, ey: Any, t: Any) -> Any:
     """How much of the feeler lies beyond the wall it crosses first at ``t`` (0: none)."""
-    return select(np.isfinite(t), (1.0 - np.minimum(t, 1.0)) * length_xy(ex - px, ey - py), 0.0)
+    return select(np.isfinite(t), (1.0 - minimum(t, 1.0)) * length_xy(ex - px, ey - py), 0.0)
 
 
 @formula
@@ -272,7 +275,7 @@ def wall_push(px: Any, py: Any, ax: Any, ay: Any, nx: Any, ny: Any, depth: Any) 
 @formula
 def on_path(cursor: Any, count: Any) -> Any:
     """A remembered waypoint index kept on a path of ``count`` points."""
-    return np.minimum(np.maximum(cursor, 0), count - 1)
+    return minimum(maximum(cursor, 0), count - 1)
 
 
 @formula
@@ -284,7 +287,7 @@ def next_waypoint(
     ``seek_distance`` of waypoint ``cursor`` (at ``points_x, points_y``) the next (a looped
     path wraps to its first, an open one stays on its last)."""
     close = length_xy(points_x - px, points_y - py) < seek_distance
-    nxt = select(looped, (cursor + 1) % count, np.minimum(cursor + 1, count - 1))
+    nxt = select(looped, (cursor + 1) % count, minimum(cursor + 1, count - 1))
     return select(close, nxt, cursor)
 
 
@@ -313,9 +316,9 @@ def containment(
     qx = px + vx * look_ahead
     qy = py + vy * look_ahead
     mx, my = (x0 + x1) / 2.0, (y0 + y1) / 2.0
-    cx = np.minimum(np.maximum(qx, np.minimum(x0 + margin, mx)), np.maximum(x1 - margin, mx))
-    cy = np.minimum(np.maximum(qy, np.minimum(y0 + margin, my)), np.maximum(y1 - margin, my))
-    ahead = np.maximum(look_ahead, EPS)
+    cx = minimum(maximum(qx, minimum(x0 + margin, mx)), maximum(x1 - margin, mx))
+    cy = minimum(maximum(qy, minimum(y0 + margin, my)), maximum(y1 - margin, my))
+    ahead = maximum(look_ahead, EPS)
     return (cx - qx) / ahead, (cy - qy) / ahead
 
 
@@ -347,7 +350,7 @@ def wander_target(
 def accumulate(rx: Any, ry: Any, fx: Any, fy: Any, max_force: Any) -> tuple[Any, Any]:
     """Buckland's AccumulateForce: add ``(fx, fy)`` to the running ``(rx, ry)`` up to what is
     left of ``max_force`` (whole if shorter, else truncated; nothing once it is spent)."""
-    remaining = np.maximum(max_force - length_xy(rx, ry), 0.0)
+    remaining = maximum(max_force - length_xy(rx, ry), 0.0)
     tx, ty = truncate_xy(fx, fy, remaining)
     return rx + tx, ry + ty
 

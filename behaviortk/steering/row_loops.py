@@ -10,6 +10,7 @@ formula's alone (``steering/formulas.py``), the same function the NumPy path cal
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -22,6 +23,7 @@ from behaviortk.vec import Array, finite_or_zero
 _loops: dict[Rows, Callable[..., None]] = {}
 
 
+@cache
 def _agent_columns(rows: Rows) -> list[str]:
     wanted = {AGENT[p][0] for p in rows.params if p in AGENT}
     if any(p in TARGET_HEADING for p in rows.params):

@@ -6,10 +6,11 @@ at once; these loops take one row and its obstacles in order, with the same
 formulas (``steering/formulas.py``: ``obstacle_hit``/``obstacle_push``,
 ``lj_term``, ``feelers``/``wall_crossing``/``overshoot``/``wall_push``), the same
 sums in the same order and the same ties (the first obstacle, wall or feeler
-wins, as ``np.argmin``/``np.argmax`` pick). An obstacle whose term cannot count
-(not in the detection box; beyond the Lennard-Jones cutoff, a zero term) is
-skipped before its formula is evaluated: the result is the same, without the
-``pow`` or ``sqrt`` of every obstacle of the world per row.
+wins, as ``np.argmin``/``np.argmax`` pick). A term known before its formula runs
+is not computed: an obstacle not in the detection box (never the nearest hit),
+one beyond the Lennard-Jones cutoff (a zero term; the sums start at +0.0, so it
+adds nothing), a feeler that crosses no wall (no overshoot). The results are
+the same, without a ``pow`` or ``sqrt`` for every obstacle of the world per row.
 """
 
 from __future__ import annotations
@@ -94,6 +95,8 @@ def _deepest(px, py, ex, ey, wall_a, wall_b):  # fmt: skip
         t = wall_crossing(px, py, ex, ey, wall_a[w, 0], wall_a[w, 1], wall_b[w, 0], wall_b[w, 1])
         if t < t_best:
             t_best, w_best = t, w
+    if t_best == np.inf:
+        return 0.0, w_best  # overshoot() of no crossing
     return overshoot(px, py, ex, ey, t_best), w_best
 
 

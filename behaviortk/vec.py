@@ -98,6 +98,31 @@ def clip(x: Any, low: Any, high: Any) -> Any:
     return minimum(maximum(x, low), high)
 
 
+@formula
+def safe_div(num: Any, den: Any) -> Any:
+    """``num / den`` where ``den > EPS``, else 0."""
+    ok = den > EPS
+    return select(ok, num / select(ok, den, 1.0), 0.0)
+
+
+@formula
+def coincident_xy(i: Any, j: Any) -> tuple[Any, Any]:
+    """A fixed unit direction for the pair of rows (i, j), opposite for (j, i).
+
+    Separation and non-penetration push coincident agents apart along it, so
+    they split the same way whichever of the two is looked at.
+    """
+    lo, hi = minimum(i, j), maximum(i, j)
+    angle = (lo * 2.399963229728653 + hi * 0.7071067811865476) % (2.0 * np.pi)
+    sign = select(i < j, 1.0, -1.0)
+    return np.cos(angle) * sign, np.sin(angle) * sign
+
+
+def xy(v: Array) -> tuple[Array, Array]:
+    """The x and y columns of ``(N, 2)`` vectors, as formulas take them."""
+    return v[..., 0], v[..., 1]
+
+
 def length(v: Array) -> Array:
     """Row-wise Euclidean length of ``(N, 2)`` vectors."""
     return length_xy(v[..., 0], v[..., 1])
@@ -153,14 +178,8 @@ def wrap_angle(angle: Any) -> Any:
 
 
 def coincident_direction(i: NDArray[np.int64], j: NDArray[np.int64]) -> Array:
-    """A fixed unit direction for the pair of rows (i, j), opposite for (j, i).
-
-    Separation and non-penetration push coincident agents apart along it, so
-    they split the same way whichever of the two is looked at.
-    """
-    lo, hi = np.minimum(i, j), np.maximum(i, j)
-    angle = (lo * 2.399963229728653 + hi * 0.7071067811865476) % (2.0 * np.pi)
-    return from_angle(angle) * np.where(i < j, 1.0, -1.0)[:, None]
+    """:func:`coincident_xy` of pairs of rows, ``(P, 2)``."""
+    return np.stack(coincident_xy(i, j), axis=-1)
 
 
 def to_world(local: Array, heading: Array, pos: Array | None = None) -> Array:

@@ -16,10 +16,12 @@ import numpy as np
 from behaviortk.compiled import forces as kf
 from behaviortk.compiled import non_penetration as knp
 from behaviortk.compiled import spatial
-from behaviortk.compiled.act import accumulate_acted, act
+from behaviortk.compiled.act import act
 from behaviortk.compiled.order import cell_order
 from behaviortk.leaves import conditions_loops
 from behaviortk.sense.sensing import FOV_COS_TOLERANCE, Neighbours, TargetFacts
+from behaviortk.steering import combiner_loops as kcomb
+from behaviortk.steering import flock_loops, memory_loops, shape_loops
 from behaviortk.vec import Array
 from behaviortk.world import integrate_loops, streams_loops
 from behaviortk.world.spatial import SMALL_SIDE, padded
@@ -290,39 +292,46 @@ class Kernels:
             pos, vel, head, vel, f, f, f, f, f, f, f, False, f, f, 0.1, 10.0, 10.0, 0, *outs
         )
         integrate_loops.smooth(np.zeros((2, n, 2)), 0, head, head, np.empty((n, 2)))
-        kf.accumulate_rows(np.zeros((n, 2)), i64, vel, f)
-        accumulate_acted(np.zeros((n, 2)), i64, vel, f, np.zeros((n, 3), dtype=np.bool_), 1, 0)
-        kf.requests(np.ones((n, 3), dtype=np.bool_))
+        kcomb.accumulate_rows(np.zeros((n, 2)), i64, vel, f)
+        acted = np.zeros((n, 3), dtype=np.bool_)
+        kcomb.accumulate_acted(np.zeros((n, 2)), i64, vel, f, acted, 1, 0)
+        kcomb.request_rows(np.ones((n, 3), dtype=np.bool_))
         kf.flee(i64, i64, pos, vel, head, f, pos, yes, 1.0, 1.0, out)
         kf.arrive(i64, i64, pos, vel, f, f, pos, yes, True, 1.0, 1.0, 1.0, 1.0, 1.0, out)
         kf.pursuit(i64, i64, pos, vel, head, f, pos, vel, i64, yes, False, 0, 0.0, 1.0, out)
         kf.evade(i64, i64, pos, vel, head, f, pos, vel, yes, 0, 0.0, 1.0, 1.0, out)
-        kf.wander(
+        memory_loops.wander(
             i64, pos, vel, head, f, f, np.zeros((n, 2)), np.zeros((n, 2)),
             True, 1.0, 1.0, 1.0, 0.1, False, 1.0, out,
         )  # fmt: skip
         kf.velocity_match(i64, i64, vel, f, vel, yes, 1.0, 1.0, out)
         offsets = np.zeros(n + 1, dtype=np.int64)
-        kf.flock(i64, i64, offsets, i64, pos, pos, vel, f, 1.0, -1.0, 1.0, out, none, out)
+        flock_loops.flock(i64, i64, offsets, i64, pos, pos, vel, f, 1.0, -1.0, 1.0, out, none, out)
         sums = np.zeros((n, spatial.SUMS))
-        kf.flock_sums(i64, i64, offsets, sums, pos, vel, f, 1.0, -1.0, 1.0, out, none, out)
-        kf.flock_blend(i64, i64, offsets, sums, pos, vel, f, f, i64[:3] % 3, f[:3], 1.0, out)
+        flock_loops.flock_sums(i64, i64, offsets, sums, pos, vel, f, 1.0, -1.0, 1.0, out, none, out)
+        kinds = i64[:3] % 3
+        flock_loops.flock_blend(i64, i64, offsets, sums, pos, vel, f, f, kinds, f[:3], 1.0, out)
         obstacles, radii = np.ones((1, 2)), np.ones(1)
-        kf.obstacle_avoidance(i64, pos, vel, head, f, f, obstacles, radii, 1.0, 1.0, 1.0, out)
-        kf.lj_avoidance(i64, pos, head, obstacles, radii, 0.0, 1.0, 1.0, 2.5, 9.0, 1.0, out)
-        kf.wall_avoidance(i64, pos, head, obstacles, obstacles, obstacles, 1.0, out[:2], 1.0, out)
+        shape_loops.obstacle_avoidance(
+            i64, pos, vel, head, f, f, obstacles, radii, 1.0, 1.0, 1.0, out
+        )
+        shape_loops.lj_avoidance(
+            i64, pos, head, obstacles, radii, 0.0, 1.0, 1.0, 2.5, 9.0, 1.0, out
+        )
+        shape_loops.wall_avoidance(
+            i64, pos, head, obstacles, obstacles, obstacles, 1.0, 1.0, 0.0, 1.0, 0.0, 1.0, out
+        )
         kf.hide(i64, i64, pos, vel, head, f, pos, vel, yes, obstacles, radii, 1.0, 1.0, 1.0, out)
         kf.interpose(i64, i64, pos, vel, f, pos, vel, yes, pos, vel, yes, 0, 0.0, 1.0, out)
         kf.offset_pursuit(
             i64, i64, pos, vel, head, f, pos, vel, i64, yes, 1.0, 1.0, 0, 0.0, 1.0, out
         )
-        kf.path_following(
-            i64, i64, pos, vel, f, yes, pos, np.zeros(n, np.int64), 1.0, True, 1.0, out
+        memory_loops.path_following(
+            i64, i64, pos, vel, f, yes, pos, np.zeros(n, np.int64), 1.0, True, 2.0, 1.0, out
         )
-        kf.containment(i64, pos, vel, np.zeros(2), np.ones(2), 1.0, 1.0, 1.0, out)
         knp.warm()
         forces = np.ones((2, n, 2))
-        kf.blend(forces, i64, f, 1.0, out)
-        kf.prioritized_sum(forces, i64, f, 1.0, out)
-        kf.first_nonzero(forces, i64, f, 1e-3, 1.0, out)
-        kf.prioritized_dither(forces, i64, f, np.zeros((n, 2)), 0, np.ones(2), 1.0, out)
+        kcomb.blend(forces, i64, f, 1.0, out)
+        kcomb.prioritized_sum(forces, i64, f, 1.0, out)
+        kcomb.first_nonzero(forces, i64, f, 1e-3, 1.0, out)
+        kcomb.prioritized_dither(forces, i64, f, np.zeros((n, 2)), 0, np.ones(2), 1.0, out)

@@ -25,10 +25,11 @@ import numpy as np
 
 from behaviortk.compiled import forces as kf
 from behaviortk.sense.sensing import Sense, TargetFacts
+from behaviortk.steering import combiner_loops as kc
 from behaviortk.steering import combiners as cb
+from behaviortk.steering import flock_loops, memory_loops, row_loops, shape_loops
 from behaviortk.steering import predictors as pr
 from behaviortk.steering import primitives as pm
-from behaviortk.steering import row_loops
 from behaviortk.steering.context import (
     Steering,
     SteeringContext,
@@ -39,7 +40,7 @@ from behaviortk.steering.context import (
 )
 from behaviortk.steering.debug import DebugBuffer
 from behaviortk.steering.declared import Rows
-from behaviortk.steering.kernels import DECELERATION
+from behaviortk.steering.kernels import DECELERATION, side_turns
 from behaviortk.vec import Array
 from behaviortk.world.state import Agents, World
 
@@ -184,7 +185,9 @@ def _by_rows(job: Job, weight: float, out: Array) -> None:
     assert declared is not None
     target = job.target() if declared.targeted else None
     other = job.facts(model.other) if declared.other else None
-    row_loops.run(declared, model, job.agents, job.rows, job.local, target, other, weight, out)
+    row_loops.run(
+        declared, model, job.agents, job.rows, job.local, target, other, weight, out, job.world
+    )
 
 
 def _impl(model: Any) -> Impl:
@@ -268,7 +271,7 @@ def _evade(job: Job, weight: float, out: Array) -> None:
 def _wander(job: Job, weight: float, out: Array) -> None:
     p, ag = job.model, job.agents
     memory = job.state("wander_target", (2,), fill=np.nan)
-    kf.wander(
+    memory_loops.wander(
         job.rows, ag.pos, ag.vel, ag.heading, ag.max_speed, ag.radius, memory,
         job.sense.rand_rows(job.rows, job.rand_slot, 2), p.units != "world", float(p.radius),
         float(p.distance),
@@ -299,12 +302,12 @@ def _flock(jobs: list[tuple[Job, float, Array]]) -> None:
     ag = first.agents
     sums = getattr(nb, "sums", None)
     if sums is not None:  # the compiled query summed the pairs already
-        kf.flock_sums(
+        flock_loops.flock_sums(
             first.rows, first.local, nb.offsets, sums, ag.pos, ag.vel, ag.max_speed,
             weights[0], weights[1], weights[2], outs[0], outs[1], outs[2],
         )  # fmt: skip
         return
-    kf.flock(
+    flock_loops.flock(
         first.rows, first.local, nb.offsets, nb.j, nb.d, ag.pos, ag.vel, ag.max_speed,
         weights[0], weights[1], weights[2], outs[0], outs[1], outs[2],
     )  # fmt: skip
@@ -316,7 +319,7 @@ def _flock_one(job: Job, weight: float, out: Array) -> None:
 
 def _obstacle_avoidance(job: Job, weight: float, out: Array) -> None:
     p, ag, w = job.model, job.agents, job.world
-    kf.obstacle_avoidance(
+    shape_loops.obstacle_avoidance(
         job.rows, ag.pos, ag.vel, ag.heading, ag.max_speed, ag.radius,
         _c2(w.obstacle_pos), _c1(w.obstacle_radius),
         float(p.min_detection_length), float(p.braking_weight), weight, out,
@@ -325,7 +328,7 @@ def _obstacle_avoidance(job: Job, weight: float, out: Array) -> None:
 
 def _lj_avoidance(job: Job, weight: float, out: Array) -> None:
     p, ag, w = job.model, job.agents, job.world
-    kf.lj_avoidance(
+    shape_loops.lj_avoidance(
         job.rows, ag.pos, ag.heading, _c2(w.obstacle_pos), _c1(w.obstacle_radius),
         float(p.a), float(p.n), float(p.b), float(p.m), float(p.cutoff), weight, out,
     )  # fmt: skip
@@ -333,12 +336,10 @@ def _lj_avoidance(job: Job, weight: float, out: Array) -> None:
 
 def _wall_avoidance(job: Job, weight: float, out: Array) -> None:
     p, ag, w = job.model, job.agents, job.world
-    angle = np.radians(p.side_angle)
-    a = np.asarray(angle, dtype=np.float64)  # vec.rotate's cos and sin, as NumPy computes them
-    rotations = np.array([[np.cos(a), np.sin(a)], [np.cos(-a), np.sin(-a)]], dtype=np.float64)
-    kf.wall_avoidance(
+    lc, ls, rc, rs = side_turns(np.radians(p.side_angle))
+    shape_loops.wall_avoidance(
         job.rows, ag.pos, ag.heading, _c2(w.wall_a), _c2(w.wall_b), _c2(w.wall_normal),
-        float(p.feeler_length), rotations, weight, out,
+        float(p.feeler_length), lc, ls, rc, rs, weight, out,
     )  # fmt: skip
 
 
@@ -380,21 +381,10 @@ def _path_following(job: Job, weight: float, out: Array) -> None:
         return
     looped = path.looped if p.looped is None else bool(p.looped)
     points = np.ascontiguousarray(path.points, dtype=np.float64)
-    kf.path_following(
+    memory_loops.path_following(
         job.rows, job.local, ag.pos, ag.vel, ag.max_speed, t.valid, points, cursor,
-        float(p.waypoint_seek_distance), bool(looped), weight, out,
+        float(p.waypoint_seek_distance), bool(looped), DECELERATION["normal"], weight, out,
     )  # fmt: skip
-
-
-def _containment(job: Job, weight: float, out: Array) -> None:
-    p, ag = job.model, job.agents
-    if p.rect is None:
-        low, high = np.zeros(2), job.world.size
-    else:
-        low, high = np.asarray(p.rect[0], float), np.asarray(p.rect[1], float)
-    kf.containment(
-        job.rows, ag.pos, ag.vel, low, high, float(p.margin), float(p.look_ahead), weight, out
-    )
 
 
 def _c2(a: Array) -> Array:
@@ -436,28 +426,28 @@ def _blend(job: Job, weight: float, out: Array) -> None:
             ag = job.agents
             kinds = np.array([_FLOCK[type(c)] for c in children], dtype=np.int64)
             weights = np.array([float(c.weight) for c in children])
-            kf.flock_blend(
+            flock_loops.flock_blend(
                 job.rows, job.local, nb.offsets, sums, ag.pos, ag.vel, ag.max_speed,
                 ag.max_force, kinds, weights, weight, out,
             )  # fmt: skip
             return
-    kf.blend(_children(job, 0), job.rows, job.agents.max_force, weight, out)
+    kc.blend(_children(job, 0), job.rows, job.agents.max_force, weight, out)
 
 
 def _prioritized_sum(job: Job, weight: float, out: Array) -> None:
-    kf.prioritized_sum(_children(job, 0), job.rows, job.agents.max_force, weight, out)
+    kc.prioritized_sum(_children(job, 0), job.rows, job.agents.max_force, weight, out)
 
 
 def _first_nonzero(job: Job, weight: float, out: Array) -> None:
     eps = float(job.model.epsilon)
-    kf.first_nonzero(_children(job, 0), job.rows, job.agents.max_force, eps, weight, out)
+    kc.first_nonzero(_children(job, 0), job.rows, job.agents.max_force, eps, weight, out)
 
 
 def _prioritized_dither(job: Job, weight: float, out: Array) -> None:
     p = job.model
     forces = _children(job, len(p.children))
     chances = np.asarray(p.probabilities, dtype=np.float64)
-    kf.prioritized_dither(
+    kc.prioritized_dither(
         forces, job.rows, job.agents.max_force, job.sense.rand, job.rand_slot, chances,
         weight, out,
     )  # fmt: skip
@@ -499,7 +489,6 @@ IMPLS: dict[Any, tuple[Impl, frozenset[str]]] = {
     pm.Interpose: (_interpose, _fields("target other predictor")),
     pm.OffsetPursuit: (_offset_pursuit, _fields("target offset predictor")),
     pm.PathFollowing: (_path_following, _fields("target waypoint_seek_distance looped")),
-    pm.Containment: (_containment, _fields("rect margin look_ahead")),
     cb.Blend: (_blend, _fields("children")),
     cb.PrioritizedSum: (_prioritized_sum, _fields("children")),
     cb.FirstNonzero: (_first_nonzero, _fields("children epsilon")),

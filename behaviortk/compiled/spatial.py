@@ -34,10 +34,10 @@ import math
 
 import numpy as np
 
-from behaviortk.compiled.vec import separation_term
 from behaviortk.format.cells import fit_cells
 from behaviortk.jit.compile import inline, kernel
 from behaviortk.world.spatial import shortest, shortest_near
+from behaviortk.steering.flock_loops import separation_pair
 
 #: Cells per candidate point at most (and 16 at least): bounds the grid's memory.
 CELLS_PER_POINT = 4
@@ -299,7 +299,7 @@ def neighbour_query(
     Returns ``(offsets, sums, i, j, d, dist)``: the CSR offsets (per observer
     ``k = i - a_lo``), the flocking sums of every observer (``SUMS`` columns, in
     the order and with the rules of ``steering.kernels``: Buckland's separation
-    terms with ``coincident_direction`` for coincident pairs, velocities,
+    terms, ``flock_loops.separation_pair``, velocities,
     offsets) and, with ``want_pairs``, the pairs themselves (else empty).
 
     ``view``, ``cos_limit`` (``cos(fov / 2)`` minus the tolerance), ``all_round``
@@ -467,7 +467,7 @@ def neighbour_query(
                 out_d[p + q, 0] = dx
                 out_d[p + q, 1] = dy
                 out_dist[p + q] = cdist[slot]
-            tx, ty = separation_term(i, j, dx, dy)
+            tx, ty = separation_pair(i, j, dx, dy)
             sx += tx
             sy += ty
             ax += vel[j, 0]

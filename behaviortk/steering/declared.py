@@ -24,6 +24,9 @@ The formula's parameter names say where each value comes from:
 anything else      a constant of the leaf, from ``Rows.constants(model)``
 =================  =====================================================
 
+``constants`` takes the model, or the model and the ``World`` when a constant
+comes from the world (``containment``'s area is the whole world by default).
+
 The formula returns the unweighted force ``(fx, fy)``. Rows whose target (or
 ``other``) is missing get zero and a non-finite force becomes zero, on both
 paths (``steering.context.steer``'s rules).
@@ -34,6 +37,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -62,29 +66,37 @@ class Rows:
     """A formula and the leaf's constants (see the module docstring)."""
 
     formula: Callable[..., tuple[Any, Any]]
-    constants: Callable[[Any], dict[str, Any]] = _no_constants
+    constants: Callable[..., dict[str, Any]] = _no_constants
     params: tuple[str, ...] = field(init=False)
+    reads_world: bool = field(init=False)
 
     def __post_init__(self) -> None:
         params = tuple(inspect.signature(self.formula).parameters)
         object.__setattr__(self, "params", params)
+        takes = len(inspect.signature(self.constants).parameters)
+        object.__setattr__(self, "reads_world", takes == 2)
 
-    @property
+    # read on every call of the leaf: worked out once
+    @cached_property
     def targeted(self) -> bool:
         return any(p in TARGET or p in TARGET_HEADING for p in self.params)
 
-    @property
+    @cached_property
     def other(self) -> bool:
         return any(p in OTHER for p in self.params)
 
-    def constant_names(self) -> tuple[str, ...]:
+    @cached_property
+    def _constant_names(self) -> tuple[str, ...]:
         known = AGENT.keys() | TARGET.keys() | TARGET_HEADING.keys() | OTHER.keys()
         return tuple(p for p in self.params if p not in known)
 
-    def values(self, model: Any) -> dict[str, Any]:
+    def constant_names(self) -> tuple[str, ...]:
+        return self._constant_names
+
+    def values(self, model: Any, world: Any = None) -> dict[str, Any]:
         """The leaf's constants, checked against the formula's parameters."""
-        found = self.constants(model)
-        missing = set(self.constant_names()) - found.keys()
+        found = self.constants(model, world) if self.reads_world else self.constants(model)
+        missing = set(self._constant_names) - found.keys()
         if missing:
             raise TypeError(f"{self.formula.__name__}: no value for {sorted(missing)}")
         return found
@@ -102,13 +114,14 @@ def columns(
     target: TargetFacts | None = None,
     heading_of_target: Array | None = None,
     other: TargetFacts | None = None,
+    world: Any = None,
 ) -> Array:
     """The formula on the columns of ``rows`` (the NumPy path): forces ``(n, 2)``.
 
     ``target`` and ``other`` are the facts of the rows' targets (already restricted
     to them); ``heading_of_target`` is ``sense.target_heading`` of ``target``.
     """
-    constants = rows_.values(model)
+    constants = rows_.values(model, world)
     args: list[Any] = []
     for name in rows_.params:
         if name in AGENT:

@@ -37,7 +37,8 @@ from behaviortk.steering import kernels as k
 from behaviortk.steering.context import Steering, SteeringContext
 from behaviortk.steering.declared import Rows, columns
 from behaviortk.steering.predictors import Linear, look_ahead
-from behaviortk.vec import Array, from_angle, heading_angle, length, normalize, to_world
+from behaviortk.vec import Array, from_angle, heading_angle, length, normalize, to_world, xy
+from behaviortk.world.state import World
 
 PCosine = Annotated[float, Field(ge=-1, le=1, allow_inf_nan=False), Parameterisable()]
 """A dot product of unit vectors, -1 to 1 (or a ``$param`` reference in a tree as written)."""
@@ -82,7 +83,7 @@ def by_rows(p: Any, ctx: SteeringContext) -> Steering:
     if target is not None and any(n in ("thx", "thy") for n in declared.params):
         heading = target_heading(ctx.agents, target)
     other = ctx.resolve(p.other) if declared.other else None
-    return Steering(columns(declared, p, ctx.agents, ctx.rows, target, heading, other))
+    return Steering(columns(declared, p, ctx.agents, ctx.rows, target, heading, other, ctx.world))
 
 
 def _crosshair(ctx: SteeringContext, point: Array) -> None:
@@ -361,11 +362,8 @@ def _wander_target(p: Wander, ctx: SteeringContext, ahead: Array, scale: Array) 
         facing = heading_angle(ahead)
         centre, target = k.wander_orientation_target(ctx.pos, facing, angle, distance, radius)
     else:
-        memory = ctx.state("wander_target", (2,), fill=np.nan)
-        local = memory[ctx.rows]
-        fresh = ~np.isfinite(local).all(axis=1)
-        local[fresh] = np.stack([radius[fresh], np.zeros(int(fresh.sum()))], axis=1)
-        local = k.wander_jitter(local, ctx.rand[:, :2], p.jitter * scale, ctx.dt, radius)
+        memory = ctx.state("wander_target", (2,), fill=np.nan)  # nan: not started
+        local = k.wander_jitter(memory[ctx.rows], ctx.rand[:, :2], p.jitter * scale, ctx.dt, radius)
         memory[ctx.rows] = local
         target = k.wander_world_target(local, distance, ctx.pos, ahead)
         centre = ctx.pos + ahead * distance[:, None]
@@ -677,7 +675,7 @@ def obstacle_avoidance(p: ObstacleAvoidance, ctx: SteeringContext) -> Steering:
     force, box = k.obstacle_avoidance_force(
         ctx.pos,
         heading,
-        ctx.speed,
+        ctx.vel,
         ctx.per_agent("max_speed"),
         ctx.per_agent("radius"),
         ctx.world.obstacle_pos,
@@ -896,21 +894,28 @@ def path_following(p: PathFollowing, ctx: SteeringContext) -> Steering:
     points, memory, looped = waypoint_state(p, ctx)
     if points.shape[0] == 0:
         return Steering(np.zeros((ctx.n, 2)))
-    cursor = np.clip(memory[ctx.rows], 0, points.shape[0] - 1)
+    count = points.shape[0]
+    cursor = f.on_path(memory[ctx.rows], count)
     cursor = k.advance_waypoints(cursor, ctx.pos, points, p.waypoint_seek_distance, looped)
     memory[ctx.rows] = cursor
     current = points[cursor]
     ctx.debug.add("waypoint", ctx.rows, point=current)
-    force = k.seek_force(ctx.pos, ctx.vel, current, ctx.per_agent("max_speed"))
-    if not looped:
-        finished = cursor == points.shape[0] - 1
-        arrive_at = _buckland_arrive(ctx, current, "normal")
-        force = np.where(finished[:, None], arrive_at, force)
-    return Steering(force)
+    fx, fy = f.path_force(
+        *xy(ctx.pos), *xy(ctx.vel), *xy(current), ctx.per_agent("max_speed"),
+        cursor, count, looped, k.DECELERATION["normal"],
+    )  # fmt: skip
+    return Steering(np.stack([fx, fy], axis=1))
 
 
 Rect = Annotated[tuple[Point, Point], Field(strict=False)]
 """Two corners [[min_x, min_y], [max_x, max_y]]; a JSON array of arrays."""
+
+
+def _area(p: Containment, world: World) -> dict[str, float]:
+    """Containment's constants: the area's corners (the world's without ``rect``)."""
+    (x0, y0), (x1, y1) = ((0.0, 0.0), world.size) if p.rect is None else p.rect
+    x0, y0, x1, y1 = float(x0), float(y0), float(x1), float(y1)
+    return dict(x0=x0, y0=y0, x1=x1, y1=y1, margin=float(p.margin), look_ahead=float(p.look_ahead))
 
 
 class Containment(SteeringModel):
@@ -924,6 +929,7 @@ class Containment(SteeringModel):
     """
 
     type: Literal["containment"] = "containment"
+    ROWS: ClassVar[Rows] = Rows(f.containment, constants=_area)
     rect: Rect | None = doc(
         "Area to stay in: [[min_x, min_y], [max_x, max_y]] (null = the whole world)",
         None,
@@ -939,15 +945,6 @@ class Containment(SteeringModel):
         ):
             raise ValueError("rect must be [[min_x, min_y], [max_x, max_y]] with min < max")
         return self
-
-
-def containment(p: Containment, ctx: SteeringContext) -> Steering:
-    if p.rect is None:
-        low, high = np.zeros(2), ctx.world.size
-    else:
-        low, high = np.asarray(p.rect[0], float), np.asarray(p.rect[1], float)
-    force = k.containment_force(ctx.pos, ctx.vel, low, high, p.margin, p.look_ahead)
-    return Steering(force)
 
 
 def path_following_done(p: Any, sense: Sense, group: str, memory: Any) -> np.ndarray:
@@ -991,7 +988,7 @@ BUILTIN = (
     (Interpose, interpose),
     (OffsetPursuit, offset_pursuit),
     (PathFollowing, path_following),
-    (Containment, containment),
+    (Containment, by_rows),
 )
 """(model, implementation) of every built-in primitive, in registration order."""
 

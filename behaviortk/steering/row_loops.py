@@ -10,18 +10,20 @@ formula's alone (``steering/formulas.py``), the same function the NumPy path cal
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 import numpy as np
 
-from behaviortk.jit import compile as _registers_formulas  # noqa: F401  (formulas -> numba)
+from behaviortk.jit.compile import inline
 from behaviortk.jit.generated import compile_function
 from behaviortk.steering.declared import AGENT, OTHER, TARGET, TARGET_HEADING, Rows
-from behaviortk.vec import Array
+from behaviortk.vec import Array, finite_or_zero
 
 _loops: dict[Rows, Callable[..., None]] = {}
 
 
+@cache
 def _agent_columns(rows: Rows) -> list[str]:
     wanted = {AGENT[p][0] for p in rows.params if p in AGENT}
     if any(p in TARGET_HEADING for p in rows.params):
@@ -100,11 +102,11 @@ def compiled(rows: Rows) -> Callable[..., None]:
 
 def run(
     rows: Rows, model: Any, agents: Any, at: np.ndarray, local: np.ndarray,
-    target: Any, other: Any, weight: float, out: Array,
+    target: Any, other: Any, weight: float, out: Array, world: Any = None,
 ) -> None:  # fmt: skip
     """Write ``weight * force`` for global rows ``at`` (``local`` within the group) into ``out``;
     ``target``/``other``: the group's facts (contiguous arrays), None when not used."""
-    constants = rows.values(model)
+    constants = rows.values(model, world)
     args: list[Any] = [at, local]
     args += [getattr(agents, c) for c in _agent_columns(rows)]
     if rows.targeted:
@@ -113,3 +115,11 @@ def run(
         args += [other.pos, other.vel, other.valid]
     args += [constants[c] for c in rows.constant_names()]
     compiled(rows)(*args, float(weight), out)
+
+
+@inline
+def put(out: Array, r: int, fx: float, fy: float, weight: float) -> None:
+    """``steer``'s rule for row ``r`` of a hand-written loop (``flock_loops``, ...): a
+    non-finite force is zero; then the leaf's weight."""
+    out[r, 0] = finite_or_zero(fx) * weight
+    out[r, 1] = finite_or_zero(fy) * weight

@@ -287,12 +287,11 @@ def test_an_option_the_kernel_does_not_read_sends_the_leaf_to_numpy(monkeypatch:
     """Fields outside a kernel's list must be at their default (a new option of a built-in)."""
     from behaviortk.compiled import leaves
 
-    impl, known = leaves.IMPLS[pm.Flee]
+    impl, known = leaves.IMPLS[pm.Wander]
     monkeypatch.setattr(leaves, "_verdicts", {})
-    monkeypatch.setitem(leaves.IMPLS, pm.Flee, (impl, known - {"fear_distance"}))
-    target = {"kind": "point", "at": [0, 0]}
-    assert leaves.supports(pm.Flee(target=target))  # 100, the default
-    assert not leaves.supports(pm.Flee(target=target, fear_distance=50))
+    monkeypatch.setitem(leaves.IMPLS, pm.Wander, (impl, known - {"jitter"}))
+    assert leaves.supports(pm.Wander())  # 80, the default
+    assert not leaves.supports(pm.Wander(jitter=50))
 
 
 def test_a_compile_failure_falls_back_to_numpy_with_one_warning_line(

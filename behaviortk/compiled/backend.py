@@ -291,15 +291,10 @@ class Kernels:
         kf.accumulate_rows(np.zeros((n, 2)), i64, vel, f)
         accumulate_acted(np.zeros((n, 2)), i64, vel, f, np.zeros((n, 3), dtype=np.bool_), 1, 0)
         kf.requests(np.ones((n, 3), dtype=np.bool_))
-        kf.flee(i64, i64, pos, vel, head, f, pos, yes, 1.0, 1.0, out)
-        kf.arrive(i64, i64, pos, vel, f, f, pos, yes, True, 1.0, 1.0, 1.0, 1.0, 1.0, out)
-        kf.pursuit(i64, i64, pos, vel, head, f, pos, vel, i64, yes, False, 0, 0.0, 1.0, out)
-        kf.evade(i64, i64, pos, vel, head, f, pos, vel, yes, 0, 0.0, 1.0, 1.0, out)
         kf.wander(
             i64, pos, vel, head, f, f, np.zeros((n, 2)), np.zeros((n, 2)),
             True, 1.0, 1.0, 1.0, 0.1, False, 1.0, out,
         )  # fmt: skip
-        kf.velocity_match(i64, i64, vel, f, vel, yes, 1.0, 1.0, out)
         offsets = np.zeros(n + 1, dtype=np.int64)
         kf.flock(i64, i64, offsets, i64, pos, pos, vel, f, 1.0, -1.0, 1.0, out, none, out)
         sums = np.zeros((n, spatial.SUMS))
@@ -309,11 +304,6 @@ class Kernels:
         kf.obstacle_avoidance(i64, pos, vel, head, f, f, obstacles, radii, 1.0, 1.0, 1.0, out)
         kf.lj_avoidance(i64, pos, head, obstacles, radii, 0.0, 1.0, 1.0, 2.5, 9.0, 1.0, out)
         kf.wall_avoidance(i64, pos, head, obstacles, obstacles, obstacles, 1.0, out[:2], 1.0, out)
-        kf.hide(i64, i64, pos, vel, head, f, pos, vel, yes, obstacles, radii, 1.0, 1.0, 1.0, out)
-        kf.interpose(i64, i64, pos, vel, f, pos, vel, yes, pos, vel, yes, 0, 0.0, 1.0, out)
-        kf.offset_pursuit(
-            i64, i64, pos, vel, head, f, pos, vel, i64, yes, 1.0, 1.0, 0, 0.0, 1.0, out
-        )
         kf.path_following(
             i64, i64, pos, vel, f, yes, pos, np.zeros(n, np.int64), 1.0, True, 1.0, out
         )

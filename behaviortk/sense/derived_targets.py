@@ -25,7 +25,7 @@ from pydantic import Field
 from behaviortk.format.fields import Model, NameRef, PNonNeg, PPoint, doc
 from behaviortk.format.nodes import Target
 from behaviortk.registry import Registries
-from behaviortk.sense.sensing import Sense, TargetFacts, target_frame
+from behaviortk.sense.sensing import Sense, TargetFacts, offset_point, target_heading
 from behaviortk.vec import (
     EPS,
     Array,
@@ -34,7 +34,6 @@ from behaviortk.vec import (
     mean_by_owner,
     normalize_xy,
     select,
-    to_world,
 )
 from behaviortk.world.spatial import displacement, wrap_positions
 from behaviortk.world.state import World
@@ -126,11 +125,10 @@ def hiding_spot_xy(
     """Buckland's GetHidingPosition: ``obstacle + normalize(obstacle - hunter) * (radius +
     distance)``; a hunter on the obstacle's centre pushes the spot toward the agent's side."""
     awx, awy = ox - hunter_x, oy - hunter_y
-    ux, uy = normalize_xy(awx, awy)
-    fx, fy = normalize_xy(px - ox, py - oy)
     away = length_xy(awx, awy) > EPS
+    ux, uy = normalize_xy(select(away, awx, px - ox), select(away, awy, py - oy))
     reach = radius + distance
-    return ox + select(away, ux, fx) * reach, oy + select(away, uy, fy) * reach
+    return ox + ux * reach, oy + uy * reach
 
 
 @formula
@@ -156,20 +154,14 @@ def nearest_hiding_spot(
     return bx, by
 
 
-def hiding_spots(
-    pos: Array, hunter: Array, obstacle_pos: Array, obstacle_radius: Array, distance: float
-) -> Array:
-    """:func:`nearest_hiding_spot` of each row (n, 2). Needs at least one obstacle."""
-    x, y = nearest_hiding_spot(
-        pos[:, 0], pos[:, 1], hunter[:, 0], hunter[:, 1], obstacle_pos, obstacle_radius, distance
-    )
-    return np.stack([x, y], axis=1)
-
-
 def hiding_spot(pos: Array, threat: Array, world: World, distance: float) -> Array:
-    """Buckland's hiding spot for each row (``hiding_spots``): what ``hide`` arrives at and
-    what a ``hide_point`` target is. Needs at least one obstacle."""
-    return hiding_spots(pos, threat, world.obstacle_pos, world.obstacle_radius, distance)
+    """Buckland's hiding spot for each row (:func:`nearest_hiding_spot`, as ``hide`` finds
+    it): what a ``hide_point`` target is. Needs at least one obstacle."""
+    x, y = nearest_hiding_spot(
+        pos[:, 0], pos[:, 1], threat[:, 0], threat[:, 1], world.obstacle_pos,
+        world.obstacle_radius, distance,
+    )  # fmt: skip
+    return np.stack([x, y], axis=1)
 
 
 def group_centroid(pos: Array, world: World) -> Array:
@@ -221,11 +213,15 @@ def offset_target(spec: OffsetTarget, sense: Sense, group: str) -> TargetFacts:
     inner = sense.target(spec.target, group)
     own = sense.agents.pos[sense.rows(group)]
     n = own.shape[0]
-    offset = np.broadcast_to(np.asarray(spec.offset, dtype=np.float64), (n, 2))
     if spec.frame == "world":
-        point = inner.pos + offset
+        point = inner.pos + np.broadcast_to(np.asarray(spec.offset, dtype=np.float64), (n, 2))
     else:
-        point = to_world(offset, target_frame(sense.agents, inner), inner.pos)
+        heading = target_heading(sense.agents, inner)
+        x, y = offset_point(
+            inner.pos[:, 0], inner.pos[:, 1], heading[:, 0], heading[:, 1],
+            float(spec.offset[0]), float(spec.offset[1]),
+        )  # fmt: skip
+        point = np.stack([x, y], axis=1)
     return _facts(sense, own, point, inner.vel, inner.valid)
 
 

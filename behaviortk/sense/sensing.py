@@ -99,11 +99,14 @@ def frame_xy(thx: Any, thy: Any) -> tuple[Any, Any]:
     return select(none, 1.0, hx), select(none, 0.0, hy)
 
 
-def target_frame(agents: Agents, facts: TargetFacts) -> Array:
-    """The unit forward axis of a target's own frame (:func:`frame_xy` of
-    :func:`target_heading`): a still point or zone has the world's."""
-    heading = target_heading(agents, facts)
-    return np.stack(frame_xy(heading[:, 0], heading[:, 1]), axis=1)
+@formula
+def offset_point(
+    tx: Any, ty: Any, thx: Any, thy: Any, offset_x: Any, offset_y: Any
+) -> tuple[Any, Any]:
+    """A target's offset ``[forward, left]`` in world coordinates: along its frame's forward
+    axis (:func:`frame_xy` of its heading ``thx, thy``) and that axis turned left."""
+    hx, hy = frame_xy(thx, thy)
+    return hx * offset_x + -hy * offset_y + tx, hy * offset_x + hx * offset_y + ty
 
 
 def nearest_first(dist: Array, offsets: np.ndarray, cap: np.ndarray) -> np.ndarray | None:

@@ -22,6 +22,7 @@ The formula's parameter names say where each value comes from:
 ``thx thy``              the target's heading (an agent's own; else its velocity's direction)
 ``ox oy ovx ovy``        the ``other`` target's position and velocity (``interpose``)
 ``ahead``                the look-ahead in seconds of the leaf's predictor (below)
+``qx qy qvx qvy``        the point ``ahead`` is for and its velocity (below)
 ``obstacle_pos``         the world's obstacles, whole arrays ``(M, 2)`` and ``(M,)``
 ``obstacle_radius``
 anything else            a constant of the leaf, from ``Rows.constants(model)``
@@ -34,9 +35,9 @@ The formula returns the unweighted force ``(fx, fy)``, possibly followed by a po
 paths (``steering.context.steer``'s rules).
 
 **Look-ahead.** ``ahead`` is what the predictor ``Rows.predictor(model)`` (by
-default the model's ``predictor`` field) answers for the point ``Rows.lead``
-returns, ``(x, y, vx, vy)`` from the same vocabulary (None: the target
-itself), seen from the agent: ``predictors.look_ahead`` through the registry
+default the model's ``predictor`` field) answers for the point ``qx, qy``
+moving at ``qvx, qvy``, seen from the agent: what ``Rows.lead`` returns from
+the same vocabulary (None: the target itself), computed once per row; ``predictors.look_ahead`` through the registry
 on the NumPy path, the predictor's ``LOOK_AHEAD`` formula in the row loop. A
 predictor without one (a plugin's) keeps the leaf on the NumPy path
 (:meth:`Rows.compiles`).
@@ -68,9 +69,13 @@ TARGET = {"tx": ("pos", 0), "ty": ("pos", 1), "tvx": ("vel", 0), "tvy": ("vel", 
 TARGET_HEADING = {"thx": 0, "thy": 1}
 OTHER = {"ox": ("pos", 0), "oy": ("pos", 1), "ovx": ("vel", 0), "ovy": ("vel", 1)}
 AHEAD = "ahead"
+LEAD = ("qx", "qy", "qvx", "qvy")
 WORLD = {"obstacle_pos": 2, "obstacle_radius": 1}
 """World arrays a formula may take whole -> their number of dimensions."""
-KNOWN = AGENT.keys() | TARGET.keys() | TARGET_HEADING.keys() | OTHER.keys() | WORLD.keys()
+KNOWN = (
+    AGENT.keys() | TARGET.keys() | TARGET_HEADING.keys() | OTHER.keys() | WORLD.keys()
+    | {AHEAD, *LEAD}
+)  # fmt: skip
 
 
 def _no_constants(model: Any) -> dict[str, Any]:
@@ -81,11 +86,11 @@ def _own_predictor(model: Any) -> Any:
     return model.predictor
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Rows:
     """A formula, the leaf's constants and, for ``ahead``, what is predicted and by which
     predictor; ``draw``: the debug kind of the point the formula returns after the force
-    (see the module docstring)."""
+    (see the module docstring). The rest is read off the formulas' signatures, once."""
 
     formula: Callable[..., tuple[Any, ...]]
     constants: Callable[[Any], dict[str, Any]] = _no_constants
@@ -94,44 +99,50 @@ class Rows:
     draw: str | None = None
     params: tuple[str, ...] = field(init=False)
     lead_params: tuple[str, ...] = field(init=False)
+    read: tuple[str, ...] = field(init=False)
+    """Every vocabulary name the formula and its lead read."""
+    ahead: bool = field(init=False)
+    leads: bool = field(init=False)
+    """The formula reads the lead point (``ahead`` or ``qx qy qvx qvy``)."""
+    targeted: bool = field(init=False)
+    target_columns: tuple[str, ...] = field(init=False)
+    """The target facts the loop reads besides ``valid``: of ``pos``, ``vel``, ``agent``."""
+    other: bool = field(init=False)
+    target_heading: bool = field(init=False)
+    constant_names: tuple[str, ...] = field(init=False)
 
     def __post_init__(self) -> None:
         params = tuple(inspect.signature(self.formula).parameters)
-        object.__setattr__(self, "params", params)
         lead = () if self.lead is None else tuple(inspect.signature(self.lead).parameters)
-        object.__setattr__(self, "lead_params", lead)
-
-    @property
-    def ahead(self) -> bool:
-        return AHEAD in self.params
-
-    @property
-    def read(self) -> tuple[str, ...]:
-        """Every vocabulary name the formula and its lead read."""
-        return self.params + self.lead_params
-
-    @property
-    def targeted(self) -> bool:
-        return (self.ahead and self.lead is None) or any(
-            p in TARGET or p in TARGET_HEADING for p in self.read
-        )
-
-    @property
-    def other(self) -> bool:
-        return any(p in OTHER for p in self.read)
-
-    @property
-    def target_heading(self) -> bool:
-        return any(p in TARGET_HEADING for p in self.read)
-
-    def constant_names(self) -> tuple[str, ...]:
-        names = dict.fromkeys(p for p in self.read if p not in KNOWN and p != AHEAD)
-        return tuple(names)
+        read = params + lead
+        ahead = AHEAD in params
+        leads = any(p == AHEAD or p in LEAD for p in params)
+        own = leads and self.lead is None  # the lead point is the target
+        heading = any(p in TARGET_HEADING for p in read)
+        columns = {
+            "pos": own or any(TARGET.get(p, ("",))[0] == "pos" for p in read),
+            "vel": own or heading or any(TARGET.get(p, ("",))[0] == "vel" for p in read),
+            "agent": heading,
+        }
+        found = {
+            "params": params,
+            "lead_params": lead,
+            "read": read,
+            "ahead": ahead,
+            "leads": leads,
+            "targeted": any(columns.values()),
+            "target_columns": tuple(c for c, on in columns.items() if on),
+            "other": any(p in OTHER for p in read),
+            "target_heading": heading,
+            "constant_names": tuple(dict.fromkeys(p for p in read if p not in KNOWN)),
+        }
+        for name, value in found.items():
+            object.__setattr__(self, name, value)
 
     def values(self, model: Any) -> dict[str, Any]:
         """The leaf's constants, checked against the formula's parameters."""
         found = self.constants(model)
-        missing = set(self.constant_names()) - found.keys()
+        missing = set(self.constant_names) - found.keys()
         if missing:
             raise TypeError(f"{self.formula.__name__}: no value for {sorted(missing)}")
         return found
@@ -187,8 +198,23 @@ def columns(
             assert world is not None
             return np.asarray(getattr(world, name), dtype=np.float64)
         if name == AHEAD:
-            return _ahead(rows_, model, agent, value, target, registries)
+            x, y, vx, vy = lead_point()
+            return _ahead(rows_.predictor(model), agent, x, y, vx, vy, registries)
+        if name in LEAD:
+            return lead_point()[LEAD.index(name)]
         return constants[name]
+
+    def lead_point() -> tuple[Any, Any, Any, Any]:
+        if not found_lead:
+            if rows_.lead is None:
+                assert target is not None
+                pos, vel = target.pos, target.vel
+                found_lead.extend([pos[:, 0], pos[:, 1], vel[:, 0], vel[:, 1]])
+            else:
+                found_lead.extend(rows_.lead(*[value(p) for p in rows_.lead_params]))
+        return found_lead[0], found_lead[1], found_lead[2], found_lead[3]
+
+    found_lead: list[Any] = []
 
     found = rows_.formula(*[value(p) for p in rows_.params])
     force = np.stack([np.broadcast_to(found[0], (n,)), np.broadcast_to(found[1], (n,))], axis=1)
@@ -201,21 +227,16 @@ def columns(
 
 
 def _ahead(
-    rows_: Rows,
-    model: Any,
+    predictor: Any,
     agent: Callable[[str], Array],
-    value: Callable[[str], Any],
-    target: TargetFacts | None,
+    x: Any,
+    y: Any,
+    vx: Any,
+    vy: Any,
     registries: Registries | None,
 ) -> Array:
-    """The predictor's look-ahead for the rows: ``Rows.lead``'s point, or the target."""
-    if rows_.lead is None:
-        assert target is not None
-        x, y, vx, vy = target.pos[:, 0], target.pos[:, 1], target.vel[:, 0], target.vel[:, 1]
-    else:
-        x, y, vx, vy = rows_.lead(*[value(p) for p in rows_.lead_params])
+    """``predictor``'s look-ahead for the rows, toward point ``(x, y)`` moving at ``(vx, vy)``."""
     pos = agent("pos")
     to = np.stack([x - pos[:, 0], y - pos[:, 1]], axis=1)
     vel = np.stack([vx, vy], axis=1)
-    predictor = rows_.predictor(model)
     return look_ahead(predictor, to, agent("vel"), agent("max_speed"), vel, registries)

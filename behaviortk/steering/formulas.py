@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from behaviortk.sense.derived_targets import nearest_hiding_spot
-from behaviortk.sense.sensing import frame_xy
+from behaviortk.sense.sensing import offset_point
 from behaviortk.vec import EPS, formula, length_xy, normalize_xy, select
 
 
@@ -61,10 +61,9 @@ def flee_from(
     """Buckland's Flee without a range: ``normalize(pos - threat) * max_speed - vel``; an agent
     exactly on the threat flees along its heading instead of standing still."""
     ax, ay = px - tx, py - ty
-    ux, uy = normalize_xy(ax, ay)
-    kx, ky = normalize_xy(hx, hy)
     off = length_xy(ax, ay) > EPS
-    return select(off, ux, kx) * top - vx, select(off, uy, ky) * top - vy
+    ux, uy = normalize_xy(select(off, ax, hx), select(off, ay, hy))
+    return ux * top - vx, uy * top - vy
 
 
 @formula
@@ -197,32 +196,23 @@ def interpose(
 
 
 @formula
-def offset_point(
-    tx: Any, ty: Any, thx: Any, thy: Any, offset_x: Any, offset_y: Any
-) -> tuple[Any, Any]:
-    """The leader's offset ``[ahead, left]`` in world coordinates (its frame: ``frame_xy``)."""
-    hx, hy = frame_xy(thx, thy)
-    return hx * offset_x + -hy * offset_y + tx, hy * offset_x + hx * offset_y + ty
-
-
-@formula
 def offset_lead(
     tx: Any, ty: Any, tvx: Any, tvy: Any, thx: Any, thy: Any, offset_x: Any, offset_y: Any
 ) -> tuple[Any, Any, Any, Any]:
-    """What offset pursuit's predictor looks ahead to: the offset point, at the leader's velocity."""
+    """What offset pursuit's predictor looks ahead to: the leader's offset ``[ahead, left]``
+    (``sensing.offset_point``), at the leader's velocity."""
     wx, wy = offset_point(tx, ty, thx, thy, offset_x, offset_y)
     return wx, wy, tvx, tvy
 
 
 @formula
 def offset_pursuit(
-    px: Any, py: Any, vx: Any, vy: Any, top: Any, tx: Any, ty: Any, tvx: Any, tvy: Any,
-    thx: Any, thy: Any, ahead: Any, offset_x: Any, offset_y: Any,
+    px: Any, py: Any, vx: Any, vy: Any, top: Any, qx: Any, qy: Any, qvx: Any, qvy: Any,
+    ahead: Any,
 ) -> tuple[Any, Any, Any, Any]:  # fmt: skip
-    """Buckland's OffsetPursuit: arrive (fast) where the offset point will be ``ahead``
-    seconds on. Also the aim."""
-    wx, wy = offset_point(tx, ty, thx, thy, offset_x, offset_y)
-    ax, ay = predicted(wx, wy, tvx, tvy, ahead)
+    """Buckland's OffsetPursuit: arrive (fast) where the offset point (``offset_lead``) will
+    be ``ahead`` seconds on. Also the aim."""
+    ax, ay = predicted(qx, qy, qvx, qvy, ahead)
     fx, fy = arrive_buckland(px, py, vx, vy, ax, ay, top, FAST, 0.0)
     return fx, fy, ax, ay
 

@@ -13,18 +13,28 @@ path calls.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from behaviortk.jit import compile as _registers_formulas  # noqa: F401  (formulas -> numba)
 from behaviortk.jit.generated import compile_function
-from behaviortk.steering.declared import AGENT, AHEAD, OTHER, TARGET, TARGET_HEADING, WORLD, Rows
+from behaviortk.steering.declared import (
+    AGENT,
+    AHEAD,
+    LEAD,
+    OTHER,
+    TARGET,
+    TARGET_HEADING,
+    WORLD,
+    Rows,
+)
 from behaviortk.steering.predictors import ARGUMENTS, fields_of, formula_of, parameters
 from behaviortk.vec import Array
 
 Predict = Callable[..., Any] | None
-_loops: dict[tuple[Rows, Predict], Callable[..., None]] = {}
+_loops: dict[tuple[Rows, Predict], Loop] = {}
 
 PREDICTOR_ARGUMENT = {
     "tox": "qx - pos[i, 0]", "toy": "qy - pos[i, 1]", "vx": "vel[i, 0]", "vy": "vel[i, 1]",
@@ -58,8 +68,8 @@ def _argument(name: str) -> str:
         return f"o_{column}[g, {k}]"
     if name in WORLD:
         return f"w_{name}"
-    if name == AHEAD:
-        return AHEAD
+    if name == AHEAD or name in LEAD:
+        return name
     return f"c_{name}"
 
 
@@ -71,11 +81,11 @@ def parameters_of(rows: Rows, predict: Predict) -> list[str]:
     """The loop's parameters, in order (:func:`run` passes them so)."""
     names = ["rows", "local", *_agent_columns(rows)]
     if rows.targeted:
-        names += ["t_pos", "t_vel", "t_agent", "t_valid"]
+        names += [*(f"t_{c}" for c in rows.target_columns), "t_valid"]
     if rows.other:
         names += ["o_pos", "o_vel", "o_valid"]
     names += [f"w_{w}" for w in WORLD if w in rows.read]
-    names += [f"c_{c}" for c in rows.constant_names()]
+    names += [f"c_{c}" for c in rows.constant_names]
     names += [f"a_{a}" for a in _predictor_fields(predict)]
     return [*names, "weight", "out"]
 
@@ -111,21 +121,21 @@ def loop_source(rows: Rows, predict: Predict = None) -> str:
             "        else:",
             "            thx, thy = normalize_xy(t_vel[g, 0], t_vel[g, 1])",
         ]
-    if rows.ahead:
-        assert predict is not None
+    if rows.leads:
         if rows.lead is None:
             lead = "t_pos[g, 0], t_pos[g, 1], t_vel[g, 0], t_vel[g, 1]"
         else:
             line, lead = _call(rows.lead, "lead", rows.lead_params)
             imports.append(line)
+        body.append(f"        {', '.join(LEAD)} = {lead}")
+    if rows.ahead:
+        assert predict is not None
         imports.append(f"from {predict.__module__} import {predict.__name__} as predict")
         imports.append("from behaviortk.steering.formulas import usable_time")
         given = {**PREDICTOR_ARGUMENT, **{a: f"a_{a}" for a in _predictor_fields(predict)}}
-        body += [
-            f"        qx, qy, qvx, qvy = {lead}",
-            f"        {AHEAD} = usable_time(predict("
-            f"{', '.join(given[p] for p in parameters(predict))}))",
-        ]
+        body.append(
+            f"        {AHEAD} = usable_time(predict({', '.join(given[p] for p in parameters(predict))}))"
+        )
     body += [
         f"        found = {call}",
         "        out[r, 0] = finite_or_zero(found[0]) * weight",
@@ -134,11 +144,22 @@ def loop_source(rows: Rows, predict: Predict = None) -> str:
     return "\n".join([*imports, "", "", *body]) + "\n"
 
 
-def compiled(rows: Rows, predict: Predict = None) -> Callable[..., None]:
+@dataclass(frozen=True)
+class Loop:
+    """A compiled row loop and what :func:`run` hands it besides the rows."""
+
+    fn: Callable[..., None]
+    agent_columns: tuple[str, ...]
+    world: tuple[tuple[str, int], ...]
+
+
+def compiled(rows: Rows, predict: Predict = None) -> Loop:
     key = (rows, predict)
     found = _loops.get(key)
     if found is None:
-        found = _loops[key] = compile_function(loop_source(rows, predict), "loop")
+        fn = compile_function(loop_source(rows, predict), "loop")
+        world = tuple((w, d) for w, d in WORLD.items() if w in rows.read)
+        found = _loops[key] = Loop(fn, tuple(_agent_columns(rows)), world)
     return found
 
 
@@ -153,18 +174,18 @@ def run(
 ) -> None:  # fmt: skip
     """Write ``weight * force`` for global rows ``at`` (``local`` within the group) into ``out``;
     ``target``/``other``: the group's facts (contiguous arrays), None when not used."""
+    predictor = rows.predictor(model) if rows.ahead else None
+    loop = compiled(rows, None if predictor is None else formula_of(predictor))
     constants = rows.values(model)
     args: list[Any] = [at, local]
-    args += [getattr(agents, c) for c in _agent_columns(rows)]
+    args += [getattr(agents, c) for c in loop.agent_columns]
     if rows.targeted:
-        args += [target.pos, target.vel, target.agent, target.valid]
+        args += [getattr(target, c) for c in rows.target_columns]
+        args.append(target.valid)
     if rows.other:
         args += [other.pos, other.vel, other.valid]
-    args += [_whole(getattr(world, w), d) for w, d in WORLD.items() if w in rows.read]
-    args += [constants[c] for c in rows.constant_names()]
-    predict = None
-    if rows.ahead:
-        predictor = rows.predictor(model)
-        predict = formula_of(predictor)
-        args += list(fields_of(predictor).values())
-    compiled(rows, predict)(*args, float(weight), out)
+    args += [_whole(getattr(world, w), d) for w, d in loop.world]
+    args += [constants[c] for c in rows.constant_names]
+    if predictor is not None:
+        args += fields_of(predictor).values()
+    loop.fn(*args, float(weight), out)

@@ -35,6 +35,7 @@ from behaviortk.vec import Array
 
 Predict = Callable[..., Any] | None
 _loops: dict[tuple[Rows, Predict], Loop] = {}
+_models: dict[int, tuple[Any, Loop, list[Any]]] = {}
 
 PREDICTOR_ARGUMENT = {
     "tox": "qx - pos[i, 0]", "toy": "qy - pos[i, 1]", "vx": "vel[i, 0]", "vy": "vel[i, 1]",
@@ -168,15 +169,29 @@ def _whole(values: Array, dims: int) -> Array:
     return np.ascontiguousarray(values, dtype=np.float64).reshape(shape)
 
 
+def _prepared(rows: Rows, model: Any) -> tuple[Loop, list[Any]]:
+    """The loop for ``model`` and its constants (the predictor's fields last), read once per
+    model (models are not changed in place: an edit loads new ones)."""
+    found = _models.get(id(model))
+    if found is not None and found[0] is model:
+        return found[1], found[2]
+    predictor = rows.predictor(model) if rows.ahead else None
+    loop = compiled(rows, None if predictor is None else formula_of(predictor))
+    constants = rows.values(model)
+    tail = [constants[c] for c in rows.constant_names]
+    if predictor is not None:
+        tail += fields_of(predictor).values()
+    _models[id(model)] = (model, loop, tail)
+    return loop, tail
+
+
 def run(
     rows: Rows, model: Any, agents: Any, world: Any, at: np.ndarray, local: np.ndarray,
     target: Any, other: Any, weight: float, out: Array,
 ) -> None:  # fmt: skip
     """Write ``weight * force`` for global rows ``at`` (``local`` within the group) into ``out``;
     ``target``/``other``: the group's facts (contiguous arrays), None when not used."""
-    predictor = rows.predictor(model) if rows.ahead else None
-    loop = compiled(rows, None if predictor is None else formula_of(predictor))
-    constants = rows.values(model)
+    loop, tail = _prepared(rows, model)
     args: list[Any] = [at, local]
     args += [getattr(agents, c) for c in loop.agent_columns]
     if rows.targeted:
@@ -185,7 +200,4 @@ def run(
     if rows.other:
         args += [other.pos, other.vel, other.valid]
     args += [_whole(getattr(world, w), d) for w, d in loop.world]
-    args += [constants[c] for c in rows.constant_names]
-    if predictor is not None:
-        args += fields_of(predictor).values()
-    loop.fn(*args, float(weight), out)
+    loop.fn(*args, *tail, float(weight), out)

@@ -62,6 +62,20 @@ def normalize_xy(x: Any, y: Any) -> tuple[Any, Any]:
 
 
 @formula
+def unit_or(ax: Any, ay: Any, bx: Any, by: Any) -> tuple[Any, Any]:
+    """:func:`normalize_xy` of ``(ax, ay)``, or of ``(bx, by)`` where that is shorter than
+    ``EPS`` (the same bits). Both lengths are taken side by side, so in a compiled loop no
+    square root waits on another and no second division is made."""
+    na = np.sqrt(ax * ax + ay * ay)
+    nb = np.sqrt(bx * bx + by * by)
+    first = na > EPS
+    x, y, n = select(first, ax, bx), select(first, ay, by), select(first, na, nb)
+    ok = n > EPS
+    safe = select(ok, n, 1.0)
+    return select(ok, x / safe, 0.0), select(ok, y / safe, 0.0)
+
+
+@formula
 def truncate_xy(x: Any, y: Any, limit: Any) -> tuple[Any, Any]:
     """``(x, y)`` scaled down to ``limit`` when longer."""
     n = np.sqrt(x * x + y * y)

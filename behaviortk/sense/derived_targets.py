@@ -26,15 +26,7 @@ from behaviortk.format.fields import Model, NameRef, PNonNeg, PPoint, doc
 from behaviortk.format.nodes import Target
 from behaviortk.registry import Registries
 from behaviortk.sense.sensing import Sense, TargetFacts, offset_point, target_heading
-from behaviortk.vec import (
-    EPS,
-    Array,
-    formula,
-    length_xy,
-    mean_by_owner,
-    normalize_xy,
-    select,
-)
+from behaviortk.vec import Array, formula, mean_by_owner, select, unit_or
 from behaviortk.world.spatial import displacement, wrap_positions
 from behaviortk.world.state import World
 
@@ -124,9 +116,7 @@ def hiding_spot_xy(
 ) -> tuple[Any, Any]:
     """Buckland's GetHidingPosition: ``obstacle + normalize(obstacle - hunter) * (radius +
     distance)``; a hunter on the obstacle's centre pushes the spot toward the agent's side."""
-    awx, awy = ox - hunter_x, oy - hunter_y
-    away = length_xy(awx, awy) > EPS
-    ux, uy = normalize_xy(select(away, awx, px - ox), select(away, awy, py - oy))
+    ux, uy = unit_or(ox - hunter_x, oy - hunter_y, px - ox, py - oy)
     reach = radius + distance
     return ox + ux * reach, oy + uy * reach
 

@@ -6,7 +6,9 @@ uses ``select`` where a row-by-row program would branch, so the NumPy path runs
 it over whole columns and the compiled path calls the same function inside a
 numba row loop (``behaviortk.jit`` registers every ``@formula``). Divisions are
 guarded as ``vec.normalize_xy`` guards them: both sides of a ``select`` are
-computed.
+computed, so a formula picks its inputs before a square root or a division
+rather than computing two and picking one (``vec.unit_or``); an ``if`` is only
+for what is the same for every row (an array's shape), never on row data.
 
 Sources as in ``steering/kernels.py``: Reynolds (1999), Buckland ch. 3,
 Millington ch. 3.
@@ -20,7 +22,7 @@ import numpy as np
 
 from behaviortk.sense.derived_targets import nearest_hiding_spot
 from behaviortk.sense.sensing import offset_point
-from behaviortk.vec import EPS, formula, length_xy, normalize_xy, select
+from behaviortk.vec import EPS, formula, length_xy, normalize_xy, select, unit_or
 
 
 @formula
@@ -45,7 +47,7 @@ VELOCITY_FACING = 0.95
 def beyond(px: Any, py: Any, tx: Any, ty: Any, limit: Any) -> Any:
     """The meaning of ``threat_range`` (evade, hide) and ``fear_distance`` (flee): the target
     farther than ``limit`` (null = ``inf``: never) leaves the agent alone, zero force."""
-    return length_xy(tx - px, ty - py) > limit
+    return length_xy(px - tx, py - ty) > limit
 
 
 @formula
@@ -60,9 +62,7 @@ def flee_from(
 ) -> tuple[Any, Any]:
     """Buckland's Flee without a range: ``normalize(pos - threat) * max_speed - vel``; an agent
     exactly on the threat flees along its heading instead of standing still."""
-    ax, ay = px - tx, py - ty
-    off = length_xy(ax, ay) > EPS
-    ux, uy = normalize_xy(select(off, ax, hx), select(off, ay, hy))
+    ux, uy = unit_or(px - tx, py - ty, hx, hy)
     return ux * top - vx, uy * top - vy
 
 
@@ -78,36 +78,33 @@ def flee(
 
 
 @formula
+def buckland_speed(dist: Any, top: Any, deceleration: Any, tolerance: Any) -> Any:
+    """Buckland's Arrive speed: ``min(dist / (deceleration * 0.3), max_speed)``, zero within
+    ``tolerance`` (brake to a stop)."""
+    speed = np.minimum(dist / (deceleration * DECELERATION_TWEAK), top)
+    return select(dist <= tolerance, 0.0, speed)
+
+
+@formula
+def millington_speed(dist: Any, top: Any, slowing_radius: Any, tolerance: Any) -> Any:
+    """Millington's Arrive speed (AI for Games 3.3.4): max speed outside ``slowing_radius``,
+    ``max_speed * dist / slowing_radius`` inside, zero within ``tolerance``."""
+    ok = slowing_radius > EPS
+    ratio = select(ok, dist / select(ok, slowing_radius, 1.0), 0.0)
+    speed = select(dist >= slowing_radius, top, top * ratio)
+    return select(dist <= tolerance, 0.0, speed)
+
+
+@formula
 def arrive_buckland(
     px: Any, py: Any, vx: Any, vy: Any, tx: Any, ty: Any, top: Any, deceleration: Any,
     tolerance: Any,
 ) -> tuple[Any, Any]:  # fmt: skip
-    """Buckland's Arrive: desired speed ``min(dist / (deceleration * 0.3), max_speed)``, zero
-    within ``tolerance`` (brake to a stop)."""
+    """Buckland's Arrive: ``normalize(target - pos) * speed - vel`` (:func:`buckland_speed`)."""
     dx, dy = tx - px, ty - py
-    dist = length_xy(dx, dy)
-    speed = np.minimum(dist / (deceleration * DECELERATION_TWEAK), top)
-    speed = select(dist <= tolerance, 0.0, speed)
+    speed = buckland_speed(length_xy(dx, dy), top, deceleration, tolerance)
     ux, uy = normalize_xy(dx, dy)
     return ux * speed - vx, uy * speed - vy
-
-
-@formula
-def arrive_millington(
-    px: Any, py: Any, vx: Any, vy: Any, tx: Any, ty: Any, top: Any, slowing_radius: Any,
-    tolerance: Any, time_to_target: Any,
-) -> tuple[Any, Any]:  # fmt: skip
-    """Millington's Arrive (AI for Games 3.3.4) as an acceleration: max speed outside
-    ``slowing_radius``, ``max_speed * dist / slowing_radius`` inside, zero within
-    ``tolerance``, reached in ``time_to_target``."""
-    dx, dy = tx - px, ty - py
-    dist = length_xy(dx, dy)
-    ok = slowing_radius > EPS
-    ratio = select(ok, dist / select(ok, slowing_radius, 1.0), 0.0)
-    speed = select(dist >= slowing_radius, top, top * ratio)
-    speed = select(dist <= tolerance, 0.0, speed)
-    ux, uy = normalize_xy(dx, dy)
-    return (ux * speed - vx) / time_to_target, (uy * speed - vy) / time_to_target
 
 
 @formula
@@ -115,13 +112,20 @@ def arrive(
     px: Any, py: Any, vx: Any, vy: Any, tx: Any, ty: Any, top: Any, mass: Any, buckland: Any,
     deceleration: Any, slowing_radius: Any, tolerance: Any, time_to_target: Any,
 ) -> tuple[Any, Any]:  # fmt: skip
-    """Arrive: Buckland's preset when ``buckland``, else Millington's acceleration times the
-    mass (so that ``a = F / m`` is his number)."""
-    bx, by = arrive_buckland(px, py, vx, vy, tx, ty, top, deceleration, tolerance)
-    mx, my = arrive_millington(
-        px, py, vx, vy, tx, ty, top, slowing_radius, tolerance, time_to_target
+    """Arrive: Buckland's (:func:`arrive_buckland`) when ``buckland``, else Millington's
+    acceleration ``(desired - vel) / time_to_target`` times the mass (so that ``a = F / m``
+    is his number). Buckland's force is divided and multiplied by 1: the same bits."""
+    dx, dy = tx - px, ty - py
+    dist = length_xy(dx, dy)
+    speed = select(
+        buckland,
+        buckland_speed(dist, top, deceleration, tolerance),
+        millington_speed(dist, top, slowing_radius, tolerance),
     )
-    return select(buckland, bx, mx * mass), select(buckland, by, my * mass)
+    ux, uy = normalize_xy(dx, dy)
+    over = select(buckland, 1.0, time_to_target)
+    times = select(buckland, 1.0, mass)
+    return (ux * speed - vx) / over * times, (uy * speed - vy) / over * times
 
 
 @formula
@@ -164,13 +168,13 @@ def hide(
 ) -> tuple[Any, Any, Any, Any]:  # fmt: skip
     """Buckland's Hide: arrive (fast) at the nearest hiding spot; with no obstacle in the
     world, :func:`evade` (look-ahead ``ahead``). Also the spot, or evade's aim."""
-    ex, ey, cx, cy = evade(px, py, vx, vy, hx, hy, top, tx, ty, tvx, tvy, ahead, threat_range)
+    if obstacle_pos.shape[0] == 0:  # the same for every row: a real branch on both paths
+        return evade(px, py, vx, vy, hx, hy, top, tx, ty, tvx, tvy, ahead, threat_range)
     sx, sy = nearest_hiding_spot(
         px, py, tx, ty, obstacle_pos, obstacle_radius, distance_from_boundary
     )
     fx, fy = arrive_buckland(px, py, vx, vy, sx, sy, top, FAST, 0.0)
-    none = obstacle_pos.shape[0] == 0
-    return select(none, ex, fx), select(none, ey, fy), select(none, cx, sx), select(none, cy, sy)
+    return fx, fy, sx, sy
 
 
 @formula

@@ -18,6 +18,21 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 EPS = 1e-12
 
+
+def _root_threshold(limit: float) -> float:
+    """The largest float whose square root is at most ``limit``: ``x > it`` exactly when
+    ``sqrt(x) > limit`` (the square root is correctly rounded, so monotonic)."""
+    s = limit * limit
+    while np.sqrt(s) > limit:
+        s = float(np.nextafter(s, 0.0))
+    while np.sqrt(np.nextafter(s, np.inf)) <= limit:
+        s = float(np.nextafter(s, np.inf))
+    return float(s)
+
+
+EPS_SQUARED = _root_threshold(EPS)
+"""``x * x + y * y > EPS_SQUARED`` exactly when the length is above ``EPS``, one root fewer."""
+
 # ---------------------------------------------------------------- formulas
 _formulas: list[Callable[..., Any]] = []
 _hooks: list[Callable[[Callable[..., Any]], None]] = []
@@ -64,12 +79,12 @@ def normalize_xy(x: Any, y: Any) -> tuple[Any, Any]:
 @formula
 def unit_or(ax: Any, ay: Any, bx: Any, by: Any) -> tuple[Any, Any]:
     """:func:`normalize_xy` of ``(ax, ay)``, or of ``(bx, by)`` where that is shorter than
-    ``EPS`` (the same bits). Both lengths are taken side by side, so in a compiled loop no
-    square root waits on another and no second division is made."""
-    na = np.sqrt(ax * ax + ay * ay)
-    nb = np.sqrt(bx * bx + by * by)
-    first = na > EPS
-    x, y, n = select(first, ax, bx), select(first, ay, by), select(first, na, nb)
+    ``EPS`` (the same bits), with one square root and one pair of divisions: the choice is
+    made on the squared length (:data:`EPS_SQUARED`), before the root."""
+    sa = ax * ax + ay * ay
+    first = sa > EPS_SQUARED
+    n = np.sqrt(select(first, sa, bx * bx + by * by))
+    x, y = select(first, ax, bx), select(first, ay, by)
     ok = n > EPS
     safe = select(ok, n, 1.0)
     return select(ok, x / safe, 0.0), select(ok, y / safe, 0.0)

@@ -34,11 +34,11 @@ The formula returns the unweighted force ``(fx, fy)``, possibly followed by a po
 ``other``) is missing get zero and a non-finite force becomes zero, on both
 paths (``steering.context.steer``'s rules).
 
-**Look-ahead.** ``ahead`` is what the predictor ``Rows.predictor(model)`` (by
-default the model's ``predictor`` field) answers for the point ``qx, qy``
-moving at ``qvx, qvy``, seen from the agent: what ``Rows.lead`` returns from
-the same vocabulary (None: the target itself), computed once per row; ``predictors.look_ahead`` through the registry
-on the NumPy path, the predictor's ``LOOK_AHEAD`` formula in the row loop. A
+**Look-ahead.** ``ahead`` is what the leaf's ``predictor`` answers for the
+point ``qx, qy`` moving at ``qvx, qvy``, seen from the agent: what
+``Rows.lead`` returns from the same vocabulary (None: the target itself),
+computed once per row. The NumPy path asks ``predictors.look_ahead`` (the
+registry), the row loop calls the predictor's ``LOOK_AHEAD`` formula; a
 predictor without one (a plugin's) keeps the leaf on the NumPy path
 (:meth:`Rows.compiles`).
 """
@@ -82,20 +82,15 @@ def _no_constants(model: Any) -> dict[str, Any]:
     return {}
 
 
-def _own_predictor(model: Any) -> Any:
-    return model.predictor
-
-
 @dataclass(frozen=True, eq=False)
 class Rows:
-    """A formula, the leaf's constants and, for ``ahead``, what is predicted and by which
-    predictor; ``draw``: the debug kind of the point the formula returns after the force
-    (see the module docstring). The rest is read off the formulas' signatures, once."""
+    """A formula, the leaf's constants, for ``ahead`` what is predicted (``lead``) and the
+    debug kind of the point the formula returns after the force (``draw``); see the module
+    docstring. The rest is read off the formulas' signatures, once."""
 
     formula: Callable[..., tuple[Any, ...]]
     constants: Callable[[Any], dict[str, Any]] = _no_constants
     lead: Callable[..., tuple[Any, Any, Any, Any]] | None = None
-    predictor: Callable[[Any], Any] = _own_predictor
     draw: str | None = None
     params: tuple[str, ...] = field(init=False)
     lead_params: tuple[str, ...] = field(init=False)
@@ -149,7 +144,7 @@ class Rows:
 
     def compiles(self, model: Any) -> bool:
         """Whether the row loop can run ``model``: its predictor, if any, has a formula."""
-        return not self.ahead or formula_of(self.predictor(model)) is not None
+        return not self.ahead or formula_of(model.predictor) is not None
 
 
 def _column(values: Array, k: int) -> Array:
@@ -199,7 +194,7 @@ def columns(
             return np.asarray(getattr(world, name), dtype=np.float64)
         if name == AHEAD:
             x, y, vx, vy = lead_point()
-            return _ahead(rows_.predictor(model), agent, x, y, vx, vy, registries)
+            return _ahead(model.predictor, agent, x, y, vx, vy, registries)
         if name in LEAD:
             return lead_point()[LEAD.index(name)]
         return constants[name]

@@ -8,7 +8,8 @@ numba row loop (``behaviortk.jit`` registers every ``@formula``). Divisions are
 guarded as ``vec.normalize_xy`` guards them: both sides of a ``select`` are
 computed, so a formula picks its inputs before a square root or a division
 rather than computing two and picking one (``vec.unit_or``); an ``if`` is only
-for what is the same for every row (an array's shape), never on row data.
+for what is the same for every row (a constant of the leaf, an array's shape),
+never on row data.
 
 Sources as in ``steering/kernels.py``: Reynolds (1999), Buckland ch. 3,
 Millington ch. 3.
@@ -114,18 +115,13 @@ def arrive(
 ) -> tuple[Any, Any]:  # fmt: skip
     """Arrive: Buckland's (:func:`arrive_buckland`) when ``buckland``, else Millington's
     acceleration ``(desired - vel) / time_to_target`` times the mass (so that ``a = F / m``
-    is his number). Buckland's force is divided and multiplied by 1: the same bits."""
+    is his number)."""
+    if buckland:  # a constant of the leaf
+        return arrive_buckland(px, py, vx, vy, tx, ty, top, deceleration, tolerance)
     dx, dy = tx - px, ty - py
-    dist = length_xy(dx, dy)
-    speed = select(
-        buckland,
-        buckland_speed(dist, top, deceleration, tolerance),
-        millington_speed(dist, top, slowing_radius, tolerance),
-    )
+    speed = millington_speed(length_xy(dx, dy), top, slowing_radius, tolerance)
     ux, uy = normalize_xy(dx, dy)
-    over = select(buckland, 1.0, time_to_target)
-    times = select(buckland, 1.0, mass)
-    return (ux * speed - vx) / over * times, (uy * speed - vy) / over * times
+    return (ux * speed - vx) / time_to_target * mass, (uy * speed - vy) / time_to_target * mass
 
 
 @formula
@@ -163,12 +159,14 @@ def evade(
 @formula
 def hide(
     px: Any, py: Any, vx: Any, vy: Any, hx: Any, hy: Any, top: Any, tx: Any, ty: Any,
-    tvx: Any, tvy: Any, ahead: Any, obstacle_pos: Any, obstacle_radius: Any,
-    distance_from_boundary: Any, threat_range: Any,
+    tvx: Any, tvy: Any, obstacle_pos: Any, obstacle_radius: Any, distance_from_boundary: Any,
+    threat_range: Any,
 ) -> tuple[Any, Any, Any, Any]:  # fmt: skip
     """Buckland's Hide: arrive (fast) at the nearest hiding spot; with no obstacle in the
-    world, :func:`evade` (look-ahead ``ahead``). Also the spot, or evade's aim."""
+    world, his Evade (:func:`evade`, with his look-ahead :func:`linear_time`). Also the
+    spot, or evade's aim."""
     if obstacle_pos.shape[0] == 0:  # the same for every row: a real branch on both paths
+        ahead = usable_time(linear_time(tx - px, ty - py, top, tvx, tvy))
         return evade(px, py, vx, vy, hx, hy, top, tx, ty, tvx, tvy, ahead, threat_range)
     sx, sy = nearest_hiding_spot(
         px, py, tx, ty, obstacle_pos, obstacle_radius, distance_from_boundary

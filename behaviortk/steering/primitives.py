@@ -78,10 +78,6 @@ def by_rows(p: Any, ctx: SteeringContext) -> Steering:
     return Steering(force)
 
 
-BUCKLAND = Linear()
-"""Hide's evade looks ahead as Buckland's Evade does."""
-
-
 def reach(limit: float | None) -> float:
     """A range field (``fear_distance``, ``threat_range``; what it means: ``formulas.beyond``)
     as the formulas take it: null is no limit."""
@@ -767,7 +763,6 @@ class Hide(TargetedModel):
             "distance_from_boundary": float(p.distance_from_boundary),
             "threat_range": reach(p.threat_range),
         },
-        predictor=lambda p: BUCKLAND,
     )
 
 

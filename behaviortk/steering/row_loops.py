@@ -175,7 +175,7 @@ def _prepared(rows: Rows, model: Any) -> tuple[Loop, list[Any]]:
     found = _models.get(id(model))
     if found is not None and found[0] is model:
         return found[1], found[2]
-    predictor = rows.predictor(model) if rows.ahead else None
+    predictor = model.predictor if rows.ahead else None
     loop = compiled(rows, None if predictor is None else formula_of(predictor))
     constants = rows.values(model)
     tail = [constants[c] for c in rows.constant_names]

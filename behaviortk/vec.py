@@ -49,6 +49,18 @@ def formula(fn: F) -> F:
     return fn
 
 
+INLINE = "formula_inline"
+"""The attribute :func:`inlined` sets on a formula."""
+
+
+def inlined(fn: F) -> F:
+    """Put under ``@formula``: a formula holding a loop (over obstacles, ...), or calling one,
+    is inlined where it is called in compiled code; numba would not inline it, and a row
+    loop would pay a call per row."""
+    setattr(fn, INLINE, True)
+    return fn
+
+
 def on_formula(hook: Callable[[Callable[..., Any]], None]) -> None:
     """Call ``hook`` on every formula, those marked so far and those marked later."""
     _hooks.append(hook)

@@ -130,7 +130,12 @@ def _select(cond: Any, a: Any, b: Any) -> Any:
 
 
 def _register(fn: Callable[..., Any]) -> None:
-    register_jitable(error_model="numpy")(fn)
+    if getattr(fn, vec.INLINE, False):  # vec.inlined: numba inlines it at each call
+        overload(fn, jit_options={"error_model": "numpy"}, strict=False, inline="always")(
+            lambda *args: fn
+        )
+    else:
+        register_jitable(error_model="numpy")(fn)
 
 
 vec.on_formula(_register)

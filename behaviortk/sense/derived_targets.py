@@ -26,7 +26,7 @@ from behaviortk.format.fields import Model, NameRef, PNonNeg, PPoint, doc
 from behaviortk.format.nodes import Target
 from behaviortk.registry import Registries
 from behaviortk.sense.sensing import Sense, TargetFacts, offset_point, target_heading
-from behaviortk.vec import Array, formula, mean_by_owner, select, unit_or
+from behaviortk.vec import Array, formula, inlined, mean_by_owner, select, unit_or
 from behaviortk.world.spatial import displacement, wrap_positions
 from behaviortk.world.state import World
 
@@ -122,6 +122,7 @@ def hiding_spot_xy(
 
 
 @formula
+@inlined
 def nearest_hiding_spot(
     px: Any, py: Any, hunter_x: Any, hunter_y: Any, obstacle_pos: Any, obstacle_radius: Any,
     distance: Any,

@@ -18,6 +18,21 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 EPS = 1e-12
 
+
+def _root_threshold(limit: float) -> float:
+    """The largest float whose square root is at most ``limit``: ``x > it`` exactly when
+    ``sqrt(x) > limit`` (the square root is correctly rounded, so monotonic)."""
+    s = limit * limit
+    while np.sqrt(s) > limit:
+        s = float(np.nextafter(s, 0.0))
+    while np.sqrt(np.nextafter(s, np.inf)) <= limit:
+        s = float(np.nextafter(s, np.inf))
+    return float(s)
+
+
+EPS_SQUARED = _root_threshold(EPS)
+"""``x * x + y * y > EPS_SQUARED`` exactly when the length is above ``EPS``, one root fewer."""
+
 # ---------------------------------------------------------------- formulas
 _formulas: list[Callable[..., Any]] = []
 _hooks: list[Callable[[Callable[..., Any]], None]] = []
@@ -31,6 +46,18 @@ def formula(fn: F) -> F:
     _formulas.append(fn)
     for hook in _hooks:
         hook(fn)
+    return fn
+
+
+INLINE = "formula_inline"
+"""The attribute :func:`inlined` sets on a formula."""
+
+
+def inlined(fn: F) -> F:
+    """Put under ``@formula``: a formula holding a loop (over obstacles, ...), or calling one,
+    is inlined where it is called in compiled code; numba would not inline it, and a row
+    loop would pay a call per row."""
+    setattr(fn, INLINE, True)
     return fn
 
 
@@ -58,6 +85,20 @@ def length_xy(x: Any, y: Any) -> Any:
 def normalize_xy(x: Any, y: Any) -> tuple[Any, Any]:
     """The unit vector of ``(x, y)``; shorter than ``EPS``: exactly zero."""
     n = np.sqrt(x * x + y * y)
+    ok = n > EPS
+    safe = select(ok, n, 1.0)
+    return select(ok, x / safe, 0.0), select(ok, y / safe, 0.0)
+
+
+@formula
+def unit_or(ax: Any, ay: Any, bx: Any, by: Any) -> tuple[Any, Any]:
+    """:func:`normalize_xy` of ``(ax, ay)``, or of ``(bx, by)`` where that is shorter than
+    ``EPS`` (the same bits), with one square root and one pair of divisions: the choice is
+    made on the squared length (:data:`EPS_SQUARED`), before the root."""
+    sa = ax * ax + ay * ay
+    first = sa > EPS_SQUARED
+    n = np.sqrt(select(first, sa, bx * bx + by * by))
+    x, y = select(first, ax, bx), select(first, ay, by)
     ok = n > EPS
     safe = select(ok, n, 1.0)
     return select(ok, x / safe, 0.0), select(ok, y / safe, 0.0)

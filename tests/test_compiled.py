@@ -287,12 +287,11 @@ def test_an_option_the_kernel_does_not_read_sends_the_leaf_to_numpy(monkeypatch:
     """Fields outside a kernel's list must be at their default (a new option of a built-in)."""
     from behaviortk.compiled import leaves
 
-    impl, known = leaves.IMPLS[pm.Flee]
+    impl, known = leaves.IMPLS[pm.Wander]
     monkeypatch.setattr(leaves, "_verdicts", {})
-    monkeypatch.setitem(leaves.IMPLS, pm.Flee, (impl, known - {"fear_distance"}))
-    target = {"kind": "point", "at": [0, 0]}
-    assert leaves.supports(pm.Flee(target=target))  # 100, the default
-    assert not leaves.supports(pm.Flee(target=target, fear_distance=50))
+    monkeypatch.setitem(leaves.IMPLS, pm.Wander, (impl, known - {"jitter"}))
+    assert leaves.supports(pm.Wander())  # 80, the default
+    assert not leaves.supports(pm.Wander(jitter=50))
 
 
 def test_a_compile_failure_falls_back_to_numpy_with_one_warning_line(
@@ -451,5 +450,57 @@ def test_options_and_target_kinds_added_later_agree_with_numpy(leaf: Any, kernel
     data["groups"][0]["fov"] = 240
     data["obstacles"] = [{"at": [200, 120], "radius": 15}]
     sim = Simulation(load_text(json.dumps(data), "options"), engine="batch", kernels="numpy")
+    for _ in range(30):
+        check_tick(sim, kernels)
+
+
+NEAREST_B = {"kind": "nearest", "group": "b"}
+TARGETED_CASES = {
+    f"{leaf} predicting {predictor['type']}": {
+        "type": leaf, "target": NEAREST_B, "predictor": predictor, **extra
+    }
+    for leaf, extra in (
+        ("pursuit", {}),
+        ("evade", {"threat_range": 120}),
+        ("interpose", {"other": {"kind": "nearest", "group": "b", "visible": True}}),
+        ("offset_pursuit", {"offset": [12, -6]}),
+    )
+    for predictor in ({"type": "linear"}, {"type": "capped", "max_prediction": 0.4},
+                      {"type": "intercept"})
+}  # fmt: skip
+TARGETED_CASES |= {
+    "pursuit facing by velocity": {"type": "pursuit", "target": NEAREST_B, "facing_test": "velocity"},
+    "pursuit facing threshold": {"type": "pursuit", "target": NEAREST_B, "facing_threshold": 0.3},
+    "flee always": {"type": "flee", "target": NEAREST_B, "fear_distance": None},
+    "flee within 60": {"type": "flee", "target": NEAREST_B, "fear_distance": 60},
+    "arrive slow": {"type": "arrive", "target": NEAREST_B, "deceleration": "slow", "tolerance": 5},
+    "arrive millington": {"type": "arrive", "target": NEAREST_B, "slowing_radius": 80},
+    "velocity_match": {"type": "velocity_match", "target": NEAREST_B, "time_to_target": 0.3},
+    "hide": {"type": "hide", "target": NEAREST_B, "distance_from_boundary": 10},
+    "hide with nowhere to hide": {"type": "hide", "target": NEAREST_B, "threat_range": None},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(TARGETED_CASES))
+def test_targeted_primitives_agree_with_numpy_with_every_predictor(name: str, kernels: Any) -> None:
+    """The declared targeted primitives run compiled (their formulas in a generated row loop)
+    with every built-in predictor and option, and equal NumPy's every tick."""
+    from engine_support import definition
+
+    from behaviortk.compiled.leaves import supports
+
+    other = {
+        "name": "b",
+        "count": 4,
+        "spawn": {"kind": "area", "min": [150, 150], "max": [250, 250]},
+        "tree": "wander",
+    }
+    data = definition(TARGETED_CASES[name], count=12, others=[other])
+    data["trees"]["wander"] = {"root": {"type": "wander"}}
+    if "nowhere" not in name:
+        data["obstacles"] = [{"at": [200, 120], "radius": 15}, {"at": [120, 220], "radius": 9}]
+    sim = Simulation(load_text(json.dumps(data), "targeted"), engine="batch", kernels="numpy")
+    models = [sim.trees["a"].nodes[i].model for i in sim.trees["a"].steering]
+    assert models and all(supports(m) for m in models)
     for _ in range(30):
         check_tick(sim, kernels)

@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 
-from behaviortk.compiled import forces as kf
 from behaviortk.compiled import non_penetration as knp
 from behaviortk.compiled import spatial
 from behaviortk.compiled.act import act
@@ -296,15 +295,10 @@ class Kernels:
         acted = np.zeros((n, 3), dtype=np.bool_)
         kcomb.accumulate_acted(np.zeros((n, 2)), i64, vel, f, acted, 1, 0)
         kcomb.request_rows(np.ones((n, 3), dtype=np.bool_))
-        kf.flee(i64, i64, pos, vel, head, f, pos, yes, 1.0, 1.0, out)
-        kf.arrive(i64, i64, pos, vel, f, f, pos, yes, True, 1.0, 1.0, 1.0, 1.0, 1.0, out)
-        kf.pursuit(i64, i64, pos, vel, head, f, pos, vel, i64, yes, False, 0, 0.0, 1.0, out)
-        kf.evade(i64, i64, pos, vel, head, f, pos, vel, yes, 0, 0.0, 1.0, 1.0, out)
         memory_loops.wander(
             i64, pos, vel, head, f, f, np.zeros((n, 2)), np.zeros((n, 2)),
             True, 1.0, 1.0, 1.0, 0.1, False, 1.0, out,
         )  # fmt: skip
-        kf.velocity_match(i64, i64, vel, f, vel, yes, 1.0, 1.0, out)
         offsets = np.zeros(n + 1, dtype=np.int64)
         flock_loops.flock(i64, i64, offsets, i64, pos, pos, vel, f, 1.0, -1.0, 1.0, out, none, out)
         sums = np.zeros((n, spatial.SUMS))
@@ -320,11 +314,6 @@ class Kernels:
         )
         shape_loops.wall_avoidance(
             i64, pos, head, obstacles, obstacles, obstacles, 1.0, 1.0, 0.0, 1.0, 0.0, 1.0, out
-        )
-        kf.hide(i64, i64, pos, vel, head, f, pos, vel, yes, obstacles, radii, 1.0, 1.0, 1.0, out)
-        kf.interpose(i64, i64, pos, vel, f, pos, vel, yes, pos, vel, yes, 0, 0.0, 1.0, out)
-        kf.offset_pursuit(
-            i64, i64, pos, vel, head, f, pos, vel, i64, yes, 1.0, 1.0, 0, 0.0, 1.0, out
         )
         memory_loops.path_following(
             i64, i64, pos, vel, f, yes, pos, np.zeros(n, np.int64), 1.0, True, 2.0, 1.0, out

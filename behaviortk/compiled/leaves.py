@@ -1,10 +1,12 @@
 """Which steering leaves have a kernel, and how a leaf's rows are handed to it.
 
-A leaf runs compiled when :func:`supports` says so: its model is exactly a
-built-in class listed in ``IMPLS``, every field the kernel does not read is
-at its default (a field added later, such as a new option, set away from its
-default, sends the leaf to NumPy until its kernel learns it), its predictor
-is a built-in one, and for a combiner every child is supported too. Anything
+A leaf runs compiled when :func:`supports` says so: its model's own class
+declares ``ROWS`` (``steering/declared.py``: both paths run its formula) and
+its predictor, if any, has a formula (a plugin predictor's runs on NumPy);
+or its model is exactly a built-in class listed in ``IMPLS``, every field the
+kernel does not read is at its default (a field added later, such as a new
+option, set away from its default, sends the leaf to NumPy until its kernel
+learns it), and for a combiner every child is supported too. Anything
 else runs the registered NumPy implementation through a ``SteeringContext``
 built exactly as ``steering.act.make_context`` builds it (:meth:`Job.context`),
 so a plugin primitive or combiner is computed as it always was, in the same
@@ -23,12 +25,10 @@ from typing import Any
 
 import numpy as np
 
-from behaviortk.compiled import forces as kf
 from behaviortk.sense.sensing import Sense, TargetFacts
 from behaviortk.steering import combiner_loops as kc
 from behaviortk.steering import combiners as cb
 from behaviortk.steering import flock_loops, memory_loops, row_loops, shape_loops
-from behaviortk.steering import predictors as pr
 from behaviortk.steering import primitives as pm
 from behaviortk.steering.context import (
     Steering,
@@ -40,7 +40,8 @@ from behaviortk.steering.context import (
 )
 from behaviortk.steering.debug import DebugBuffer
 from behaviortk.steering.declared import Rows
-from behaviortk.steering.kernels import DECELERATION, side_turns
+from behaviortk.steering.formulas import DECELERATION
+from behaviortk.steering.kernels import side_turns
 from behaviortk.vec import Array
 from behaviortk.world.state import Agents, World
 
@@ -154,11 +155,6 @@ def run(job: Job, weight: float) -> Steering:
 
 
 # ---------------------------------------------------------------- support
-_PREDICTORS: dict[Any, int] = {
-    pr.Linear: kf.LINEAR,
-    pr.Capped: kf.CAPPED,
-    pr.Intercept: kf.INTERCEPT,
-}
 _verdicts: dict[int, tuple[Any, bool]] = {}
 _DEFAULT = object()
 
@@ -186,7 +182,7 @@ def _by_rows(job: Job, weight: float, out: Array) -> None:
     target = job.target() if declared.targeted else None
     other = job.facts(model.other) if declared.other else None
     row_loops.run(
-        declared, model, job.agents, job.rows, job.local, target, other, weight, out, job.world
+        declared, model, job.agents, job.world, job.rows, job.local, target, other, weight, out
     )
 
 
@@ -195,8 +191,9 @@ def _impl(model: Any) -> Impl:
 
 
 def _supports(model: Any) -> bool:
-    if _declared(model) is not None:
-        return True  # both paths run the declaration's formula
+    declared = _declared(model)
+    if declared is not None:
+        return declared.compiles(model)  # both paths run the declaration's formula
     entry = IMPLS.get(type(model))
     if entry is None:
         return False
@@ -212,62 +209,11 @@ def _supports(model: Any) -> bool:
             kernel_value = info.get_default(call_default_factory=True)
         if getattr(model, name) != kernel_value:
             return False
-    for name in ("predictor",):
-        found = getattr(model, name, None)
-        if found is not None and type(found) not in _PREDICTORS:
-            return False
     children = getattr(model, "children", None)
     return children is None or all(supports(c) for c in children)
 
 
-def _predictor(model: Any) -> tuple[int, float]:
-    p = model.predictor
-    return _PREDICTORS[type(p)], float(getattr(p, "max_prediction", 0.0))
-
-
-def _limit(value: float | None) -> float:
-    return np.inf if value is None else float(value)
-
-
 # --------------------------------------------------------------- primitives
-def _flee(job: Job, weight: float, out: Array) -> None:
-    t, ag = job.target(), job.agents
-    fear = _limit(job.model.fear_distance)
-    kf.flee(
-        job.rows, job.local, ag.pos, ag.vel, ag.heading, ag.max_speed, t.pos, t.valid,
-        fear, weight, out,
-    )  # fmt: skip
-
-
-def _arrive(job: Job, weight: float, out: Array) -> None:
-    p, t, ag = job.model, job.target(), job.agents
-    buckland = p.deceleration is not None
-    decel = DECELERATION[p.deceleration] if buckland else 0.0
-    kf.arrive(
-        job.rows, job.local, ag.pos, ag.vel, ag.max_speed, ag.mass, t.pos, t.valid,
-        buckland, decel, float(p.slowing_radius), float(p.tolerance), float(p.time_to_target),
-        weight, out,
-    )  # fmt: skip
-
-
-def _pursuit(job: Job, weight: float, out: Array) -> None:
-    p, t, ag = job.model, job.target(), job.agents
-    code, param = _predictor(p)
-    kf.pursuit(
-        job.rows, job.local, ag.pos, ag.vel, ag.heading, ag.max_speed,
-        t.pos, t.vel, t.agent, t.valid, p.facing_test == "velocity", code, param, weight, out,
-    )  # fmt: skip
-
-
-def _evade(job: Job, weight: float, out: Array) -> None:
-    p, t, ag = job.model, job.target(), job.agents
-    code, param = _predictor(p)
-    kf.evade(
-        job.rows, job.local, ag.pos, ag.vel, ag.heading, ag.max_speed,
-        t.pos, t.vel, t.valid, code, param, _limit(p.threat_range), weight, out,
-    )  # fmt: skip
-
-
 def _wander(job: Job, weight: float, out: Array) -> None:
     p, ag = job.model, job.agents
     memory = job.state("wander_target", (2,), fill=np.nan)
@@ -277,13 +223,6 @@ def _wander(job: Job, weight: float, out: Array) -> None:
         float(p.distance),
         float(p.jitter), float(job.dt), p.steer == "displacement", weight, out,
     )  # fmt: skip
-
-
-def _velocity_match(job: Job, weight: float, out: Array) -> None:
-    p, t, ag = job.model, job.target(), job.agents
-    kf.velocity_match(
-        job.rows, job.local, ag.vel, ag.mass, t.vel, t.valid, float(p.time_to_target), weight, out
-    )
 
 
 _FLOCK: dict[Any, int] = {pm.Separation: 0, pm.Alignment: 1, pm.Cohesion: 2}
@@ -340,35 +279,6 @@ def _wall_avoidance(job: Job, weight: float, out: Array) -> None:
     shape_loops.wall_avoidance(
         job.rows, ag.pos, ag.heading, _c2(w.wall_a), _c2(w.wall_b), _c2(w.wall_normal),
         float(p.feeler_length), lc, ls, rc, rs, weight, out,
-    )  # fmt: skip
-
-
-def _hide(job: Job, weight: float, out: Array) -> None:
-    p, t, ag, w = job.model, job.target(), job.agents, job.world
-    kf.hide(
-        job.rows, job.local, ag.pos, ag.vel, ag.heading, ag.max_speed, t.pos, t.vel, t.valid,
-        _c2(w.obstacle_pos), _c1(w.obstacle_radius), float(p.distance_from_boundary),
-        _limit(p.threat_range), weight, out,
-    )  # fmt: skip
-
-
-def _interpose(job: Job, weight: float, out: Array) -> None:
-    p, ag = job.model, job.agents
-    a, b = job.target(), job.facts(p.other)
-    code, param = _predictor(p)
-    kf.interpose(
-        job.rows, job.local, ag.pos, ag.vel, ag.max_speed, a.pos, a.vel, a.valid,
-        b.pos, b.vel, b.valid, code, param, weight, out,
-    )  # fmt: skip
-
-
-def _offset_pursuit(job: Job, weight: float, out: Array) -> None:
-    p, t, ag = job.model, job.target(), job.agents
-    code, param = _predictor(p)
-    kf.offset_pursuit(
-        job.rows, job.local, ag.pos, ag.vel, ag.heading, ag.max_speed,
-        t.pos, t.vel, t.agent, t.valid, float(p.offset[0]), float(p.offset[1]),
-        code, param, weight, out,
     )  # fmt: skip
 
 
@@ -464,30 +374,18 @@ KERNEL_VALUES: dict[tuple[Any, str], Any] = {
 """Fields a kernel does not read but implements one value of (other than the default)."""
 
 KERNEL_ACCEPTS: dict[tuple[Any, str], frozenset[Any]] = {
-    (pm.Pursuit, "facing_test"): frozenset({"heading", "velocity"}),  # not Millington's "none"
     (pm.Wander, "steer"): frozenset({None, "seek", "displacement"}),  # not "face"
 }
 """Fields a kernel reads for some of their values only; other values go to NumPy."""
 
 IMPLS: dict[Any, tuple[Impl, frozenset[str]]] = {
-    pm.Flee: (_flee, _fields("target fear_distance")),
-    pm.Arrive: (
-        _arrive,
-        _fields("target deceleration slowing_radius tolerance time_to_target"),
-    ),
-    pm.Pursuit: (_pursuit, _fields("target predictor facing_test")),
-    pm.Evade: (_evade, _fields("target predictor threat_range")),
     pm.Wander: (_wander, _fields("radius distance jitter units steer")),
-    pm.VelocityMatch: (_velocity_match, _fields("target time_to_target")),
     pm.Separation: (_flock_one, _fields("of")),
     pm.Alignment: (_flock_one, _fields("of")),
     pm.Cohesion: (_flock_one, _fields("of")),
     pm.ObstacleAvoidance: (_obstacle_avoidance, _fields("min_detection_length braking_weight")),
     pm.LJAvoidance: (_lj_avoidance, _fields("a n b m cutoff")),
     pm.WallAvoidance: (_wall_avoidance, _fields("feeler_length side_angle")),
-    pm.Hide: (_hide, _fields("target distance_from_boundary threat_range")),
-    pm.Interpose: (_interpose, _fields("target other predictor")),
-    pm.OffsetPursuit: (_offset_pursuit, _fields("target offset predictor")),
     pm.PathFollowing: (_path_following, _fields("target waypoint_seek_distance looped")),
     cb.Blend: (_blend, _fields("children")),
     cb.PrioritizedSum: (_prioritized_sum, _fields("children")),

@@ -50,8 +50,8 @@ import numpy as np
 
 from behaviortk.compiled.vec import EPS
 from behaviortk.jit.compile import inline, kernel
-from behaviortk.world.spatial import shortest, shortest_near
 from behaviortk.vec import coincident_xy
+from behaviortk.world.spatial import shortest, shortest_near
 
 #: A pass after the first picks the pairs of the agents just moved through the per-agent
 #: index when they are fewer than this fraction of the list (and sorts them into list

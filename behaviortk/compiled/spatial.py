@@ -36,8 +36,8 @@ import numpy as np
 
 from behaviortk.format.cells import fit_cells
 from behaviortk.jit.compile import inline, kernel
-from behaviortk.world.spatial import shortest, shortest_near
 from behaviortk.steering.flock_loops import separation_pair
+from behaviortk.world.spatial import shortest, shortest_near
 
 #: Cells per candidate point at most (and 16 at least): bounds the grid's memory.
 CELLS_PER_POINT = 4

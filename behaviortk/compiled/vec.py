@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from behaviortk.jit.compile import inline
 
 EPS = 1e-12  # behaviortk.vec.EPS

@@ -190,13 +190,18 @@ def lazy(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _register(fn: Callable[..., Any]) -> None:
-    """``register_jitable(error_model="numpy")(fn)``, compiling :func:`lazy` of it."""
+    """``register_jitable(error_model="numpy")(fn)``, compiling :func:`lazy` of it; a
+    ``vec.inlined`` formula is inlined by numba at each call."""
     rewritten = lazy(fn)
 
     def implementation(*args: Any, **kwargs: Any) -> Callable[..., Any]:
         return rewritten
 
-    overload(fn, jit_options={"error_model": "numpy"}, strict=False)(implementation)
+    options: Any = {"error_model": "numpy"}
+    if getattr(fn, vec.INLINE, False):
+        overload(fn, jit_options=options, strict=False, inline="always")(implementation)
+    else:
+        overload(fn, jit_options=options, strict=False)(implementation)
 
 
 vec.on_formula(_register)

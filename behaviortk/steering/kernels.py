@@ -39,10 +39,6 @@ from behaviortk.vec import (
 
 IntArray = NDArray[np.int64]
 
-#: Buckland's Deceleration enum: slow = 3, normal = 2, fast = 1.
-DECELERATION = {"slow": 3.0, "normal": 2.0, "fast": 1.0}
-#: Pursuit's "facing" threshold (Buckland ch. 3 "Pursuit"): acos(0.95) is about 18 degrees.
-FACING_COS = -0.95
 #: Stand-in for an unlimited rotation speed when it multiplies a ratio (inf * 0 would be NaN).
 BIG = 1e9
 
@@ -65,98 +61,6 @@ def seek_force(pos: Array, vel: Array, target: Array, max_speed: ArrayLike) -> A
     tx, ty = target.T
     fx, fy = formulas.seek(px, py, vx, vy, tx, ty, col(max_speed, n))
     return np.stack([fx, fy], axis=1)
-
-
-def flee_force(
-    pos: Array,
-    vel: Array,
-    threat: Array,
-    max_speed: ArrayLike,
-    heading: Array,
-    fear_distance: ArrayLike = np.inf,
-) -> Array:
-    """Flee (Buckland ch. 3): away from ``threat`` at max speed; zero beyond ``fear_distance``.
-
-    ``fear_distance`` is Buckland's "panic distance" (100 in the book).
-
-    An agent exactly on the threat flees along its heading instead of standing still.
-    """
-    n = pos.shape[0]
-    away = pos - threat
-    dist = length(away)
-    direction = np.where((dist > EPS)[:, None], normalize(away), normalize(heading))
-    force = direction * col(max_speed, n)[:, None] - vel
-    force[dist > col(fear_distance, n)] = 0.0
-    return force
-
-
-def arrive_buckland(
-    pos: Array,
-    vel: Array,
-    target: Array,
-    max_speed: ArrayLike,
-    deceleration: float,
-    tolerance: ArrayLike = 0.0,
-) -> Array:
-    """Buckland's Arrive on ``(n, 2)`` rows (``formulas.arrive_buckland``)."""
-    n = pos.shape[0]
-    fx, fy = formulas.arrive_buckland(
-        *xy(pos), *xy(vel), *xy(target), col(max_speed, n), deceleration, col(tolerance, n)
-    )
-    return np.stack([fx, fy], axis=1)
-
-
-def arrive_millington(
-    pos: Array,
-    vel: Array,
-    target: Array,
-    max_speed: ArrayLike,
-    slowing_radius: ArrayLike,
-    tolerance: ArrayLike,
-    time_to_target: ArrayLike,
-) -> Array:
-    """Millington's Arrive (AI for Games 3.3.4) as an acceleration.
-
-    Target speed is max speed outside ``slowing_radius``, ``max_speed * dist /
-    slowing_radius`` inside it and zero within ``tolerance``; the acceleration
-    reaches that velocity in ``time_to_target``.
-    """
-    n = pos.shape[0]
-    to = target - pos
-    dist = length(to)
-    top = col(max_speed, n)
-    slow = col(slowing_radius, n)
-    speed = np.where(dist >= slow, top, top * safe_div(dist, slow))
-    speed = np.where(dist <= col(tolerance, n), 0.0, speed)
-    desired = normalize(to) * speed[:, None]
-    return (desired - vel) / col(time_to_target, n)[:, None]
-
-
-# --------------------------------------------------------------- pursuit
-def ahead_and_facing(
-    to_evader: Array, heading: Array, evader_heading: Array, threshold: float = FACING_COS
-) -> NDArray[np.bool_]:
-    """Buckland's Pursuit early out: evader ahead (``dot(to, heading) > 0``) and facing us.
-
-    Facing: the headings' dot product is below ``threshold`` (Buckland's -0.95:
-    within about 18 degrees of head-on).
-    """
-    return (dot(to_evader, heading) > 0.0) & (dot(heading, evader_heading) < threshold)
-
-
-def ahead_and_facing_by_velocity(
-    to_evader: Array, vel: Array, evader_vel: Array
-) -> NDArray[np.bool_]:
-    """Buckland's Pursuit facing test on raw velocities, not unit headings.
-
-    ``dot(to, v) > 0`` and ``dot(v, v_evader) < 0.95`` (``facing_test: velocity``).
-    """
-    return (dot(to_evader, vel) > 0.0) & (dot(vel, evader_vel) < 0.95)
-
-
-def predicted(pos: Array, vel: Array, time: Array) -> Array:
-    """Where a constant-velocity target will be after ``time`` seconds."""
-    return pos + vel * time[:, None]
 
 
 # ---------------------------------------------------------------- wander
@@ -246,11 +150,6 @@ def face_orientation(pos: Array, target: Array, orientation: Array) -> Array:
 def travel_orientation(vel: Array, orientation: Array) -> Array:
     """Look where you are going: the angle of the velocity; unchanged when not moving."""
     return np.where(length(vel) > EPS, heading_angle(vel), orientation)
-
-
-def velocity_match(vel: Array, target_vel: Array, time_to_target: ArrayLike) -> Array:
-    """Millington's VelocityMatch: acceleration ``(v_target - v) / time_to_target``."""
-    return (target_vel - vel) / col(time_to_target, vel.shape[0])[:, None]
 
 
 # -------------------------------------------------------------- flocking

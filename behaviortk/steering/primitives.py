@@ -30,14 +30,13 @@ from behaviortk.format.fields import (
 from behaviortk.format.limits import MAX_LJ_EXPONENT, MIN_POSITIVE
 from behaviortk.format.nodes import NodeModel, Predictor, Target
 from behaviortk.registry import Registries, tag_of
-from behaviortk.sense.derived_targets import hiding_spot
-from behaviortk.sense.sensing import Sense, TargetFacts, target_frame, target_heading
+from behaviortk.sense.sensing import Sense, target_heading
 from behaviortk.steering import formulas as f
 from behaviortk.steering import kernels as k
 from behaviortk.steering.context import Steering, SteeringContext
 from behaviortk.steering.declared import Rows, columns
-from behaviortk.steering.predictors import Linear, look_ahead
-from behaviortk.vec import Array, from_angle, heading_angle, length, normalize, to_world, xy
+from behaviortk.steering.predictors import Linear
+from behaviortk.vec import Array, from_angle, heading_angle, length, normalize, xy
 from behaviortk.world.state import World
 
 PCosine = Annotated[float, Field(ge=-1, le=1, allow_inf_nan=False), Parameterisable()]
@@ -57,43 +56,43 @@ class TargetedModel(SteeringModel):
 
 
 # ----------------------------------------------------------------- helpers
-def _mass_scaled(ctx: SteeringContext, accel: Array) -> Array:
-    """Millington's accelerations as forces, so that ``a = F / m`` is his number."""
-    return accel * ctx.per_agent("mass")[:, None]
-
-
-def _target_heading(ctx: SteeringContext, facts: TargetFacts) -> Array:
-    """The target agent's heading; a point target's heading is its velocity's direction."""
-    return target_heading(ctx.agents, facts)
-
-
-def _predict(ctx: SteeringContext, predictor: Any, pos: Array, vel: Array) -> Array:
-    """Predicted position of a constant-velocity target (pos, vel) by ``predictor``."""
-    t = look_ahead(
-        predictor, pos - ctx.pos, ctx.vel, ctx.per_agent("max_speed"), vel, ctx.sense.registries
+def rows_of(declared: Rows, p: Any, ctx: SteeringContext) -> tuple[Array, Array | None]:
+    """``declared``'s formula on the columns of the context's rows: forces and the point
+    the formula returns after them, if any (``declared.columns``)."""
+    target = ctx.target_facts() if declared.targeted else None
+    heading = None
+    if target is not None and declared.target_heading:
+        heading = target_heading(ctx.agents, target)
+    other = ctx.resolve(p.other) if declared.other else None
+    return columns(
+        declared, p, ctx.agents, ctx.rows, target, heading, other, ctx.world, ctx.sense.registries
     )
-    return k.predicted(pos, vel, t)
 
 
 def by_rows(p: Any, ctx: SteeringContext) -> Steering:
-    """A primitive declared by ``ROWS``: its formula on the columns of the context's rows."""
+    """A primitive declared by ``ROWS``: its formula on the columns of the context's rows,
+    its point drawn as ``ROWS.draw`` when debug geometry is on."""
     declared: Rows = type(p).ROWS
-    target = ctx.target_facts() if declared.targeted else None
-    heading = None
-    if target is not None and any(n in ("thx", "thy") for n in declared.params):
-        heading = target_heading(ctx.agents, target)
-    other = ctx.resolve(p.other) if declared.other else None
-    return Steering(columns(declared, p, ctx.agents, ctx.rows, target, heading, other, ctx.world))
+    force, point = rows_of(declared, p, ctx)
+    if declared.draw is not None and point is not None and ctx.debug.enabled:
+        ctx.debug.add(declared.draw, ctx.rows, point=point)
+    return Steering(force)
 
 
-def _crosshair(ctx: SteeringContext, point: Array) -> None:
-    ctx.debug.add("crosshair", ctx.rows, point=point)
+def reach(limit: float | None) -> float:
+    """A range field (``fear_distance``, ``threat_range``; what it means: ``formulas.beyond``)
+    as the formulas take it: null is no limit."""
+    return np.inf if limit is None else float(limit)
 
 
 def _buckland_arrive(ctx: SteeringContext, point: Array, preset: str) -> Array:
-    return k.arrive_buckland(
-        ctx.pos, ctx.vel, point, ctx.per_agent("max_speed"), k.DECELERATION[preset]
-    )
+    """Buckland's Arrive (``formulas.arrive_buckland``) at ``point`` for the context's rows."""
+    pos, vel = ctx.pos, ctx.vel
+    fx, fy = f.arrive_buckland(
+        pos[:, 0], pos[:, 1], vel[:, 0], vel[:, 1], point[:, 0], point[:, 1],
+        ctx.per_agent("max_speed"), f.DECELERATION[preset], 0.0,
+    )  # fmt: skip
+    return np.stack([fx, fy], axis=1)
 
 
 # -------------------------------------------------------------- seek, flee
@@ -118,13 +117,7 @@ class Flee(TargetedModel):
         100.0,
         unit="world units",
     )
-
-
-def flee(p: Flee, ctx: SteeringContext) -> Steering:
-    t = ctx.target_facts()
-    fear = np.inf if p.fear_distance is None else p.fear_distance
-    force = k.flee_force(ctx.pos, ctx.vel, t.pos, ctx.per_agent("max_speed"), ctx.heading, fear)
-    return Steering(force)
+    ROWS: ClassVar[Rows] = Rows(f.flee, lambda p: {"fear_distance": reach(p.fear_distance)})
 
 
 # ------------------------------------------------------------------ arrive
@@ -153,29 +146,16 @@ class Arrive(TargetedModel):
     time_to_target: PPositive = doc(
         "Millington: time over which to reach the desired velocity", 0.1, unit="s"
     )
-
-
-def arrive_force(p: Arrive, ctx: SteeringContext, point: Array) -> Array:
-    """Arrive's force toward ``point`` for the context's rows."""
-    top = ctx.per_agent("max_speed")
-    if p.deceleration is not None:
-        return k.arrive_buckland(
-            ctx.pos, ctx.vel, point, top, k.DECELERATION[p.deceleration], p.tolerance
-        )
-    accel = k.arrive_millington(
-        ctx.pos,
-        ctx.vel,
-        point,
-        top,
-        p.slowing_radius,
-        p.tolerance,
-        p.time_to_target,
+    ROWS: ClassVar[Rows] = Rows(
+        f.arrive,
+        lambda p: {
+            "buckland": p.deceleration is not None,
+            "deceleration": f.DECELERATION[p.deceleration] if p.deceleration else 1.0,
+            "slowing_radius": float(p.slowing_radius),
+            "tolerance": float(p.tolerance),
+            "time_to_target": float(p.time_to_target),
+        },
     )
-    return _mass_scaled(ctx, accel)
-
-
-def arrive(p: Arrive, ctx: SteeringContext) -> Steering:
-    return Steering(arrive_force(p, ctx, ctx.target_facts().pos))
 
 
 def arrive_done(p: Arrive, sense: Sense, group: str, memory: Any) -> np.ndarray:
@@ -219,20 +199,15 @@ class Pursuit(TargetedModel):
         "degrees of head-on)",
         -0.95,
     )
-
-
-def pursuit(p: Pursuit, ctx: SteeringContext) -> Steering:
-    t = ctx.target_facts()
-    to = t.pos - ctx.pos
-    if p.facing_test == "velocity":
-        direct = k.ahead_and_facing_by_velocity(to, ctx.vel, t.vel)
-    elif p.facing_test == "heading":
-        direct = k.ahead_and_facing(to, ctx.heading, _target_heading(ctx, t), p.facing_threshold)
-    else:
-        direct = np.zeros(ctx.n, dtype=bool)
-    aim = np.where(direct[:, None], t.pos, _predict(ctx, p.predictor, t.pos, t.vel))
-    _crosshair(ctx, aim)
-    return Steering(k.seek_force(ctx.pos, ctx.vel, aim, ctx.per_agent("max_speed")))
+    ROWS: ClassVar[Rows] = Rows(
+        f.pursuit,
+        lambda p: {
+            "early_out": p.facing_test != "none",
+            "by_velocity": p.facing_test == "velocity",
+            "facing_threshold": float(p.facing_threshold),
+        },
+        draw="crosshair",
+    )
 
 
 class Evade(TargetedModel):
@@ -249,20 +224,9 @@ class Evade(TargetedModel):
         100.0,
         unit="world units",
     )
-
-
-def evade_force(ctx: SteeringContext, t: TargetFacts, predictor: Any, threat: float) -> Array:
-    """Evade ``t`` (Buckland ch. 3): zero beyond ``threat``, else flee its predicted position."""
-    aim = _predict(ctx, predictor, t.pos, t.vel)
-    _crosshair(ctx, aim)
-    force = k.flee_force(ctx.pos, ctx.vel, aim, ctx.per_agent("max_speed"), ctx.heading)
-    force[length(t.pos - ctx.pos) > threat] = 0.0
-    return force
-
-
-def evade(p: Evade, ctx: SteeringContext) -> Steering:
-    threat = np.inf if p.threat_range is None else p.threat_range
-    return Steering(evade_force(ctx, ctx.target_facts(), p.predictor, threat))
+    ROWS: ClassVar[Rows] = Rows(
+        f.evade, lambda p: {"threat_range": reach(p.threat_range)}, draw="crosshair"
+    )
 
 
 # ------------------------------------------------------------------ wander
@@ -470,11 +434,9 @@ class VelocityMatch(TargetedModel):
 
     type: Literal["velocity_match"] = "velocity_match"
     time_to_target: PPositive = doc("Time over which to match the velocity", 0.1, unit="s")
-
-
-def velocity_match(p: VelocityMatch, ctx: SteeringContext) -> Steering:
-    accel = k.velocity_match(ctx.vel, ctx.target_facts().vel, p.time_to_target)
-    return Steering(_mass_scaled(ctx, accel))
+    ROWS: ClassVar[Rows] = Rows(
+        f.velocity_match, lambda p: {"time_to_target": float(p.time_to_target)}
+    )
 
 
 # --------------------------------------------------------------- flocking
@@ -793,17 +755,22 @@ class Hide(TargetedModel):
         100.0,
         unit="world units",
     )
+    ROWS: ClassVar[Rows] = Rows(
+        f.hide,
+        lambda p: {
+            "distance_from_boundary": float(p.distance_from_boundary),
+            "threat_range": reach(p.threat_range),
+        },
+    )
 
 
 def hide(p: Hide, ctx: SteeringContext) -> Steering:
-    t = ctx.target_facts()
-    w = ctx.world
-    if w.obstacle_pos.shape[0] == 0:
-        threat = np.inf if p.threat_range is None else p.threat_range
-        return Steering(evade_force(ctx, t, Linear(), threat))
-    spot = hiding_spot(ctx.pos, t.pos, w, p.distance_from_boundary)
-    ctx.debug.add("hiding_spot", ctx.rows, point=spot)
-    return Steering(_buckland_arrive(ctx, spot, "fast"))
+    """``by_rows``, drawing the hiding spot (evade's aim when there are no obstacles)."""
+    force, point = rows_of(Hide.ROWS, p, ctx)
+    if ctx.debug.enabled and point is not None:
+        kind = "hiding_spot" if ctx.world.obstacle_pos.shape[0] else "crosshair"
+        ctx.debug.add(kind, ctx.rows, point=point)
+    return Steering(force)
 
 
 class Interpose(TargetedModel):
@@ -818,19 +785,7 @@ class Interpose(TargetedModel):
     type: Literal["interpose"] = "interpose"
     other: Target = doc("The second target")
     predictor: Predictor = doc("How far ahead to aim", default_factory=Linear)
-
-
-def interpose(p: Interpose, ctx: SteeringContext) -> Steering:
-    a = ctx.target_facts()
-    b = ctx.resolve(p.other)
-    mid = (a.pos + b.pos) / 2.0
-    mid_vel = (a.vel + b.vel) / 2.0
-    t = look_ahead(p.predictor, mid - ctx.pos, ctx.vel, ctx.per_agent("max_speed"), mid_vel)
-    aim = (k.predicted(a.pos, a.vel, t) + k.predicted(b.pos, b.vel, t)) / 2.0
-    _crosshair(ctx, aim)
-    force = _buckland_arrive(ctx, aim, "fast")
-    force[~b.valid] = 0.0
-    return Steering(force)
+    ROWS: ClassVar[Rows] = Rows(f.interpose, lead=f.interpose_lead, draw="crosshair")
 
 
 class OffsetPursuit(TargetedModel):
@@ -845,16 +800,12 @@ class OffsetPursuit(TargetedModel):
         "Offset from the leader: [along its heading, to its left]", unit="world units"
     )
     predictor: Predictor = doc("How far ahead to aim", default_factory=Linear)
-
-
-def offset_pursuit(p: OffsetPursuit, ctx: SteeringContext) -> Steering:
-    t = ctx.target_facts()
-    offset = np.asarray(p.offset, dtype=np.float64)
-    heading = target_frame(ctx.agents, t)
-    world_offset = to_world(np.broadcast_to(offset, (ctx.n, 2)), heading, t.pos)
-    aim = _predict(ctx, p.predictor, world_offset, t.vel)
-    _crosshair(ctx, aim)
-    return Steering(_buckland_arrive(ctx, aim, "fast"))
+    ROWS: ClassVar[Rows] = Rows(
+        f.offset_pursuit,
+        lambda p: {"offset_x": float(p.offset[0]), "offset_y": float(p.offset[1])},
+        lead=f.offset_lead,
+        draw="crosshair",
+    )
 
 
 class PathFollowing(TargetedModel):
@@ -902,7 +853,7 @@ def path_following(p: PathFollowing, ctx: SteeringContext) -> Steering:
     ctx.debug.add("waypoint", ctx.rows, point=current)
     fx, fy = f.path_force(
         *xy(ctx.pos), *xy(ctx.vel), *xy(current), ctx.per_agent("max_speed"),
-        cursor, count, looped, k.DECELERATION["normal"],
+        cursor, count, looped, f.DECELERATION["normal"],
     )  # fmt: skip
     return Steering(np.stack([fx, fy], axis=1))
 
@@ -967,15 +918,15 @@ def path_following_done(p: Any, sense: Sense, group: str, memory: Any) -> np.nda
 
 BUILTIN = (
     (Seek, by_rows),
-    (Flee, flee),
-    (Arrive, arrive),
-    (Pursuit, pursuit),
-    (Evade, evade),
+    (Flee, by_rows),
+    (Arrive, by_rows),
+    (Pursuit, by_rows),
+    (Evade, by_rows),
     (Wander, wander),
     (Face, face),
     (LookWhereYouAreGoing, look_where_you_are_going),
     (Align, align),
-    (VelocityMatch, velocity_match),
+    (VelocityMatch, by_rows),
     (Separation, separation),
     (Alignment, alignment),
     (Cohesion, cohesion),
@@ -985,8 +936,8 @@ BUILTIN = (
     (LJAvoidance, lj_avoidance),
     (WallAvoidance, wall_avoidance),
     (Hide, hide),
-    (Interpose, interpose),
-    (OffsetPursuit, offset_pursuit),
+    (Interpose, by_rows),
+    (OffsetPursuit, by_rows),
     (PathFollowing, path_following),
     (Containment, by_rows),
 )

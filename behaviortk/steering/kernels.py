@@ -4,8 +4,11 @@ Each function takes ``(n, 2)`` positions/velocities and ``(n,)`` per-agent
 numbers for the ``n`` rows that asked, and returns forces ``(n, 2)`` (or
 angular accelerations ``(n,)``). No state, no models, no Python loop over
 agents: the registered adapters in ``primitives.py`` feed them from the
-context. Every division is guarded, so zero vectors, coincident agents, zero
-speed and ``d -> 0`` give finite numbers.
+context. Where a primitive also runs compiled, its per-row (per-pair,
+per-obstacle, per-wall) maths is a formula of ``formulas.py`` and the function
+here is its array form: the columns in, the rows' sums or choices (``bincount``,
+``argmin``) around it. Every division is guarded, so zero vectors, coincident
+agents, zero speed and ``d -> 0`` give finite numbers.
 
 Force conventions follow the source of each formula: Reynolds/Buckland
 behaviours return ``desired_velocity - velocity`` (Buckland, *Programming Game

@@ -159,6 +159,33 @@ def coincident_xy(i: Any, j: Any) -> tuple[Any, Any]:
     return np.cos(angle) * sign, np.sin(angle) * sign
 
 
+#: Distances shorter than this count as coincident in separation (push along a fixed direction).
+MIN_SEPARATION = 1e-3
+
+
+@formula
+def separation_term(dx: Any, dy: Any) -> tuple[Any, Any]:
+    """One neighbour's term of Buckland's separation, ``normalize(-d) / |d| = -d / |d|^2``
+    (``d``: its offset), ``|d|`` floored at ``MIN_SEPARATION``; not for a
+    :func:`coincident` pair (:func:`coincident_push`)."""
+    s = -1.0 / maximum(dx * dx + dy * dy, MIN_SEPARATION * MIN_SEPARATION)
+    return dx * s, dy * s
+
+
+@formula
+def coincident(dx: Any, dy: Any) -> Any:
+    """A pair too close to have a direction: separation pushes it along :func:`coincident_push`."""
+    return dx * dx + dy * dy <= EPS * EPS
+
+
+@formula
+def coincident_push(i: Any, j: Any) -> tuple[Any, Any]:
+    """Separation's term of a coincident pair of rows ``(i, j)``: ``vec.coincident_xy`` at the
+    strength of a neighbour ``MIN_SEPARATION`` away."""
+    cx, cy = coincident_xy(i, j)
+    return cx / MIN_SEPARATION, cy / MIN_SEPARATION
+
+
 def xy(v: Array) -> tuple[Array, Array]:
     """The x and y columns of ``(N, 2)`` vectors, as formulas take them."""
     return v[..., 0], v[..., 1]

@@ -25,11 +25,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from behaviortk.engines import choice
 from behaviortk.engines.facts import compute_facts
 from behaviortk.format.loader import load, load_text
 from behaviortk.registry import Registries, load_plugin
 from behaviortk.sense.sensing import Sense
+from behaviortk.sim import choice
 from behaviortk.sim.simulation import Simulation
 from behaviortk.steering import act as numpy_act
 from behaviortk.steering import primitives as pm
@@ -275,7 +275,7 @@ def test_leaves_without_a_kernel_run_on_numpy_in_request_order(kernels: Any) -> 
     sim = Simulation(
         load_text(json.dumps(definition), "mixed.json", registries=regs), kernels="numpy"
     )
-    from behaviortk.compiled.leaves import supports
+    from behaviortk.steering.jobs import supports
 
     models = [sim.trees["a"].nodes[i].model for i in sim.trees["a"].steering]
     assert [supports(m) for m in models] == [False, False, False, True, True]
@@ -285,7 +285,7 @@ def test_leaves_without_a_kernel_run_on_numpy_in_request_order(kernels: Any) -> 
 
 def test_an_option_the_kernel_does_not_read_sends_the_leaf_to_numpy(monkeypatch: Any) -> None:
     """Fields outside a kernel's list must be at their default (a new option of a built-in)."""
-    from behaviortk.compiled import leaves
+    from behaviortk.steering import jobs as leaves
 
     impl, known = leaves.IMPLS[pm.Wander]
     monkeypatch.setattr(leaves, "_verdicts", {})
@@ -299,7 +299,7 @@ def test_a_compile_failure_falls_back_to_numpy_with_one_warning_line(
 ) -> None:
     monkeypatch.setattr(choice, "_loaded", None)
     monkeypatch.setattr(choice, "_failed", False)
-    monkeypatch.setitem(sys.modules, "behaviortk.compiled.backend", None)  # import fails
+    monkeypatch.setitem(sys.modules, "behaviortk.sim.backend", None)  # import fails
     sim = Simulation(load(DEFINITIONS / "wander.json"), engine="batch", kernels="numba")
     assert sim.kernels is None and sim.kernel_name == "numpy"
     sim.step()
@@ -331,7 +331,7 @@ def test_large_groups_are_kept_in_cell_order_as_a_row_permutation(
     monkeypatch: Any, kernels: Any
 ) -> None:
     """Rows move, ids and state follow them; the run matches one without re-sorting."""
-    order = importlib.import_module("behaviortk.compiled.order")
+    order = importlib.import_module("behaviortk.sim.cell_order")
     monkeypatch.setattr(order, "SORT_EVERY", 4)
     monkeypatch.setattr(order, "SORT_MIN", 50)
     scenario = crowd(300, edges="wrap", view_distance=30).scenario
@@ -487,7 +487,7 @@ def test_targeted_primitives_agree_with_numpy_with_every_predictor(name: str, ke
     with every built-in predictor and option, and equal NumPy's every tick."""
     from engine_support import definition
 
-    from behaviortk.compiled.leaves import supports
+    from behaviortk.steering.jobs import supports
 
     other = {
         "name": "b",

@@ -99,13 +99,13 @@ def in_a_loop(fn: Callable[..., Any], args: list[Any], width: int) -> np.ndarray
 
 
 FORMULAS = [
-    f.arrive_buckland, f.separation_term, f.coincident, f.alignment, f.cohesion,
+    f.arrive_buckland, vec.separation_term, vec.coincident, f.alignment, f.cohesion,
     f.detection_box, f.obstacle_near, f.obstacle_hit, f.obstacle_push, f.power,
     f.lj_potential, f.lj_term, f.away_from, f.feelers, f.wall_crossing, f.overshoot, f.wall_push, f.on_path,
     f.next_waypoint, f.path_force, f.containment, f.wander_step, f.wander_target,
     f.accumulate, f.longer_than, f.dither, vec.safe_div,
 ]  # fmt: skip
-NOT_LAST_BIT = [vec.coincident_xy, f.coincident_push, f.lj_potential, f.lj_term]
+NOT_LAST_BIT = [vec.coincident_xy, vec.coincident_push, f.lj_potential, f.lj_term]
 PATH = (f.on_path, f.next_waypoint, f.path_force)
 
 

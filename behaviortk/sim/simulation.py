@@ -135,7 +135,7 @@ class Simulation:
     ) -> None:
         _check_engine(engine)
         seed = _check_seed(seed)
-        from behaviortk.engines import choice
+        from behaviortk.sim import choice
 
         choice.resolve(kernels, "batch")  # an unknown name fails here, before anything is built
         if isinstance(scenario, str | Path):

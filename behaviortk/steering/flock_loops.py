@@ -3,38 +3,24 @@
 
 Both paths sum each neighbour pair's term in pair order (``(i, j)``): the NumPy
 path with ``np.bincount``, these loops one pair after another. The terms and the
-forces made from the sums are the formulas of ``steering/formulas.py``
-(``separation_term``/``coincident_push``, ``alignment``, ``cohesion``); only the
+forces made from the sums are formulas (``vec.separation_term``/``coincident_push``,
+``formulas.alignment``, ``cohesion``); only the
 loops are written twice.
 
 Pairs come in CSR form (``sense.Neighbours``): an agent's pairs are one
 contiguous run, so separation, alignment and cohesion of one ``blend`` share a
-single pass (:func:`flock`). The compiled neighbour query (``compiled/spatial.py``)
-adds :func:`separation_pair` and the other sums while it finds the pairs;
+single pass (:func:`flock`). The compiled neighbour query (``sense/query_loops.py``)
+adds ``separation_pair`` and the other sums while it finds the pairs;
 :func:`flock_sums` and :func:`flock_blend` start from those sums.
 """
 
 from __future__ import annotations
 
 from behaviortk.jit.compile import inline, kernel
-from behaviortk.steering.formulas import (
-    alignment,
-    cohesion,
-    coincident,
-    coincident_push,
-    separation_term,
-)
+from behaviortk.sense.query_loops import separation_pair
+from behaviortk.steering.formulas import alignment, cohesion
 from behaviortk.steering.row_loops import put
 from behaviortk.vec import finite_or_zero, truncate_xy
-
-
-@inline
-def separation_pair(i: int, j: int, dx: float, dy: float) -> tuple[float, float]:
-    """Separation's term of pair ``(i, j)`` with offset ``(dx, dy)``, as
-    ``kernels.separation_force`` takes it: coincident pairs pushed apart."""
-    if coincident(dx, dy):
-        return coincident_push(i, j)
-    return separation_term(dx, dy)
 
 
 @inline

@@ -25,7 +25,6 @@ from behaviortk.sense.derived_targets import nearest_hiding_spot
 from behaviortk.sense.sensing import offset_point
 from behaviortk.vec import (
     EPS,
-    coincident_xy,
     formula,
     inlined,
     length_xy,
@@ -308,36 +307,11 @@ def usable_time(t: Any) -> Any:
 # each pair, obstacle, wall or child is one of these. ``if`` appears only on a leaf's
 # constant (a number on both paths), never on a row's data.
 
-#: Distances shorter than this count as coincident in separation (push along a fixed direction).
-MIN_SEPARATION = 1e-3
 #: Smallest normalised distance used in the Lennard-Jones potential, so d -> 0 stays finite.
 LJ_MIN_D = 1e-2
 
 
 # flocking: per pair, then per row from the pairs' sums
-@formula
-def separation_term(dx: Any, dy: Any) -> tuple[Any, Any]:
-    """One neighbour's term of Buckland's separation, ``normalize(-d) / |d| = -d / |d|^2``
-    (``d``: its offset), ``|d|`` floored at ``MIN_SEPARATION``; not for a
-    :func:`coincident` pair (:func:`coincident_push`)."""
-    s = -1.0 / maximum(dx * dx + dy * dy, MIN_SEPARATION * MIN_SEPARATION)
-    return dx * s, dy * s
-
-
-@formula
-def coincident(dx: Any, dy: Any) -> Any:
-    """A pair too close to have a direction: separation pushes it along :func:`coincident_push`."""
-    return dx * dx + dy * dy <= EPS * EPS
-
-
-@formula
-def coincident_push(i: Any, j: Any) -> tuple[Any, Any]:
-    """Separation's term of a coincident pair of rows ``(i, j)``: ``vec.coincident_xy`` at the
-    strength of a neighbour ``MIN_SEPARATION`` away."""
-    cx, cy = coincident_xy(i, j)
-    return cx / MIN_SEPARATION, cy / MIN_SEPARATION
-
-
 @formula
 def alignment(count: Any, ax: Any, ay: Any, vx: Any, vy: Any) -> tuple[Any, Any]:
     """Alignment as velocity matching (Reynolds 1987): the mean of the ``count`` neighbours'

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from behaviortk import vec
 from behaviortk.steering import formulas
 from behaviortk.vec import (
     EPS,
@@ -159,18 +160,18 @@ def travel_orientation(vel: Array, orientation: Array) -> Array:
 def separation_force(
     owner: IntArray, d: Array, n: int, i: IntArray | None = None, j: IntArray | None = None
 ) -> Array:
-    """Buckland's Separation: the sum over neighbours of ``formulas.separation_term``
+    """Buckland's Separation: the sum over neighbours of ``vec.separation_term``
     (``d = pos_j - pos_i``).
 
     ``owner`` is each pair's row in the output (0..n-1); ``i``/``j`` (global
-    rows) give coincident pairs their ``formulas.coincident_push``. The force is in
+    rows) give coincident pairs their ``vec.coincident_push``. The force is in
     units of 1/distance, as in the book (whose weights are multiplied by 200).
     """
-    tx, ty = formulas.separation_term(d[:, 0], d[:, 1])
+    tx, ty = vec.separation_term(d[:, 0], d[:, 1])
     if i is not None and j is not None:
-        tiny = formulas.coincident(d[:, 0], d[:, 1])
+        tiny = vec.coincident(d[:, 0], d[:, 1])
         if tiny.any():
-            tx[tiny], ty[tiny] = formulas.coincident_push(i[tiny], j[tiny])
+            tx[tiny], ty[tiny] = vec.coincident_push(i[tiny], j[tiny])
     return sum_by_owner(owner, np.stack([tx, ty], axis=1), n)
 
 

@@ -48,9 +48,8 @@ from typing import Any
 
 import numpy as np
 
-from behaviortk.compiled.vec import EPS
 from behaviortk.jit.compile import inline, kernel
-from behaviortk.vec import coincident_xy
+from behaviortk.vec import EPS, coincident_xy
 from behaviortk.world.spatial import shortest, shortest_near
 
 #: A pass after the first picks the pairs of the agents just moved through the per-agent

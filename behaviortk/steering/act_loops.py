@@ -15,12 +15,12 @@ from typing import Any
 
 import numpy as np
 
-from behaviortk.compiled.leaves import Job, run
 from behaviortk.sense.sensing import Sense
 from behaviortk.steering import act as numpy_act
 from behaviortk.steering.combiner_loops import accumulate_acted, accumulate_rows, request_rows
 from behaviortk.steering.combiners import clamp_angular
 from behaviortk.steering.context import LeafMemory
+from behaviortk.steering.jobs import Job, run
 from behaviortk.steering.requests import Requests
 from behaviortk.tree.flat import Decision
 from behaviortk.vec import Array

@@ -13,16 +13,16 @@ from typing import Any
 
 import numpy as np
 
-from behaviortk.compiled import non_penetration as knp
-from behaviortk.compiled import spatial
-from behaviortk.compiled.act import act
-from behaviortk.compiled.order import cell_order
 from behaviortk.leaves import conditions_loops
+from behaviortk.sense import query_loops as spatial
 from behaviortk.sense.sensing import FOV_COS_TOLERANCE, Neighbours, TargetFacts
+from behaviortk.sim.cell_order import cell_order
 from behaviortk.steering import combiner_loops as kcomb
 from behaviortk.steering import flock_loops, memory_loops, shape_loops
+from behaviortk.steering.act_loops import act
 from behaviortk.vec import Array
 from behaviortk.world import integrate_loops, streams_loops
+from behaviortk.world import non_penetration_loops as knp
 from behaviortk.world.spatial import SMALL_SIDE, padded
 from behaviortk.world.state import World
 
@@ -210,7 +210,7 @@ class Kernels:
         touched: np.ndarray, scratch: dict[str, np.ndarray],
     ) -> tuple[int, bool]:  # fmt: skip
         """``NonPenetration._relax``'s passes until the lists must be built again (a push
-        took an agent ``slack`` from where it began; ``compiled/non_penetration.py``):
+        took an agent ``slack`` from where it began; ``world/non_penetration_loops.py``):
         ``(passes run, rebuild)``; ``x``, ``y``, ``touched`` changed in place. ``scratch``
         (the caller's, kept between ticks) holds the kernel's work arrays."""
         return knp.run(
@@ -223,12 +223,12 @@ class Kernels:
         world: World, x: Array, y: Array, radius: Array, reach: float, inv_mass: Array
     ) -> tuple[np.ndarray, np.ndarray] | None:
         """Non-penetration's candidate pairs (int32 rows, sorted by ``(i, j)``;
-        ``compiled/non_penetration.candidates``); None where its grid does not fit."""
+        ``world/non_penetration_loops.candidates``); None where its grid does not fit."""
         return knp.candidates(world, x, y, radius, reach, inv_mass)
 
     @staticmethod
     def kinds(radius: Array, inv_mass: Array) -> tuple[np.ndarray, ...]:
-        """The agents' kinds of radius and inverse mass (``compiled/non_penetration.kinds``)."""
+        """The agents' kinds of radius and inverse mass (``world/non_penetration_loops.kinds``)."""
         return knp.kinds(radius, inv_mass)
 
     @staticmethod
@@ -236,7 +236,7 @@ class Kernels:
         i: np.ndarray, j: np.ndarray, new_row: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
         """Pairs ``(i, j)`` after the agents moved to ``new_row[old row]``, sorted again
-        (``compiled/non_penetration.renumbered``)."""
+        (``world/non_penetration_loops.renumbered``)."""
         return knp.renumbered(
             np.ascontiguousarray(i, dtype=np.int32),
             np.ascontiguousarray(j, dtype=np.int32),
@@ -246,7 +246,7 @@ class Kernels:
     @staticmethod
     def pair_index(i: np.ndarray, j: np.ndarray, n: int) -> tuple[np.ndarray, ...]:
         """The passes' per-agent index of the pairs ``(i, j)`` of ``n`` agents
-        (``compiled/non_penetration.pair_index``)."""
+        (``world/non_penetration_loops.pair_index``)."""
         return knp.pair_index(i, j, n)
 
     @staticmethod

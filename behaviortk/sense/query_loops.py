@@ -36,7 +36,7 @@ import numpy as np
 
 from behaviortk.format.cells import fit_cells
 from behaviortk.jit.compile import inline, kernel
-from behaviortk.steering.flock_loops import separation_pair
+from behaviortk.vec import coincident, coincident_push, separation_term
 from behaviortk.world.spatial import shortest, shortest_near
 
 #: Cells per candidate point at most (and 16 at least): bounds the grid's memory.
@@ -50,6 +50,15 @@ CAP_PER_CELL = 8
 #: A fine grid's cells are at least the radius over this wide: an observer's stencil spans at
 #: most 33 x 33 cells (its count, and the room for the pairs, are summed over them).
 MAX_REACH = 16
+
+
+@inline
+def separation_pair(i: int, j: int, dx: float, dy: float) -> tuple[float, float]:
+    """Separation's term of pair ``(i, j)`` with offset ``(dx, dy)``, as
+    ``steering.kernels.separation_force`` takes it: coincident pairs pushed apart."""
+    if coincident(dx, dy):
+        return coincident_push(i, j)
+    return separation_term(dx, dy)
 
 
 @inline

@@ -25,6 +25,7 @@ The formula's parameter names say where each value comes from:
 ``qx qy qvx qvy``        the point ``ahead`` is for and its velocity (below)
 ``obstacle_pos``         the world's obstacles, whole arrays ``(M, 2)`` and ``(M,)``
 ``obstacle_radius``
+``no_obstacles``         whether the world has none (a bool)
 anything else            a constant of the leaf, from ``Rows.constants(model)``
 =======================  =====================================================
 
@@ -36,6 +37,12 @@ The formula returns the unweighted force ``(fx, fy)``, possibly followed by a po
 ``Rows.draw`` (``steering/debug.py``; the viewer runs NumPy). Rows whose target (or
 ``other``) is missing get zero and a non-finite force becomes zero, on both
 paths (``steering.context.steer``'s rules).
+
+**Bools are literals.** A parameter whose value is a bool (a constant of the
+leaf, ``no_obstacles``) is written into the compiled loop as ``True`` or
+``False``: one loop per combination of values. So a formula may branch on it
+with ``if`` (on the NumPy path it is a plain bool too), and the compiled loop
+holds only the branch taken; ``if`` on row data stays ``select``.
 
 **Look-ahead.** ``ahead`` is what the leaf's ``predictor`` answers for the
 point ``qx, qy`` moving at ``qvx, qvy``, seen from the agent: what
@@ -75,9 +82,17 @@ AHEAD = "ahead"
 LEAD = ("qx", "qy", "qvx", "qvy")
 WORLD = {"obstacle_pos": 2, "obstacle_radius": 1}
 """World arrays a formula may take whole -> their number of dimensions."""
+
+
+def _no_obstacles(world: World) -> bool:
+    return bool(world.obstacle_pos.shape[0] == 0)
+
+
+WORLD_FLAGS: dict[str, Callable[[World], bool]] = {"no_obstacles": _no_obstacles}
+"""Facts of the world a formula may branch on (bools, literals in the compiled loop)."""
 KNOWN = (
     AGENT.keys() | TARGET.keys() | TARGET_HEADING.keys() | OTHER.keys() | WORLD.keys()
-    | {AHEAD, *LEAD}
+    | WORLD_FLAGS.keys() | {AHEAD, *LEAD}
 )  # fmt: skip
 
 
@@ -107,6 +122,8 @@ class Rows:
     """The target facts the loop reads besides ``valid``: of ``pos``, ``vel``, ``agent``."""
     other: bool = field(init=False)
     target_heading: bool = field(init=False)
+    flags: tuple[str, ...] = field(init=False)
+    """The world flags (``WORLD_FLAGS``) the formulas read."""
     constant_names: tuple[str, ...] = field(init=False)
     reads_world: bool = field(init=False)
     """``constants`` takes ``(model, world)``: a constant comes from the world."""
@@ -134,6 +151,7 @@ class Rows:
             "target_columns": tuple(c for c, on in columns.items() if on),
             "other": any(p in OTHER for p in read),
             "target_heading": heading,
+            "flags": tuple(dict.fromkeys(p for p in read if p in WORLD_FLAGS)),
             "constant_names": tuple(dict.fromkeys(p for p in read if p not in KNOWN)),
             "reads_world": len(inspect.signature(self.constants).parameters) == 2,
         }
@@ -198,6 +216,9 @@ def columns(
         if name in WORLD:
             assert world is not None
             return np.asarray(getattr(world, name), dtype=np.float64)
+        if name in WORLD_FLAGS:
+            assert world is not None
+            return WORLD_FLAGS[name](world)
         if name == AHEAD:
             x, y, vx, vy = lead_point()
             return _ahead(model.predictor, agent, x, y, vx, vy, registries)

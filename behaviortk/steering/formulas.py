@@ -8,8 +8,8 @@ numba row loop (``behaviortk.jit`` registers every ``@formula``). Divisions are
 guarded as ``vec.normalize_xy`` guards them: both sides of a ``select`` are
 computed, so a formula picks its inputs before a square root or a division
 rather than computing two and picking one (``vec.unit_or``); an ``if`` is only
-for what is the same for every row (a constant of the leaf, an array's shape),
-never on row data.
+on a bool that is the same for every row (a constant of the leaf, a world flag:
+a literal in the compiled loop, ``steering/declared.py``), never on row data.
 
 Sources as in ``steering/kernels.py``: Reynolds (1999), Buckland ch. 3,
 Millington ch. 3.
@@ -172,20 +172,20 @@ def evade(
 @inlined
 def hide(
     px: Any, py: Any, vx: Any, vy: Any, hx: Any, hy: Any, top: Any, tx: Any, ty: Any,
-    tvx: Any, tvy: Any, obstacle_pos: Any, obstacle_radius: Any, distance_from_boundary: Any,
-    threat_range: Any,
+    tvx: Any, tvy: Any, obstacle_pos: Any, obstacle_radius: Any, no_obstacles: Any,
+    distance_from_boundary: Any, threat_range: Any,
 ) -> tuple[Any, Any, Any, Any]:  # fmt: skip
     """Buckland's Hide: arrive (fast) at the nearest hiding spot; with no obstacle in the
     world, his Evade (:func:`evade`, with his look-ahead :func:`linear_time`). Also the
     spot, or evade's aim."""
-    ahead = usable_time(linear_time(tx - px, ty - py, top, tvx, tvy))
-    ex, ey, cx, cy = evade(px, py, vx, vy, hx, hy, top, tx, ty, tvx, tvy, ahead, threat_range)
+    if no_obstacles:  # a literal in the compiled loop: only one branch is compiled
+        ahead = usable_time(linear_time(tx - px, ty - py, top, tvx, tvy))
+        return evade(px, py, vx, vy, hx, hy, top, tx, ty, tvx, tvy, ahead, threat_range)
     sx, sy = nearest_hiding_spot(
         px, py, tx, ty, obstacle_pos, obstacle_radius, distance_from_boundary
     )
     fx, fy = arrive_buckland(px, py, vx, vy, sx, sy, top, FAST, 0.0)
-    none = obstacle_pos.shape[0] == 0  # an `if` here makes numba's inlined loop slower
-    return select(none, ex, fx), select(none, ey, fy), select(none, cx, sx), select(none, cy, sy)
+    return fx, fy, sx, sy
 
 
 @formula

@@ -28,14 +28,17 @@ from behaviortk.steering.declared import (
     TARGET,
     TARGET_HEADING,
     WORLD,
+    WORLD_FLAGS,
     Rows,
 )
 from behaviortk.steering.predictors import ARGUMENTS, fields_of, formula_of, parameters
 from behaviortk.vec import Array, finite_or_zero
 
 Predict = Callable[..., Any] | None
-_loops: dict[tuple[Rows, Predict], Loop] = {}
-_models: dict[int, tuple[Any, Loop, list[Any], Any]] = {}
+Literals = tuple[tuple[str, bool], ...]
+"""The bool parameters of a loop, written into it as literals (``declared``'s docstring)."""
+_loops: dict[tuple[Rows, Predict, Literals], Loop] = {}
+_models: dict[int, tuple[Any, Predict, Literals, list[Any], Any]] = {}
 
 PREDICTOR_ARGUMENT = {
     "tox": "qx - pos[i, 0]", "toy": "qy - pos[i, 1]", "vx": "vel[i, 0]", "vy": "vel[i, 1]",
@@ -54,8 +57,10 @@ def _agent_columns(rows: Rows) -> list[str]:
     return sorted(wanted)
 
 
-def _argument(name: str) -> str:
-    """The row loop's expression for formula parameter ``name``."""
+def _argument(name: str, fixed: dict[str, bool]) -> str:
+    """The row loop's expression for formula parameter ``name`` (``fixed``: the literals)."""
+    if name in fixed:
+        return repr(fixed[name])
     if name in AGENT:
         column, k = AGENT[name]
         return f"{column}[i]" if k < 0 else f"{column}[i, {k}]"
@@ -78,7 +83,7 @@ def _predictor_fields(predict: Predict) -> list[str]:
     return [] if predict is None else [n for n in parameters(predict) if n not in ARGUMENTS]
 
 
-def parameters_of(rows: Rows, predict: Predict) -> list[str]:
+def parameters_of(rows: Rows, predict: Predict, fixed: dict[str, bool]) -> list[str]:
     """The loop's parameters, in order (:func:`run` passes them so)."""
     names = ["rows", "local", *_agent_columns(rows)]
     if rows.targeted:
@@ -86,22 +91,25 @@ def parameters_of(rows: Rows, predict: Predict) -> list[str]:
     if rows.other:
         names += ["o_pos", "o_vel", "o_valid"]
     names += [f"w_{w}" for w in WORLD if w in rows.read]
-    names += [f"c_{c}" for c in rows.constant_names]
+    names += [f"c_{c}" for c in rows.constant_names if c not in fixed]
     names += [f"a_{a}" for a in _predictor_fields(predict)]
     return [*names, "weight", "out"]
 
 
-def _call(fn: Callable[..., Any], alias: str, names: tuple[str, ...]) -> tuple[str, str]:
+def _call(
+    fn: Callable[..., Any], alias: str, names: tuple[str, ...], fixed: dict[str, bool]
+) -> tuple[str, str]:
     """(import line, call expression) of formula ``fn`` under ``alias``."""
     found = f"from {fn.__module__} import {fn.__name__} as {alias}"
-    return found, f"{alias}({', '.join(_argument(p) for p in names)})"
+    return found, f"{alias}({', '.join(_argument(p, fixed) for p in names)})"
 
 
-def loop_source(rows: Rows, predict: Predict = None) -> str:
-    head, call = _call(rows.formula, "formula", rows.params)
+def loop_source(rows: Rows, predict: Predict = None, literals: Literals = ()) -> str:
+    fixed = dict(literals)
+    head, call = _call(rows.formula, "formula", rows.params, fixed)
     imports = [head, "from behaviortk.vec import finite_or_zero, normalize_xy"]
     body = [
-        f"def loop({', '.join(parameters_of(rows, predict))}):",
+        f"def loop({', '.join(parameters_of(rows, predict, fixed))}):",
         "    for r in range(rows.shape[0]):",
         "        i = rows[r]",
         "        g = local[r]",
@@ -126,7 +134,7 @@ def loop_source(rows: Rows, predict: Predict = None) -> str:
         if rows.lead is None:
             lead = "t_pos[g, 0], t_pos[g, 1], t_vel[g, 0], t_vel[g, 1]"
         else:
-            line, lead = _call(rows.lead, "lead", rows.lead_params)
+            line, lead = _call(rows.lead, "lead", rows.lead_params, fixed)
             imports.append(line)
         body.append(f"        {', '.join(LEAD)} = {lead}")
     if rows.ahead:
@@ -154,11 +162,11 @@ class Loop:
     world: tuple[tuple[str, int], ...]
 
 
-def compiled(rows: Rows, predict: Predict = None) -> Loop:
-    key = (rows, predict)
+def compiled(rows: Rows, predict: Predict = None, literals: Literals = ()) -> Loop:
+    key = (rows, predict, literals)
     found = _loops.get(key)
     if found is None:
-        fn = compile_function(loop_source(rows, predict), "loop")
+        fn = compile_function(loop_source(rows, predict, literals), "loop")
         world = tuple((w, d) for w, d in WORLD.items() if w in rows.read)
         found = _loops[key] = Loop(fn, tuple(_agent_columns(rows)), world)
     return found
@@ -169,20 +177,26 @@ def _whole(values: Array, dims: int) -> Array:
     return np.ascontiguousarray(values, dtype=np.float64).reshape(shape)
 
 
-def _prepared(rows: Rows, model: Any, world: Any) -> tuple[Loop, list[Any]]:
-    """The loop for ``model`` and its constants (the predictor's fields last), read once per
-    model (models are not changed in place: an edit loads new ones)."""
+def _prepared(rows: Rows, model: Any, world: Any) -> tuple[Predict, Literals, list[Any]]:
+    """``model``'s predictor formula, its bool constants (literals) and its other constants
+    (the predictor's fields last), read once per model (models are not changed in place:
+    an edit loads new ones)."""
     found = _models.get(id(model))
-    if found is not None and found[0] is model and (found[3] is world or not rows.reads_world):
-        return found[1], found[2]
+    if found is not None and found[0] is model and (found[4] is world or not rows.reads_world):
+        return found[1], found[2], found[3]
     predictor = model.predictor if rows.ahead else None
-    loop = compiled(rows, None if predictor is None else formula_of(predictor))
+    predict = None if predictor is None else formula_of(predictor)
     constants = rows.values(model, world)
-    tail = [constants[c] for c in rows.constant_names]
+    literals = tuple((c, constants[c]) for c in rows.constant_names if _is_bool(constants[c]))
+    tail = [constants[c] for c in rows.constant_names if not _is_bool(constants[c])]
     if predictor is not None:
         tail += fields_of(predictor).values()
-    _models[id(model)] = (model, loop, tail, world)
-    return loop, tail
+    _models[id(model)] = (model, predict, literals, tail, world)
+    return predict, literals, tail
+
+
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, bool | np.bool_)
 
 
 def run(
@@ -191,7 +205,10 @@ def run(
 ) -> None:  # fmt: skip
     """Write ``weight * force`` for global rows ``at`` (``local`` within the group) into ``out``;
     ``target``/``other``: the group's facts (contiguous arrays), None when not used."""
-    loop, tail = _prepared(rows, model, world)
+    predict, literals, tail = _prepared(rows, model, world)
+    if rows.flags:
+        literals += tuple((f, WORLD_FLAGS[f](world)) for f in rows.flags)
+    loop = compiled(rows, predict, literals)
     args: list[Any] = [at, local]
     args += [getattr(agents, c) for c in loop.agent_columns]
     if rows.targeted:

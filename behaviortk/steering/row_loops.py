@@ -12,6 +12,8 @@ path calls.
 
 from __future__ import annotations
 
+import hashlib
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -150,7 +152,21 @@ def loop_source(rows: Rows, predict: Predict = None, literals: Literals = ()) ->
         "        out[r, 0] = finite_or_zero(found[0]) * weight",
         "        out[r, 1] = finite_or_zero(found[1]) * weight",
     ]
-    return "\n".join([*imports, "", "", *body]) + "\n"
+    stamp = f"# formulas: {_sources_hash(rows.formula, rows.lead, predict)}"
+    return "\n".join([stamp, *imports, "", "", *body]) + "\n"
+
+
+def _sources_hash(*fns: Callable[..., Any] | None) -> str:
+    """A hash of the formulas' own source, in the loop's text: the disk cache (keyed by that
+    text, in a folder keyed by the package's sources) also sees a plugin's formula change."""
+    digest = hashlib.sha256()
+    for fn in fns:
+        if fn is not None:
+            try:
+                digest.update(inspect.getsource(fn).encode())
+            except (OSError, TypeError):
+                digest.update(fn.__qualname__.encode())
+    return digest.hexdigest()[:16]
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,10 @@
 """Steering primitives: one format model and one registered adapter each.
 
-The model documents every parameter (unit, default); the adapter reads the
-context for the rows that asked and calls the pure kernel in ``kernels.py``.
+The model documents every parameter (unit, default). A model that declares
+``ROWS`` has its per-row maths in one formula (``formulas.py``) that both the
+NumPy path (:func:`by_rows`) and the compiled one run (``declared.py``);
+the others' adapter reads the context for the rows that asked and calls the
+pure kernel in ``kernels.py``.
 Sources: Craig Reynolds, "Steering Behaviors For Autonomous Characters" (GDC
 1999) and "Flocks, Herds, and Schools" (SIGGRAPH 1987); Mat Buckland,
 *Programming Game AI by Example* (2005), ch. 3 "How to Create Autonomous
@@ -34,7 +37,7 @@ from behaviortk.sense.sensing import Sense, target_heading
 from behaviortk.steering import formulas as f
 from behaviortk.steering import kernels as k
 from behaviortk.steering.context import Steering, SteeringContext
-from behaviortk.steering.declared import Rows, columns
+from behaviortk.steering.declared import WORLD_FLAGS, Rows, columns
 from behaviortk.steering.predictors import Linear
 from behaviortk.vec import Array, from_angle, heading_angle, length, normalize, xy
 from behaviortk.world.state import World
@@ -768,7 +771,7 @@ def hide(p: Hide, ctx: SteeringContext) -> Steering:
     """``by_rows``, drawing the hiding spot (evade's aim when there are no obstacles)."""
     force, point = rows_of(Hide.ROWS, p, ctx)
     if ctx.debug.enabled and point is not None:
-        kind = "hiding_spot" if ctx.world.obstacle_pos.shape[0] else "crosshair"
+        kind = "crosshair" if WORLD_FLAGS["no_obstacles"](ctx.world) else "hiding_spot"
         ctx.debug.add(kind, ctx.rows, point=point)
     return Steering(force)
 

@@ -141,12 +141,21 @@ def _select(cond: Any, a: Any, b: Any) -> Any:
 
 
 class _LazySelects(ast.NodeTransformer):
-    """``select(c, a, b)`` -> ``(a if c else b)`` where ``select`` names ``vec.select``."""
+    """Each ``select(c, a, b)`` of a statement (``select`` naming ``vec.select``) becomes a
+    fresh name, set before the statement by ``if c: name = a`` / ``else: name = b``; the
+    selects inside ``a`` or ``b`` are set inside that arm, so only the arm taken runs."""
+
+    PLAIN = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.Expr, ast.Pass)
 
     def __init__(self, scope: dict[str, Any]) -> None:
         self.scope = scope
+        self.count = 0
+        self.before: list[ast.stmt] = []
 
-    def _is_select(self, func: ast.expr) -> bool:
+    def _is_select(self, node: ast.Call) -> bool:
+        func = node.func
+        if len(node.args) != 3 or node.keywords:
+            return False
         if isinstance(func, ast.Name):
             return self.scope.get(func.id) is vec.select
         return (
@@ -157,19 +166,40 @@ class _LazySelects(ast.NodeTransformer):
         )
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
-        self.generic_visit(node)
-        if self._is_select(node.func) and len(node.args) == 3 and not node.keywords:
-            cond, a, b = node.args
-            return ast.copy_location(ast.IfExp(test=cond, body=a, orelse=b), node)
-        return node
+        if not self._is_select(node):
+            return self.generic_visit(node)
+        cond = self.visit(node.args[0])
+        name = f"_select_{self.count}"
+        self.count += 1
+        arms: list[list[ast.stmt]] = []
+        for arm in node.args[1:]:
+            outer, self.before = self.before, []
+            value = self.visit(arm)
+            store = ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=value)
+            arms.append([*self.before, store])
+            self.before = outer
+        self.before.append(ast.If(test=cond, body=arms[0], orelse=arms[1]))
+        return ast.Name(id=name, ctx=ast.Load())
+
+    def body(self, statements: list[ast.stmt]) -> list[ast.stmt] | None:
+        """The statements rewritten; None where one is not plain (a loop, an ``if``: not a
+        formula's shape, left as written)."""
+        out: list[ast.stmt] = []
+        for statement in statements:
+            if not isinstance(statement, self.PLAIN):
+                return None
+            self.before = []
+            rewritten = self.visit(statement)
+            out += [*self.before, rewritten]
+        return out
 
 
 def lazy(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn`` with each ``select(c, a, b)`` written ``(a if c else b)``: the same values (a
-    formula has no side effects), but a compiled row loop computes only the value it
-    keeps, so a select can spare a division, a square root or a libm call where its
-    condition is false (``vec.truncate_xy`` below the limit). ``fn`` itself where its
-    source is not at hand or it closes over variables."""
+    """``fn`` with its selects made lazy (:class:`_LazySelects`): the same values (a formula
+    has no side effects), but a compiled row loop computes only the value it keeps, so
+    a select can spare a division, a square root or a libm call where its condition is
+    false (``vec.truncate_xy`` below the limit). ``fn`` itself where its source is not at
+    hand, it closes over variables or its body is not a formula's."""
     try:
         source = textwrap.dedent(inspect.getsource(fn))
     except (OSError, TypeError):
@@ -178,11 +208,13 @@ def lazy(fn: Callable[..., Any]) -> Callable[..., Any]:
     found = tree.body[0] if tree.body else None
     if fn.__closure__ or not isinstance(found, ast.FunctionDef):
         return fn
-    found.decorator_list = []
+    body = _LazySelects(fn.__globals__).body(found.body)
+    if body is None:
+        return fn
+    found.body, found.decorator_list, found.returns = body, [], None
     for arg in (*found.args.posonlyargs, *found.args.args, *found.args.kwonlyargs):
         arg.annotation = None
-    found.returns = None
-    tree = ast.fix_missing_locations(_LazySelects(fn.__globals__).visit(tree))
+    tree = ast.fix_missing_locations(tree)
     ast.increment_lineno(tree, fn.__code__.co_firstlineno - 1)
     made: dict[str, Any] = {}
     exec(compile(tree, fn.__code__.co_filename, "exec"), fn.__globals__, made)  # fn's own source

@@ -354,7 +354,7 @@ class Sense:
         self.registries = default() if registries is None else registries
         """Where target kinds and condition implementations are looked up."""
         self.kernels = kernels
-        """The compiled kernels (``compiled.backend.Kernels``) answering neighbour, nearest
+        """The compiled kernels (``sim.backend.Kernels``) answering neighbour, nearest
         and agent queries, or None: the NumPy code below."""
         self.world = world
         self.agents = agents

@@ -182,7 +182,7 @@ class Simulation:
         self._act: Callable[..., tuple[np.ndarray, np.ndarray]] = act
         self._integrate: Callable[..., None] = integrate
         self.kernels: Any = None
-        """The compiled kernels this run uses (``compiled.backend.Kernels``), or None (NumPy)."""
+        """The compiled kernels this run uses (``sim.backend.Kernels``), or None (NumPy)."""
         self.compile_s = 0.0
         """Seconds this Simulation spent compiling kernels or loading them from the disk cache."""
         if choice.resolve(kernels, self.engine.name) == "numba":

@@ -337,7 +337,7 @@ class NonPenetration:
         self.skin_radii = float(skin_radii)
         self.over_relaxation = float(over_relaxation)
         self.kernels = kernels
-        """Compiled kernels (``compiled.backend.Kernels``) running the passes, or None (NumPy)."""
+        """Compiled kernels (``sim.backend.Kernels``) running the passes, or None (NumPy)."""
         self._scratch: dict[str, Any] = {}  # the compiled passes' work arrays
         self.builds = 0
         """How many times the candidate lists were built (for benchmarks and tests)."""

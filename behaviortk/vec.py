@@ -234,7 +234,10 @@ def heading_angle(v: Array) -> Array:
 
 def from_angle(angle: ArrayLike) -> Array:
     a = np.asarray(angle, dtype=np.float64)
-    return np.stack([np.cos(a), np.sin(a)], axis=-1)
+    out = np.empty((*a.shape, 2))  # written in place: a spawn's one heading costs little
+    np.cos(a, out=out[..., 0])
+    np.sin(a, out=out[..., 1])
+    return out
 
 
 @formula

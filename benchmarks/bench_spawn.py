@@ -8,11 +8,17 @@ one where each round spawns K prey and despawns K random prey before its tick
 over the rounds:
 
 - ``tick``: the control's tick;
-- ``calls``: spawn K + despawn K on the churned simulation;
+- ``calls``: spawn K + despawn K on the churned simulation (ids, checks, events
+  recorded; the rows wait for the step: ``sim/pending.py``);
 - ``after``: the churned simulation's tick minus the control's (what the calls
-  cost the next tick: caches rebuilt, arrays regrown);
-- the ratio ``calls / tick`` (targets: at most 0.05 for K = 1, 0.25 for K = 100)
-  and ``(calls + after) / tick``.
+  cost the next tick: the frame's rows made in one batch, caches rebuilt, rows
+  out of cell order);
+- the ratio ``calls / tick`` and ``(calls + after) / tick`` (targets, for the
+  latter: at most 0.05 for K = 1, 0.25 for K = 100);
+- what reading the results costs a game that does, outside the calls: ``ids``,
+  ``sim.ids`` read after the step (a snapshot copied once per change of rows),
+  and ``events``, ``sim.events`` read after it (the spawn and despawn events
+  made into ``Event`` objects when first read).
 
     .venv/bin/python benchmarks/bench_spawn.py [--agents 10000,100000] [--counts 1,100]
         [--rounds 40] [--kernels numba]
@@ -44,9 +50,11 @@ def measure(agents: int, count: int, rounds: int, kernels: str) -> dict[str, flo
     for sim in (control, churned):
         sim.run(3)
     rng = np.random.default_rng(0)
-    ticks, calls, after = [], [], []
+    ticks, calls, after, ids, events = [], [], [], [], []
     for _ in range(rounds):
+        t = time.perf_counter()
         prey = churned.ids[churned.agents.slices["prey"]]
+        ids.append(time.perf_counter() - t)
         gone = rng.choice(prey, count, replace=False)
         t0 = time.perf_counter()
         control.step()
@@ -56,6 +64,8 @@ def measure(agents: int, count: int, rounds: int, kernels: str) -> dict[str, flo
         t2 = time.perf_counter()
         churned.step()
         t3 = time.perf_counter()
+        assert len(churned.events) == 2 * count
+        events.append(time.perf_counter() - t3)
         ticks.append(t1 - t0)
         calls.append(t2 - t1)
         after.append((t3 - t2) - (t1 - t0))
@@ -70,6 +80,8 @@ def measure(agents: int, count: int, rounds: int, kernels: str) -> dict[str, flo
         "after_ms": extra * 1e3,
         "ratio": call / tick,
         "ratio_with_after": (call + extra) / tick,
+        "ids_us": statistics.median(ids) * 1e6,
+        "events_us": statistics.median(events) * 1e6,
     }
 
 
@@ -82,13 +94,14 @@ def main() -> None:
     args = parser.parse_args()
     print(f"batch engine, {args.kernels} kernels, medians of {args.rounds} interleaved rounds")
     print(f"{'agents':>8} {'K':>4} {'tick ms':>8} {'calls ms':>9} {'after ms':>9} "
-          f"{'calls/tick':>10} {'(calls+after)/tick':>19}")  # fmt: skip
+          f"{'calls/tick':>10} {'(calls+after)/tick':>19} {'ids us':>7} {'events us':>9}")  # fmt: skip
     for agents in (int(a) for a in args.agents.split(",")):
         for count in (int(c) for c in args.counts.split(",")):
             r = measure(agents, count, args.rounds, args.kernels)
             print(
                 f"{r['agents']:>8,} {count:>4} {r['tick_ms']:>8.2f} {r['calls_ms']:>9.3f} "
-                f"{r['after_ms']:>9.3f} {r['ratio']:>10.3f} {r['ratio_with_after']:>19.3f}"
+                f"{r['after_ms']:>9.3f} {r['ratio']:>10.3f} {r['ratio_with_after']:>19.3f} "
+                f"{r['ids_us']:>7.1f} {r['events_us']:>9.1f}"
             )
 
 

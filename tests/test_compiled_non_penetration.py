@@ -183,8 +183,8 @@ def test_lists_follow_agents_to_new_rows_without_a_build(kernels: Any, edges: st
     for tick in range(6):
         if tick == 3:  # new rows, the same agents
             order = rng.permutation(n)
-            ag = rearrange(ag, order, pick(ag.names, order.tolist()), None)
-            twin = rearrange(twin, order, pick(twin.names, order.tolist()), None)
+            ag = rearrange(ag, order, pick(ag.names, order.tolist()))
+            twin = rearrange(twin, order, pick(twin.names, order.tolist()))
         before = ag.pos.copy()
         step = rng.normal(0.0, 0.8, (n, 2))
         ag.pos = np.clip(before + step, 0.0, 79.999)
@@ -257,3 +257,31 @@ def test_a_forked_process_gets_its_own_list_thread(monkeypatch: pytest.MonkeyPat
     assert non_penetration._builder() is first
     monkeypatch.setattr(os, "getpid", lambda: -12345)  # as in a child after fork
     assert non_penetration._builder() is not first
+
+
+def test_a_frame_s_spawn_and_despawn_push_as_numpy_does(kernels: Any) -> None:
+    """Each frame one agent goes and a new one takes its row (its id written into the same
+    memory as the old one's): the compiled constraint, taking over the NumPy one's lists
+    every tick, pushes the same bits, so the lists never follow the wrong agent."""
+    data = json.loads((DEFINITIONS / "crowd_no_overlap.json").read_text())
+    sim = Simulation(load_text(json.dumps(data), "c"), engine="batch", kernels="numpy")
+    constraint = sim.non_penetration
+    assert constraint is not None
+    renumbered = {"ids": 0}
+
+    def apply(world: World, agents: Any, before: Any, fixed: Any) -> None:
+        renumbered["ids"] += int(constraint._ids is not None and constraint._ids is not agents.ids)
+        both(constraint, kernels, world, agents, before, fixed)
+
+    constraint.apply = apply  # type: ignore[method-assign]
+    sim.step()  # the lists are made
+    rng = np.random.default_rng(2)
+    group = next(iter(sim.agents.slices))
+    for _ in range(12):
+        ids = sim.ids[sim.agents.slices[group]]
+        gone = int(ids[rng.integers(ids.size)])
+        at = sim.agent(gone).pos + rng.normal(0.0, 1.0, 2)
+        sim.despawn(gone)
+        sim.spawn(group, pos=at)
+        sim.step()
+    assert renumbered["ids"] >= 12  # every frame gave the constraint a new ids array

@@ -161,17 +161,20 @@ def test_spawn_keeps_last_ticks_statuses_for_survivors(reads: dict[str, int]) ->
         step_both(ref, batch)
     for sim in (ref, batch):
         sim.despawn([2, 9])
-        sim.spawn("prey", 3, pos=[100, 100])
+        new = sim.spawn("prey", 3, pos=[100, 100])
     assert reads == {"all": 0, "rows": 0}
     n = ref.agents.slices["prey"].stop - ref.agents.slices["prey"].start
-    # one row read through the re-rowed Decision: prey row 2 is now the agent with id 3
+    # the newcomers take rows 2 and 9 (those of the agents gone) and the row after the old ones
+    assert ref.rows_of(new).tolist() == batch.rows_of(new).tolist() == [2, 9, n - 1]
+    # one row read through the re-rowed Decision: prey row 3 (id 3) stayed, row 2 is new
     assert np.array_equal(
-        ref.decisions["prey"].status_of([2, n - 1]), batch.decisions["prey"].status[[2, n - 1]]
+        ref.decisions["prey"].status_of([3, 2]), batch.decisions["prey"].status[[3, 2]]
     )
     assert reads == {"all": 0, "rows": 1}
     for group, d in ref.decisions.items():
         assert np.array_equal(d.status, batch.decisions[group].status), group
-    assert ref.decisions["prey"].status[n - 3 :].tolist() == [[0] * len(ref.trees["prey"])] * 3
+    zeros = [[0] * len(ref.trees["prey"])] * 3
+    assert ref.decisions["prey"].status[[2, 9, n - 1]].tolist() == zeros
     for _ in range(10):
         step_both(ref, batch)
     for group, d in ref.decisions.items():

@@ -4,6 +4,7 @@ whole-array gather, and on a running batch simulation (no rebuild, no reallocati
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 
 from behaviortk.format.loader import load_text
 from behaviortk.sim.simulation import Simulation
-from behaviortk.world.rows import RowPlan, room
+from behaviortk.world.rows import RowPlan, room, rows_at
 
 SLICES = {"a": slice(0, 5), "b": slice(5, 8)}
 
@@ -25,14 +26,57 @@ def with_room(values: np.ndarray, rows: int) -> np.ndarray:
     return buf[: values.shape[0]]
 
 
+def moved_rows(plan: RowPlan) -> list[int]:
+    """``plan.moved()`` as sorted rows."""
+    return sorted(np.concatenate([np.atleast_1d(rows_at(at)) for at in plan.moved()]).tolist())
+
+
 def test_a_despawn_fills_holes_with_the_last_survivors_and_slides_later_groups() -> None:
     """a loses local rows 1 and 3: 3 survivors, hole 1 takes row 4; b slides left by 2."""
     plan = RowPlan(SLICES, {"a": np.array([1, 3])}, {})
     assert plan.apply(np.arange(8), {}).tolist() == [0, 4, 2, 5, 6, 7]
-    assert plan.moves["a"].keep().tolist() == [0, 4, 2]
-    assert plan.moves["a"].old_rows(np.array([2, 1, 0])).tolist() == [2, 4, 0]
+    assert plan.moves["a"].source().tolist() == [0, 4, 2]
     assert plan.source_rows().tolist() == [0, 4, 2, 5, 6, 7]
-    assert sorted(plan.moved_rows().tolist()) == [1, 3, 4, 5]
+    assert moved_rows(plan) == [1, 3, 4, 5]
+
+
+def test_a_spawn_with_a_despawn_overwrites_the_freed_row_and_moves_nothing_else() -> None:
+    """A frame's despawn of a's row 2 and spawn of one a: the new agent takes row 2; no
+    survivor moves, no block slides, nothing grows (one store per array)."""
+    plan = RowPlan(SLICES, {"a": np.array([2])}, {"a": 1})
+    arr = np.arange(8)
+    out = plan.apply(arr, {"a": np.array([-1])})
+    assert out is arr and out.tolist() == [0, 1, -1, 3, 4, 5, 6, 7]
+    assert plan.in_place and plan.fresh == [("a", slice(2, 3))]
+    assert plan.source_rows().tolist() == [0, 1, -1, 3, 4, 5, 6, 7]
+    assert plan.moved() == [slice(2, 3)]
+    names = [f"n{i}" for i in range(8)]
+    plan.names(names, {"a": ["x"]})
+    assert names == ["n0", "n1", "x", "n3", "n4", "n5", "n6", "n7"]
+
+
+def test_more_despawns_than_spawns_fill_the_rest_from_the_group_s_end() -> None:
+    """a loses rows 1 and 3 and gains one agent (4 left): the new agent takes row 1, the
+    last survivor (row 4) fills row 3, b slides left by one."""
+    plan = RowPlan(SLICES, {"a": np.array([1, 3])}, {"a": 1})
+    m = plan.moves["a"]
+    assert (m.fresh.tolist(), m.holes.tolist(), m.fillers.tolist()) == ([1], [3], [4])
+    assert plan.apply(np.arange(8), {"a": -1}).tolist() == [0, -1, 2, 4, 5, 6, 7]
+    assert plan.source_rows().tolist() == [0, -1, 2, 4, 5, 6, 7]
+    assert moved_rows(plan) == [1, 3, 4, 5, 6]
+    names = [f"n{i}" for i in range(8)]
+    plan.names(names, {"a": ["x"]})
+    assert names == ["n0", "x", "n2", "n4", "n5", "n6", "n7"]
+
+
+def test_more_spawns_than_despawns_overwrite_then_append() -> None:
+    """b loses row 0 (global 5) and gains three: the first takes row 0, two follow b's rows."""
+    plan = RowPlan(SLICES, {"b": np.array([0])}, {"b": 3})
+    out = plan.apply(np.arange(8), {"b": np.array([-1, -2, -3])})
+    assert out.tolist() == [0, 1, 2, 3, 4, -1, 6, 7, -2, -3]
+    names = [f"n{i}" for i in range(8)]
+    plan.names(names, {"b": ["x", "y", "z"]})
+    assert names == ["n0", "n1", "n2", "n3", "n4", "x", "n6", "n7", "y", "z"]
 
 
 def test_a_spawn_appends_to_its_group_and_slides_later_groups_right() -> None:
@@ -53,6 +97,31 @@ def test_rows_move_inside_the_spare_room() -> None:
     assert again.tolist() == [0, 1, 2, 3, 4, 7, 5, 6, 7, 99]
 
 
+def test_an_array_two_fields_share_moves_once() -> None:
+    """``apply_to`` moves each array once, however many fields name it: a swap applied twice
+    would undo itself."""
+    shared = np.arange(8.0)
+    obj = SimpleNamespace(x=shared, y=shared, z=np.arange(8.0) * 10)
+    plan = RowPlan(SLICES, {"a": np.array([1])}, {})  # a's last agent (row 4) fills row 1
+    plan.apply_to(obj, ("x", "y", "z"), {})
+    assert obj.x is obj.y and obj.x.tolist() == [0, 4, 2, 3, 5, 6, 7]
+    assert obj.z.tolist() == [0, 40, 20, 30, 50, 60, 70]
+
+
+def test_room_is_measured_for_each_array() -> None:
+    """``room`` remembers the last array it measured; another array, a view starting inside
+    a buffer or an array of its own each get their own answer."""
+    buf = np.empty(20)
+    first, inside, own = buf[:10], buf[5:12], np.empty(4)
+    assert [room(first), room(inside), room(own), room(first), room(first[:3])] == [
+        20,
+        7,
+        4,
+        20,
+        20,
+    ]
+
+
 @st.composite
 def changes(draw: Any) -> tuple[dict[str, slice], dict[str, np.ndarray], dict[str, int]]:
     sizes = draw(st.lists(st.integers(0, 6), min_size=1, max_size=4))
@@ -66,8 +135,6 @@ def changes(draw: Any) -> tuple[dict[str, slice], dict[str, np.ndarray], dict[st
             gone[name] = np.array(sorted(out), dtype=np.int64)
         if draw(st.booleans()):
             added[name] = draw(st.integers(1, 4))
-    if gone and added:  # one call either despawns or spawns
-        added = {}
     return slices, gone, added
 
 
@@ -76,7 +143,8 @@ def changes(draw: Any) -> tuple[dict[str, slice], dict[str, np.ndarray], dict[st
 def test_a_plan_equals_the_whole_gather(
     change: tuple[dict[str, slice], dict[str, np.ndarray], dict[str, int]], spare: bool
 ) -> None:
-    """In place (with or without room) = gathering every row by ``source_rows``."""
+    """In place (with or without room) = gathering every row by ``source_rows``, for any
+    batch of spawns and despawns; the names follow the same map."""
     slices, gone, added = change
     n = sum(s.stop - s.start for s in slices.values())
     plan = RowPlan(slices, gone, added)
@@ -91,6 +159,12 @@ def test_a_plan_equals_the_whole_gather(
         name: s.stop - s.start - gone.get(name, np.zeros(0)).size for name, s in slices.items()
     }
     assert out.shape[0] == sum(survivors.values()) + sum(added.values())
+    names = [f"n{i}" for i in range(n)]
+    fresh = {name: [f"{name}+{k}" for k in range(count)] for name, count in added.items()}
+    plan.names(names, fresh)
+    order = iter([new for name in slices for new in fresh.get(name, [])])
+    news = [next(order) if r < 0 else f"n{r}" for r in src.tolist()]
+    assert names == news  # new agents in spawn order, group by group
 
 
 def crowd(engine: str) -> Simulation:
@@ -158,3 +232,32 @@ def test_a_group_emptied_and_refilled_stays_identical_on_both_engines() -> None:
     assert a.ids.tolist() == b.ids.tolist() == list(range(40, 90))
     assert np.array_equal(a.agents.pos, b.agents.pos)
     assert np.array_equal(a.decisions["a"].status, b.decisions["a"].status)
+
+
+@settings(max_examples=100, deadline=None)
+@given(changes())
+def test_an_overwrite_plan_is_the_general_plan_of_its_batch(
+    change: tuple[dict[str, slice], dict[str, np.ndarray], dict[str, int]],
+) -> None:
+    """``RowPlan.overwrite`` (as many in as out, group by group) writes what the general
+    plan of the same batch writes, in place."""
+    slices, gone, _ = change
+    added = {name: rows.size for name, rows in gone.items()}
+    general, quick = RowPlan(slices, gone, added), RowPlan.overwrite(slices, gone)
+    assert general.in_place and quick.in_place
+    assert [(name, rows_at(at).tolist()) for name, at in quick.fresh] == [
+        (name, rows_at(at).tolist()) for name, at in general.fresh
+    ]
+    n = sum(s.stop - s.start for s in slices.values())
+    fresh = {name: -np.arange(1.0, k + 1) for name, k in added.items()}
+    assert np.array_equal(
+        quick.apply(np.arange(n, dtype=float), fresh),
+        general.apply(np.arange(n, dtype=float), fresh),
+    )
+    names = {name: [f"{name}+{k}" for k in range(count)] for name, count in added.items()}
+    a, b = [f"n{i}" for i in range(n)], [f"n{i}" for i in range(n)]
+    quick.names(a, names)
+    general.names(b, names)
+    assert a == b
+    for name in gone:
+        assert quick.moves[name].source().tolist() == general.moves[name].source().tolist()

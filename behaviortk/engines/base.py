@@ -42,30 +42,30 @@ class EngineError(ValueError):
 
 
 class RowChange:
-    """How one group's rows change when agents spawn or despawn.
+    """How one group's rows change when agents spawn or despawn (or are re-sorted).
 
-    ``keep`` lists the old local rows that survive, in their new order; they
-    take local rows ``0 .. len(keep) - 1`` and new agents follow them, up to
-    the group's new size ``rows.stop - rows.start``. A spawn or despawn also
-    gives ``move`` (``world/rows.GroupMove``): the same change as a few rows
-    moved in place, and ``keep`` is then worked out only when asked.
+    ``source`` gives each new local row the old local row it takes, -1 for a new
+    agent, who starts as a fresh build would; the group's new size is
+    ``rows.stop - rows.start``. A spawn or despawn also gives ``move``
+    (``world/rows.GroupMove``): the same change as a few rows moved in place, and
+    ``source`` is then worked out only when asked.
     """
 
-    __slots__ = ("_keep", "move", "rows")
+    __slots__ = ("_source", "move", "rows")
 
     def __init__(
-        self, rows: slice, keep: np.ndarray | None = None, move: GroupMove | None = None
+        self, rows: slice, source: np.ndarray | None = None, move: GroupMove | None = None
     ) -> None:
-        if keep is None and move is None:
-            raise ValueError("a RowChange needs keep or move")
-        self.rows, self._keep, self.move = rows, keep, move
+        if source is None and move is None:
+            raise ValueError("a RowChange needs source or move")
+        self.rows, self._source, self.move = rows, source, move
 
     @property
-    def keep(self) -> np.ndarray:  # int64 old local rows
-        if self._keep is None:
+    def source(self) -> np.ndarray:  # int64 old local rows, -1 for new agents
+        if self._source is None:
             assert self.move is not None
-            self._keep = self.move.keep()
-        return self._keep
+            self._source = self.move.source()
+        return self._source
 
     @property
     def n(self) -> int:
@@ -75,8 +75,8 @@ class RowChange:
         """Whether every one of ``n_old`` agents stays, in place, and nobody joins."""
         if self.move is not None:
             return not self.move.changed
-        k = self.keep
-        return k.size == self.n == n_old and bool((k == np.arange(k.size)).all())
+        src = self.source
+        return src.size == self.n == n_old and bool((src == np.arange(src.size)).all())
 
 
 class Engine(Protocol):
@@ -193,8 +193,10 @@ class EngineBase(ABC, Generic[G]):
                 continue
             new = self.resize_group(old, change)
             if new is not old:  # rebuilt: carry the survivors' hysteresis
+                src = change.source
+                kept = src >= 0
                 for index, prev in old.prev.items():
-                    new.prev[index][: change.keep.size] = prev[change.keep]
+                    new.prev[index][kept] = prev[src[kept]]
             self.groups[name] = new
         self._prepared = None
 

@@ -146,19 +146,21 @@ class ClientBoard:
         self,
         clients: list[py_trees.blackboard.Client],
         declared: Keys,
-        fresh_from: int = 0,
+        fresh: list[int] | None = None,
         clock: Clock | None = None,
     ) -> None:
-        """``clients[fresh_from:]`` are new agents: they get the declared defaults."""
+        """``clients[r]`` for ``r`` in ``fresh`` (default: all) are new agents: they get the
+        declared defaults."""
         self.clients = clients
         self.declared = declared
         self.clock = clock
         self._keys: set[str] = set(declared)
+        new = clients if fresh is None else [clients[r] for r in fresh]
         for key in declared:
-            for client in clients[fresh_from:]:
+            for client in new:
                 client.register_key(key=key, access=common.Access.WRITE)
         for key, value in declared.defaults().items():
-            for client in clients[fresh_from:]:
+            for client in new:
                 client.set(key, value, overwrite=True)
         self.stamps = Stamps(declared, len(clients), self._tick())
 
@@ -573,13 +575,19 @@ class PyTreesEngine(EngineBase[GroupTrees]):
         return g
 
     def _grow(self, g: GroupTrees, n: int) -> None:
-        """Build fresh trees for local rows ``len(g.trees) .. n - 1``, then set every tree up."""
+        """Build fresh trees for the local rows that have none (None, or past the end of
+        ``g.trees``; up to ``n``), then set every tree up."""
         assert g.env is not None
-        while len(g.trees) < n:
-            behaviours = build_behaviours(g.flat, g.env, self.builders)
-            g.trees.append(py_trees.trees.BehaviourTree(root=behaviours[0]))
-            g.nodes.append(behaviours)
-            self._all_clients.extend(c for b in behaviours for c in b.blackboards)
+        trees: list[Any] = g.trees
+        nodes: list[Any] = g.nodes
+        trees += [None] * (n - len(trees))
+        nodes += [None] * (n - len(nodes))
+        for local in range(n):
+            if trees[local] is None:
+                behaviours = build_behaviours(g.flat, g.env, self.builders)
+                trees[local] = py_trees.trees.BehaviourTree(root=behaviours[0])
+                nodes[local] = behaviours
+                self._all_clients.extend(c for b in behaviours for c in b.blackboards)
         g.facts = RowFacts(len(g.flat), len(g.flat.steering))
         for local, bt in enumerate(g.trees):
             bt.setup(row=local, facts=g.facts, clock=self.sim, blackboard=g.clients[local])
@@ -587,27 +595,30 @@ class PyTreesEngine(EngineBase[GroupTrees]):
     def resize_group(self, g: GroupTrees, change: RowChange) -> GroupTrees:
         """Survivors keep their own py_trees trees; new agents get fresh ones."""
         assert g.env is not None
-        keep = change.keep.tolist()
-        kept = set(keep)
+        source = change.source.tolist()
+        kept = set(source)
         _release([c for i, c in enumerate(g.clients) if i not in kept])
-        first_new = change.rows.start + len(keep)
-        clients = [g.clients[i] for i in keep]
-        clients += [self._client(row) for row in range(first_new, change.rows.stop)]
+        start = change.rows.start
+        clients = [
+            g.clients[s] if s >= 0 else self._client(start + r) for r, s in enumerate(source)
+        ]
+        fresh = [r for r, s in enumerate(source) if s < 0]
         assert isinstance(g.board, ClientBoard)
-        board = ClientBoard(clients, g.board.declared, fresh_from=len(keep), clock=self.sim)
-        board.stamps.carry(g.board.stamps, change.keep)
+        board = ClientBoard(clients, g.board.declared, fresh=fresh, clock=self.sim)
+        board.stamps.carry(g.board.stamps, change.source)
         env = BuildEnv(self.registries, self.context(g.name, change.n, board))
         for index, ops in g.env.ops.items():
             model = g.flat.nodes[index].model
-            carry_rows(ops, env.ops_for(index, guard_condition(model) or model), change.keep)
+            carry_rows(ops, env.ops_for(index, guard_condition(model) or model), change.source)
         new = GroupTrees(**self.group_record(g.name, change.rows, g.flat), board=board)
         new.clients, new.env = clients, env
-        new.trees = [g.trees[i] for i in keep]
-        new.nodes = [g.nodes[i] for i in keep]
-        for behaviours in new.nodes:
-            for b in behaviours:
+        trees: list[Any] = [g.trees[s] if s >= 0 else None for s in source]
+        nodes: list[Any] = [g.nodes[s] if s >= 0 else None for s in source]
+        new.trees, new.nodes = trees, nodes
+        for behaviours in nodes:
+            for b in behaviours or ():
                 if getattr(b, "ops", None) is not None:
-                    b.ops = env.ops[b.index]  # type: ignore[attr-defined]
+                    b.ops = env.ops[b.index]
         self._grow(new, change.n)
         return new
 

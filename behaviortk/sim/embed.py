@@ -6,8 +6,9 @@ is reached through ``Simulation`` methods (``sim.events``, ``sim.on``,
 
 **Agent ids.** Every call that takes an agent id goes through
 ``Simulation.row_of`` (id -> row) and every id handed out comes from
-``Simulation.ids_of`` (rows -> ids): for now an agent's id is its row in
-``sim.agents``, and those two methods are the only places that say so. A
+``Simulation.ids_of`` (rows -> ids): an agent's id is a whole number it keeps
+for the whole run (``sim.ids`` lists them in row order; rows move when agents
+spawn or despawn), and those two methods are the only places rows meet ids. A
 malformed id (not a whole number: ``"wolves-0"``, ``1.0``, ``True``) or an
 unknown one raises :class:`SimulationError` naming the value and the valid
 ids; the call then changed nothing.
@@ -17,7 +18,9 @@ ids; the call then changed nothing.
 
 * ``name`` = the ``event`` of an ``emit`` node the agent ticked;
 * ``"spawn"`` / ``"despawn"``: recorded by the code that adds or removes agents
-  with ``Simulation._record(Event(tick, id, "spawn"))``; an event recorded
+  with ``Simulation._record(Event(tick, id, "spawn"))`` (``Simulation.spawn`` and
+  ``despawn`` use ``EventLog.add_many``: the ``Event`` objects are made when the
+  tick's events are first read, ``sim.events`` or a callback); an event recorded
   between two steps belongs to the next one (stamp it with ``sim.tick``, the
   tick that step will decide), one recorded during a step to that step;
   despawning code also calls ``sim.event_log.forget(ids)`` so a removed agent
@@ -147,7 +150,7 @@ class EventLog:
     def __init__(self, sim: Simulation) -> None:
         self.sim = sim
         self._chunks: list[tuple[int, str, Rows, str]] = []  # (tick, group, local rows, name)
-        self._recorded: list[Event] = []  # spawn / despawn, in recording order
+        self._recorded: list[Event | Recorded] = []  # spawn / despawn, in recording order
         self._watched: dict[int, np.ndarray] = {}  # id -> statuses it was last seen with
         self._subscribers: dict[str, list[Callable[[Event], Any]]] = {}
 
@@ -159,6 +162,10 @@ class EventLog:
     def add(self, event: Event) -> None:
         """A spawn/despawn event (``Simulation._record``); it goes out with the next tick's events."""
         self._recorded.append(event)
+
+    def add_many(self, tick: int, agents: list[int], name: str) -> None:
+        """:meth:`add` for ``Event(tick, agent, name)`` of each of ``agents``, made when read."""
+        self._recorded.append((tick, agents, name))
 
     # -------------------------------------------------------- watching
     def watch(self, ids: Any) -> None:
@@ -176,6 +183,8 @@ class EventLog:
 
     def forget(self, ids: Iterable[int]) -> None:
         """Stop watching ``ids`` without checking them (despawned agents)."""
+        if not self._watched:
+            return
         for agent in ids:
             self._watched.pop(int(agent), None)
 
@@ -225,17 +234,24 @@ class EventLog:
         return unsubscribe
 
     # -------------------------------------------------------- end of a tick
-    def collect(self, tick: int) -> list[Event]:
-        """The events of ``tick`` (just decided), in the documented order; clears the sources."""
+    def collect(self, tick: int) -> list[Event] | TickEvents:
+        """The events of ``tick`` (just decided), in the documented order; clears the sources.
+        Spawn / despawn events recorded in bulk come as :class:`TickEvents`."""
         if not (self._chunks or self._recorded or self._watched):
             return []
-        events, self._recorded = self._recorded, []
+        recorded, self._recorded = self._recorded, []
+        events: list[Event] = []
         if self._chunks:
             chunks, self._chunks = self._chunks, []
             events += self._emitted(tick, [c for c in chunks if c[0] == tick])
         if self._watched:
             events += self._status_changes(tick)
-        return events
+        return TickEvents(recorded, events) if recorded else events
+
+    @property
+    def listening(self) -> bool:
+        """Whether any callback is subscribed (``dispatch`` has something to call)."""
+        return any(self._subscribers.values())
 
     def _emitted(self, tick: int, chunks: list[tuple[int, str, Rows, str]]) -> list[Event]:
         if not chunks:
@@ -284,6 +300,32 @@ class EventLog:
                 callback(event)
             for callback in every:
                 callback(event)
+
+
+Recorded = tuple[int, list[int], str]
+"""Spawn or despawn events in bulk: ``(tick, agent ids, name)`` (``EventLog.add_many``)."""
+
+
+class TickEvents:
+    """One tick's events, its spawn / despawn part kept as recorded until somebody reads
+    them (``sim.events``, a callback): a game that spawns a hundred shots a frame and never
+    looks at those events does not pay for a hundred ``Event`` objects."""
+
+    __slots__ = ("recorded", "rest")
+
+    def __init__(self, recorded: list[Event | Recorded], rest: list[Event]) -> None:
+        self.recorded, self.rest = recorded, rest
+
+    def made(self) -> list[Event]:
+        """Every event, in the documented order (a new list)."""
+        out: list[Event] = []
+        for item in self.recorded:
+            if isinstance(item, Event):
+                out.append(item)
+            else:
+                tick, agents, name = item
+                out += [Event(tick, agent, name) for agent in agents]
+        return out + self.rest
 
 
 # ------------------------------------------------------------------ agent views

@@ -40,24 +40,24 @@ from behaviortk.format.limits import MAX_LIVE_AGENTS, MAX_SEED
 from behaviortk.registry import choices
 from behaviortk.sense.sensing import Sense
 from behaviortk.sim.allocator import reuse_freed_memory
-from behaviortk.sim.embed import MAX_STEPS, AgentView, Event, EventLog, FixedStep
+from behaviortk.sim.embed import MAX_STEPS, AgentView, Event, EventLog, FixedStep, TickEvents
+from behaviortk.sim.pending import NOTHING_GIVEN, SPAWNING, NewRows, Pending, Spawned
 from behaviortk.steering.context import LeafMemory
 from behaviortk.steering.debug import DebugBuffer
 from behaviortk.tree.flat import Decision, FlatTree, flatten
 from behaviortk.tree.status import INVALID
 from behaviortk.vec import from_angle
-from behaviortk.world.build import build, spawned_rows
+from behaviortk.world.build import build
 from behaviortk.world.integrate import integrate
 from behaviortk.world.non_penetration import NonPenetration
 from behaviortk.world.rows import (
     PER_AGENT,
     RowPlan,
-    copied,
-    lengthened,
+    grown,
     moved_copy,
     pick,
     rearrange,
-    stack,
+    rows_at,
 )
 from behaviortk.world.spatial import displacement
 from behaviortk.world.state import Agents, World
@@ -68,6 +68,10 @@ if TYPE_CHECKING:
     from behaviortk.tree.blackboard import BlackboardView
 
 PHASES = ("sense", "decide", "act", "integrate")
+
+REROW_DEPTH = 32
+"""Batches applied between two steps before last tick's decisions, re-rowed lazily by each
+(a chain of ``Decision`` s), are read into arrays: reading stays shallow."""
 
 
 def make_engine(sim: Simulation, engine: str | Any) -> Engine:
@@ -146,11 +150,20 @@ class Simulation:
         self.scenario = scenario
         definition = scenario.definition
         self.seed = int(definition.world.seed if seed is None else seed)
+        self._pending: Pending | None = None  # spawns / despawns not applied to rows yet
         self.world: World
-        self.agents: Agents
-        self.world, self.agents = build(definition, self.seed)
-        self._next_id = self.agents.n
-        self._row_of = np.arange(self.agents.n, dtype=np.int64)  # id -> row, -1 once despawned
+        self._agents: Agents
+        self.world, self._agents = build(definition, self.seed)
+        self._next_id = self._agents.n
+        self._row_of = np.arange(self._agents.n, dtype=np.int64)
+        """Id -> row (-1: despawned or never spawned, ``SPAWNING``), with room past ``_next_id``."""
+        self._sizes = {name: s.stop - s.start for name, s in self._agents.slices.items()}
+        """Each group's live agents, spawned ones not placed yet included."""
+        self._live = self._agents.n
+        self._new_rows = NewRows(self.seed)
+        self._specs: tuple[Any, dict[str, Any]] = (None, {})  # (definition, its groups by name)
+        self._shown_ids: tuple[np.ndarray | None, np.ndarray] = (None, self._row_of[:0])
+        """``agents.ids`` when ``sim.ids`` last copied it, and that copy."""
         self.dt = float(definition.world.dt)
         self.heading_smoothing = int(definition.world.heading_smoothing)
         self.non_penetration: NonPenetration | None = (
@@ -167,16 +180,17 @@ class Simulation:
         }
         """Flat trees of the groups their trees control (external groups have none)."""
         self.n_rand = max([1, *(t.n_rand for t in self.trees.values())])
-        self.memory: dict[tuple[str, int], LeafMemory] = {}
+        self._memory: dict[tuple[str, int], LeafMemory] = {}
         self.debug = DebugBuffer(enabled=debug)
         self.pointer: np.ndarray | None = None
-        self.decisions: dict[str, Decision] = {}
-        self.contributions: dict[str, dict[int, tuple[np.ndarray, np.ndarray]]] = {}
+        self._decisions: dict[str, Decision] = {}
+        self._rerowed = 0  # batches applied to the rows since the last step (_move_rows)
+        self._contributions: dict[str, dict[int, tuple[np.ndarray, np.ndarray]]] = {}
         self.timings: dict[str, float] = dict.fromkeys(PHASES, 0.0)
         self.event_log = EventLog(self)  # before the engine: its emit nodes record here
-        self.events: list[Event] = []
+        self._events: list[Event] | TickEvents = []
         self._fixed_step = FixedStep()
-        self.engine = make_engine(self, engine)
+        self._engine = make_engine(self, engine)
         from behaviortk.steering.act import act
 
         self._act: Callable[..., tuple[np.ndarray, np.ndarray]] = act
@@ -206,9 +220,85 @@ class Simulation:
         return str(self.scenario.definition.name)
 
     @property
+    def events(self) -> list[Event]:
+        """The last step's events (``sim/embed.py``), a new list each step."""
+        if isinstance(self._events, TickEvents):
+            self._events = self._events.made()
+        return self._events
+
+    @property
     def ids(self) -> np.ndarray:
-        """Agent ids in row order (int64); an id is never reused within a run."""
-        return self.agents.ids
+        """Agent ids in row order (int64, read-only); an id is never reused within a run.
+        A snapshot, never changed afterwards: a game may iterate it while it despawns (it
+        is copied from ``agents.ids`` once after each change of rows, when first read)."""
+        ids = self.agents.ids
+        shown = self._shown_ids
+        if shown[0] is not ids:
+            copy = ids.copy()
+            copy.flags.writeable = False
+            shown = self._shown_ids = (ids, copy)
+        return shown[1]
+
+    # Row-holding state: reading any of it first applies pending spawns and despawns.
+    @property
+    def agents(self) -> Agents:
+        """Every agent's state, one row per agent (``world/state.Agents``)."""
+        if self._pending is not None:
+            self._flush()
+        return self._agents
+
+    @agents.setter
+    def agents(self, value: Agents) -> None:
+        self._flush()
+        self._agents = value
+
+    @property
+    def decisions(self) -> dict[str, Decision]:
+        """Each group's ``Decision`` of the last tick."""
+        if self._pending is not None:
+            self._flush()
+        return self._decisions
+
+    @decisions.setter
+    def decisions(self, value: dict[str, Decision]) -> None:
+        self._flush()
+        self._decisions = value
+
+    @property
+    def memory(self) -> dict[tuple[str, int], LeafMemory]:
+        """Steering leaves' persistent per-agent arrays, by (group, node index)."""
+        if self._pending is not None:
+            self._flush()
+        return self._memory
+
+    @memory.setter
+    def memory(self, value: dict[tuple[str, int], LeafMemory]) -> None:
+        self._flush()
+        self._memory = value
+
+    @property
+    def contributions(self) -> dict[str, dict[int, tuple[np.ndarray, np.ndarray]]]:
+        """The last act phase's forces per steering leaf (debug views), by group."""
+        if self._pending is not None:
+            self._flush()
+        return self._contributions
+
+    @contributions.setter
+    def contributions(self, value: dict[str, dict[int, tuple[np.ndarray, np.ndarray]]]) -> None:
+        self._flush()
+        self._contributions = value
+
+    @property
+    def engine(self) -> Engine:
+        """The engine deciding for every group (its state follows the rows)."""
+        if self._pending is not None:
+            self._flush()
+        return self._engine
+
+    @engine.setter
+    def engine(self, value: Engine) -> None:
+        self._flush()
+        self._engine = value
 
     def sense(self) -> Sense:
         """The sensed facts of the current tick (each agent's random numbers of this tick)."""
@@ -230,14 +320,19 @@ class Simulation:
         """Advance one fixed tick: sense, decide, act, integrate."""
         clock = _time.perf_counter
         t0 = clock()
+        # last tick's decisions are dropped first (an engine may read held ones: Decision),
+        # before rows move: nobody reads them moved
+        self._decisions = {}
+        self._rerowed = 0
+        if self._pending is not None:
+            self._flush()
         if self.kernels is not None:
             keep = self.kernels.cell_order(self)
             if keep is not None:
-                self._rearrange(keep, {})
+                self._rearrange(keep)
         sense = self.sense()
         self.engine.prepare(self, sense)
         t1 = clock()
-        self.decisions = {}  # last tick's are dropped first: an engine may read held ones (Decision)
         self.decisions = self.engine.decide(self, sense)
         t2 = clock()
         linear, angular = self._act(self, sense, self.decisions)
@@ -256,8 +351,9 @@ class Simulation:
         timings["integrate"] += t4 - t3
         self.tick += 1
         self.time = self.tick * self.dt
-        self.events = self.event_log.collect(self.tick - 1)
-        self.event_log.dispatch(self.events)
+        self._events = self.event_log.collect(self.tick - 1)
+        if self.event_log.listening:
+            self.event_log.dispatch(self.events)
 
     def run(self, ticks: int, on_tick: Callable[[Simulation], None] | None = None) -> None:
         """``step()`` ``ticks`` times, calling ``on_tick(sim)`` after each (traces, progress)."""
@@ -331,8 +427,19 @@ class Simulation:
     # ------------------------------------------------------- spawn, despawn
     def rows_of(self, ids: Any) -> np.ndarray:
         """Rows of live agent ids; ``SimulationError`` naming an unknown, despawned or repeated id."""
+        self._flush()
+        return self._lookup(ids)[1]
+
+    def _lookup(self, ids: Any) -> tuple[np.ndarray, np.ndarray]:
+        """``ids`` checked (whole numbers, live, none repeated) and their rows, ``SPAWNING``
+        for agents spawned since the rows were last brought up to date."""
         if isinstance(ids, np.ndarray) and ids.dtype.kind in "iu" and ids.ndim == 1:
-            wanted = ids.astype(np.int64)
+            wanted = ids if ids.dtype == np.int64 else ids.astype(np.int64)  # only read
+            if wanted.size == 1:  # one id (a game despawning a shot): no array passes
+                value = int(wanted[0])
+                row = int(self._row_of[value]) if 0 <= value < self._next_id else -1
+                if row != -1:
+                    return wanted, np.array([row], dtype=np.int64)
         else:
             items = [ids] if isinstance(ids, int | np.integer | str | float) or ids is None else ids
             try:
@@ -344,28 +451,31 @@ class Simulation:
                 if isinstance(item, bool | np.bool_) or not isinstance(item, int | np.integer):
                     raise SimulationError(
                         f"agent ids are whole numbers, got {item!r} ({type(item).__name__}); "
-                        f"live ids: {_id_ranges(self.agents.ids)}"
+                        f"live ids: {self._live_ids()}"
                     )
                 if not _INT64_MIN <= int(item) <= _INT64_MAX:  # an id beyond int64: never spawned
                     raise SimulationError(
-                        f"agent id {int(item)} was never spawned; live ids: "
-                        f"{_id_ranges(self.agents.ids)}"
+                        f"agent id {int(item)} was never spawned; live ids: {self._live_ids()}"
                     )
                 checked.append(int(item))
             wanted = np.array(checked, dtype=np.int64)
-        known = (wanted >= 0) & (wanted < self._next_id)
-        rows = np.full(wanted.size, -1, dtype=np.int64)
-        rows[known] = self._row_of[wanted[known]]
-        bad = np.flatnonzero(rows < 0)
-        if bad.size:
-            value = int(wanted[bad[0]])
+        if wanted.size and int(wanted.min()) >= 0 and int(wanted.max()) < self._next_id:
+            rows = self._row_of[wanted]  # every id was handed out: one gather
+        else:
+            known = (wanted >= 0) & (wanted < self._next_id)
+            rows = np.full(wanted.size, -1, dtype=np.int64)
+            rows[known] = self._row_of[wanted[known]]
+        if wanted.size and int(rows.min()) < 0:  # -1: despawned, or never spawned
+            value = int(wanted[np.flatnonzero(rows < 0)[0]])
             why = "was despawned" if 0 <= value < self._next_id else "was never spawned"
-            raise SimulationError(
-                f"agent id {value} {why}; live ids: {_id_ranges(self.agents.ids)}"
-            )
-        if np.unique(wanted).size != wanted.size:
+            raise SimulationError(f"agent id {value} {why}; live ids: {self._live_ids()}")
+        if wanted.size > 1 and len(set(wanted.tolist())) != wanted.size:
             raise SimulationError(f"agent ids repeat in {wanted.tolist()}")
-        return rows
+        return wanted, rows
+
+    def _live_ids(self) -> str:
+        """The live ids as ranges, for messages (spawned ones not placed yet included)."""
+        return _id_ranges(np.flatnonzero(self._row_of != -1))
 
     def spawn(
         self,
@@ -381,132 +491,206 @@ class Simulation:
         ``pos``/``vel`` are ``[x, y]`` (for every new agent) or one per agent,
         ``heading`` degrees (one or one per agent); each left out follows the
         group's spawn rule (positions, heading, ``speed`` along the heading). New
-        agents start their tree fresh; nobody else's state changes.
+        agents start their tree fresh; nobody else's state changes. The ids work at
+        once everywhere; the rows are made with the frame's other spawns and despawns
+        (``sim/pending.py``).
         """
         spec = self._group_spec(group)
-        if isinstance(count, bool) or not isinstance(count, int | np.integer) or count < 1:
+        if type(count) is not int and (  # a plain int is a whole number (not a bool)
+            isinstance(count, bool) or not isinstance(count, int | np.integer)
+        ):
             raise SimulationError(f"count must be a whole number >= 1, got {count!r}")
-        if count > MAX_LIVE_AGENTS - self.agents.n:
+        if count < 1:
+            raise SimulationError(f"count must be a whole number >= 1, got {count!r}")
+        if count > MAX_LIVE_AGENTS - self._live:
             raise SimulationError(
-                f"cannot spawn {count} agents: {self.agents.n} live + {count} exceeds "
+                f"cannot spawn {count} agents: {self._live} live + {count} exceeds "
                 f"the limit of {MAX_LIVE_AGENTS:,} agents in one simulation"
             )
         n = int(count)
-        p = _points(pos, n, "pos")
-        v = _points(vel, n, "vel")
-        h = None
-        if heading is not None:
-            h = from_angle(np.radians(_numbers(heading, n, "heading")))
-        ids = np.arange(self._next_id, self._next_id + n, dtype=np.int64)
-        rows = self.agents.slices[group]
-        first = rows.stop - rows.start
-        names = [f"{group}-{i}" for i in ids.tolist()]
-        fresh = spawned_rows(spec, ids, self.seed, first, pos=p, vel=v, heading=h)
+        given: tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None] = NOTHING_GIVEN
+        if pos is not None or vel is not None or heading is not None:
+            p, v, h = _points(pos, n, "pos"), _points(vel, n, "vel"), None
+            if heading is not None:
+                h = from_angle(np.radians(_numbers(heading, n, "heading")))
+            given = (p, v, h)
+        first = self._next_id
+        draw = uniforms if self.kernels is None else self.kernels.uniforms
+        rows, names = self._new_rows.rows(spec, first, n, self._sizes[group], given, draw)
         self._next_id += n
-        self._move_rows({}, {group: (fresh, names)})
-        for agent in ids.tolist():
-            self._record(Event(self.tick, agent, "spawn"))
-        return ids.tolist()
+        if self._next_id > self._row_of.size:
+            more = np.full(grown(self._next_id), -1, dtype=np.int64)
+            more[: self._row_of.size] = self._row_of
+            self._row_of = more
+        self._row_of[first : first + n] = SPAWNING
+        batch = self._pending if self._pending is not None else self._batch()
+        batch.spawn(group, rows, names)
+        self._sizes[group] += n
+        self._live += n
+        ids = list(range(first, first + n))
+        self.event_log.add_many(self.tick, ids, "spawn")
+        return ids
 
     def despawn(self, ids: Any) -> None:
         """Remove agents ``ids``; everyone else keeps all their state.
 
-        Rows move in place (the group's last agents fill the freed rows): arrays read from
-        ``sim.agents`` before the call may hold other agents after it, so read them again;
-        ``sim.ids`` is a new array each time, safe to iterate while despawning."""
-        rows = np.sort(self.rows_of(ids))
-        gone_ids = self.agents.ids[rows].tolist()
-        gone = {}
-        for name, s in self.agents.slices.items():
-            lo, hi = np.searchsorted(rows, [s.start, s.stop]).tolist()
-            if hi > lo:
-                gone[name] = rows[lo:hi] - s.start
-        self._row_of[self.agents.ids[rows]] = -1
-        self._move_rows(gone, {})
+        Rows move in place (new agents or the group's last agents fill the freed rows):
+        arrays read from ``sim.agents`` before the call may hold other agents after it, so
+        read them again; ``sim.ids`` is never changed in place, safe to iterate while
+        despawning."""
+        wanted, rows = self._lookup(ids)
+        batch = self._pending if self._pending is not None else self._batch()
+        ag = self._agents
+        if rows.size == 1 and rows[0] != SPAWNING:  # one agent with a row: a frame's shot
+            batch.gone.append(rows)
+            self._sizes[ag.group_names[ag.group[rows[0]]]] -= 1
+            gone_ids = wanted.tolist()
+        else:
+            gone_ids = self._gone(wanted, rows, batch)
+        self._live -= wanted.size
+        self._row_of[wanted] = -1
         self.event_log.forget(gone_ids)
-        for agent in gone_ids:
-            self._record(Event(self.tick, agent, "despawn"))
+        self.event_log.add_many(self.tick, gone_ids, "despawn")
+
+    def _gone(self, wanted: np.ndarray, rows: np.ndarray, batch: Pending) -> list[int]:
+        """Despawned agents into ``batch``: those with a row by row, those spawned in the
+        batch dropped from it; their ids in that order, each group's size brought down."""
+        ag = self._agents
+        placed = rows if not rows.size or int(rows.max()) < SPAWNING else rows[rows != SPAWNING]
+        gone_ids: list[int] = []
+        if placed.size:
+            placed = np.sort(placed)
+            batch.gone.append(placed)
+            gone_ids = ag.ids[placed].tolist()
+            names = ag.group_names
+            counts = np.bincount(ag.group[placed], minlength=len(names)).tolist()
+            for name, count in zip(names, counts, strict=True):
+                self._sizes[name] -= count
+        if placed.size < rows.size:  # spawned in this batch: they never get a row
+            unplaced = np.sort(wanted[rows == SPAWNING])
+            for name in batch.cancel(unplaced):
+                self._sizes[name] -= 1
+            gone_ids += unplaced.tolist()
+        return gone_ids
+
+    def _batch(self) -> Pending:
+        """The pending batch of spawns and despawns (a new one when none is)."""
+        if self._pending is None:
+            self._pending = Pending()
+        return self._pending
 
     def _group_spec(self, group: Any) -> Any:
-        for spec in self.scenario.definition.groups:
-            if spec.name == group:
-                return spec
-        names = [g.name for g in self.scenario.definition.groups]
-        raise SimulationError(f"unknown group {group!r}{choices(str(group), names)}")
+        definition = self.scenario.definition
+        known, specs = self._specs
+        if known is not definition:  # a tuning change replaces the definition
+            specs = {spec.name: spec for spec in definition.groups}
+            self._specs = (definition, specs)
+        spec = specs.get(group) if isinstance(group, str) else None
+        if spec is None:
+            names = [g.name for g in definition.groups]
+            raise SimulationError(f"unknown group {group!r}{choices(str(group), names)}")
+        return spec
 
-    def _move_rows(
-        self, gone: dict[str, np.ndarray], fresh: dict[str, tuple[dict[str, Any], list[str]]]
-    ) -> None:
-        """Despawn the sorted local rows ``gone`` and append ``fresh`` agents (each group's
+    def _flush(self) -> None:
+        """Apply the pending spawns and despawns to the rows, as one batch."""
+        batch = self._pending
+        if batch is None:
+            return
+        self._pending = None  # first: what the move reads of the Simulation is up to date
+        ag = self._agents
+        gone: dict[str, np.ndarray] = {}
+        if batch.gone:
+            rows = batch.gone[0] if len(batch.gone) == 1 else np.sort(np.concatenate(batch.gone))
+            if rows.size == 1:
+                name = ag.group_names[int(ag.group[rows[0]])]
+                gone[name] = rows - ag.slices[name].start
+            else:
+                for name, s in ag.slices.items():
+                    lo, hi = np.searchsorted(rows, [s.start, s.stop]).tolist()
+                    if hi > lo:
+                        gone[name] = rows[lo:hi] - s.start
+        fresh = batch.batches()
+        if gone or fresh:
+            self._move_rows(gone, fresh)
+
+    def _move_rows(self, gone: dict[str, np.ndarray], fresh: dict[str, Spawned]) -> None:
+        """Despawn the sorted local rows ``gone`` and place ``fresh`` agents (each group's
         ``world/build.spawned_rows`` and names), moving only the rows that must move
         (``world/rows.RowPlan``): amortised O(changed agents) plus one block move per array
-        for the groups after a changed one."""
-        old = self.agents
-        plan = RowPlan(old.slices, gone, {name: len(names) for name, (_, names) in fresh.items()})
-        index = {name: k for k, name in enumerate(old.group_names)}
-        done: dict[int, np.ndarray] = {}  # arrays shared by two fields move once
-        for field in PER_AGENT:
-            arr = getattr(old, field)
-            if field == "ids":  # a new array (caches know their rows by it), with the room
-                arr = copied(arr)
-            if id(arr) not in done:
-                values = {g: rows[field] for g, (rows, _) in fresh.items()} if fresh else {}
-                done[id(arr)] = plan.apply(arr, values)
-            setattr(old, field, done[id(arr)])
-        old.group = plan.apply(old.group, {name: index[name] for name in fresh})
+        for the groups after one whose size changed."""
+        old = self._agents
+        added = {name: len(names) for name, (_, names) in fresh.items()}
+        if gone.keys() == added.keys() and all(gone[g].size == k for g, k in added.items()):
+            plan = RowPlan.overwrite(old.slices, gone)  # as many in as out, group by group
+        else:
+            plan = RowPlan(old.slices, gone, added)
+        plan.apply_to(old, PER_AGENT, {name: rows for name, (rows, _) in fresh.items()})
+        old.ids = old.ids[:]  # a new array object (caches know their rows by it), same memory
+        if not plan.stays:  # else every group keeps its rows, each row its group
+            index = {name: k for k, name in enumerate(old.group_names)}
+            old.group = plan.apply(old.group, {name: index[name] for name in fresh})
+            old.slices = {
+                name: slice(m.new_start, m.new_start + m.n_new) for name, m in plan.moves.items()
+            }
         plan.names(old.names, {name: names for name, (_, names) in fresh.items()})
-        old.slices = {
-            name: slice(m.new_start, m.new_start + m.n_new) for name, m in plan.moves.items()
-        }
-        if old.smoother is not None:
+        if old.smoother is not None and plan.stays:
+            plan.apply_across(old.smoother.history, old.heading)
+        elif old.smoother is not None:
             old.smoother = old.smoother.rerow(plan.source_rows(), old.heading)
-        self._row_of = lengthened(self._row_of, self._next_id, -1)
-        moved = plan.moved_rows()
-        self._row_of[old.ids[moved]] = moved
-        for memory in self.memory.values():
-            memory.move(plan)
-        changes = {name: RowChange(rows=old.slices[name], move=m) for name, m in plan.moves.items()}
-        self.decisions = {
-            name: _rerow_decision(d, changes[name], len(self.trees[name]))
-            if plan.moves[name].changed
-            else d
-            for name, d in self.decisions.items()
-        }
-        self.contributions = {}
-        self.engine.regroup(changes)
+        if plan.in_place:  # the new agents' rows, and the groups they join, change only
+            for name, at in plan.fresh:
+                self._row_of[fresh[name][0]["ids"]] = rows_at(at)
+            moved = [name for name, _ in plan.fresh]
+        else:
+            for at in plan.moved():
+                self._row_of[old.ids[at]] = rows_at(at)
+            moved = [
+                name for name, m in plan.moves.items() if m.changed or m.new_start != m.old_start
+            ]
+        for memory in self._memory.values():
+            if memory:
+                memory.move(plan)
+        changes = {name: RowChange(rows=old.slices[name], move=plan.moves[name]) for name in moved}
+        if self._decisions:
+            self._rerowed += 1
+            if self._rerowed > REROW_DEPTH:  # many batches since the step: read them (O(n))
+                for held in self._decisions.values():
+                    held.status, held.emitted, held.acted  # noqa: B018 - each read ends a chain
+                self._rerowed = 1
+            decisions = dict(self._decisions)  # a new dict: one the game holds keeps its rows
+            for name, change in changes.items():
+                d = decisions.get(name)
+                if d is not None and plan.moves[name].changed:
+                    decisions[name] = _rerow_decision(d, change, len(self.trees[name]))
+            self._decisions = decisions
+        if self._contributions:
+            self._contributions = {}
+        self._engine.regroup(changes)
 
-    def _rearrange(self, keep: dict[str, np.ndarray], fresh: dict[str, Agents]) -> None:
-        """New rows: per group, its survivors (``keep``, old local rows) then ``fresh`` agents."""
-        old = self.agents
+    def _rearrange(self, keep: dict[str, np.ndarray]) -> None:
+        """New rows: each group's agents in the order ``keep`` gives (old local rows)."""
+        old = self._agents
         src, names, changes, start = [], [], {}, 0
         for name, rows in old.slices.items():
-            added = fresh.get(name)
-            n_added = 0 if added is None else added.n
-            src += [rows.start + keep[name], np.full(n_added, -1, dtype=np.int64)]
+            src.append(rows.start + keep[name])
             names += pick(old.names, (rows.start + keep[name]).tolist())
-            names += [] if added is None else added.names
-            n = keep[name].size + n_added
-            changes[name] = RowChange(rows=slice(start, start + n), keep=keep[name])
+            n = keep[name].size
+            changes[name] = RowChange(rows=slice(start, start + n), source=keep[name])
             start += n
         mapping = np.concatenate(src)
-        added = stack(list(fresh.values()), old.group_names) if fresh else None
-        agents = rearrange(old, mapping, names, added)
+        agents = rearrange(old, mapping, names)
         if old.smoother is not None:
             agents.smoother = old.smoother.rerow(mapping, agents.heading)
-        self.agents = agents
-        self._row_of[old.ids] = -1
-        self._row_of = np.concatenate(
-            [self._row_of, np.full(self._next_id - self._row_of.size, -1, dtype=np.int64)]
-        )
+        self._agents = agents
         self._row_of[agents.ids] = np.arange(agents.n)
-        for memory in self.memory.values():
+        for memory in self._memory.values():
             memory.rerow(mapping, agents.n)
-        self.decisions = {
+        self._decisions = {
             name: _rerow_decision(d, changes[name], len(self.trees[name]))
-            for name, d in self.decisions.items()
+            for name, d in self._decisions.items()
         }
-        self.contributions = {}
-        self.engine.regroup(changes)
+        self._contributions = {}
+        self._engine.regroup(changes)
 
     # ------------------------------------------------------------ the game's side (embed.py)
     def row_of(self, agent_id: Any) -> int:
@@ -628,19 +812,21 @@ def _rerow_decision(d: Decision, change: RowChange, nodes: int) -> Decision:
             status=RerowedStatuses(d, change, nodes),
             acted=lambda: None if d.acted is None else moved_copy(d.acted, m, False),
         )
+    source = change.source
+    kept = np.flatnonzero(source >= 0)
     emitted = np.zeros((change.n, d.emitted.shape[1]), dtype=bool)
-    emitted[: change.keep.size] = d.emitted[change.keep]
+    emitted[kept] = d.emitted[source[kept]]
     acted = None
     if d.acted is not None:
         acted = np.zeros_like(emitted)
-        acted[: change.keep.size] = d.acted[change.keep]
+        acted[kept] = d.acted[source[kept]]
     status = RerowedStatuses(d, change, nodes)
     return Decision(emitted=emitted, status=status.all() if d.collected else status, acted=acted)
 
 
 class RerowedStatuses:
     """Last tick's statuses after agents spawned or despawned, read from the old Decision
-    when asked: survivors' rows in their new order, INVALID (0) for new agents.
+    when asked: survivors' rows where they are now, INVALID (0) for new agents.
 
     Holding the old Decision keeps it true: the engine reads a held Decision
     before the trees tick again (``tree/flat.Decision``).
@@ -655,21 +841,14 @@ class RerowedStatuses:
         m = self.change.move
         if m is not None and self.old.collected:
             return moved_copy(self.old.status, m, INVALID)
-        keep = self.change.keep
-        status = np.zeros((self.change.n, self.nodes), dtype=np.int8)
-        if keep.size:
-            status[: keep.size] = self.old.status_of(keep)
-        return status
+        return self.rows(np.arange(self.change.n))
 
     def rows(self, local: np.ndarray) -> np.ndarray:
-        m = self.change.move
-        n_kept = m.n_kept if m is not None else self.change.keep.size
+        source = self.change.source[local]
         status = np.zeros((local.size, self.nodes), dtype=np.int8)
-        kept = local < n_kept
-        if kept.any():
-            new = local[kept]
-            old = m.old_rows(new) if m is not None else self.change.keep[new]
-            status[kept] = self.old.status_of(old)
+        kept = np.flatnonzero(source >= 0)
+        if kept.size:
+            status[kept] = self.old.status_of(source[kept])
         return status
 
 

@@ -166,11 +166,12 @@ class Stamps:
             return np.full(len(rows), UNSET_TICK, dtype=np.int64)
         return ticks[rows]
 
-    def carry(self, old: Stamps, keep: np.ndarray) -> None:
-        """Survivors' stamps (``keep``: old rows in their new order) into the first rows;
-        the rows after them (new agents) keep this object's."""
+    def carry(self, old: Stamps, source: np.ndarray) -> None:
+        """Survivors' stamps: row ``r`` takes old row ``source[r]``; rows where ``source`` is
+        -1 (new agents) keep this object's."""
+        kept = np.flatnonzero(source >= 0)
         for key, ticks in self.ticks.items():
-            ticks[: keep.size] = old.ticks[key][keep]
+            ticks[kept] = old.ticks[key][source[kept]]
 
 
 class Store(Protocol):

@@ -175,11 +175,13 @@ class DecoratorOps:
 OpsFactory = Callable[[Any, NodeContext], Any]
 
 
-def carry_rows(old: Any, new: Any, keep: Rows) -> None:
-    """Copy the survivors' rows (``keep``, old local rows in their new order) of every
-    array ``old`` names in ``per_agent`` into the first rows of ``new``'s."""
+def carry_rows(old: Any, new: Any, source: Rows) -> None:
+    """Copy the survivors' rows of every array ``old`` names in ``per_agent`` into ``new``'s:
+    new row ``r`` takes old row ``source[r]``; rows where ``source`` is -1 (new agents) keep
+    ``new``'s."""
+    kept = np.flatnonzero(source >= 0)
     for name in getattr(type(old), "per_agent", ()):
-        getattr(new, name)[: keep.size] = getattr(old, name)[keep]
+        getattr(new, name)[kept] = getattr(old, name)[source[kept]]
 
 
 def is_leaf_ops(impl: Any) -> bool:

@@ -10,7 +10,7 @@ Units: the file speaks degrees, the state radians.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -73,7 +73,13 @@ def zone_of(z: Any) -> Zone:
     return Zone(z.name, "rect", (low + high) / 2.0, low=low, high=high)
 
 
-def spawn_state(group: Group, ids: np.ndarray, seed: int, first: int) -> tuple[Array, Array]:
+Draw = Callable[[int, np.ndarray, int, int], Array]
+"""``streams.uniforms`` or a function drawing the same numbers (the compiled one)."""
+
+
+def spawn_state(
+    group: Group, ids: np.ndarray, seed: int, first: int, draw: Draw = uniforms
+) -> tuple[Array, Array]:
     """Positions and unit headings of agents ``ids``, the ``first``-th onward of ``group``.
 
     Uniform in an area and random headings come from each agent's own stream
@@ -82,17 +88,18 @@ def spawn_state(group: Group, ids: np.ndarray, seed: int, first: int) -> tuple[A
     ring places the k-th agent at angle ``2 pi k / count``.
     """
     n = ids.size
-    u = uniforms(seed, ids, SPAWN, 3)
+    u = draw(seed, ids, SPAWN, 3)
     spawn = group.spawn
-    order = first + np.arange(n)
     if spawn.kind == "area":
         lo = np.array(spawn.min, dtype=np.float64)
         hi = np.array(spawn.max, dtype=np.float64)
         pos = lo + u[:, :2] * (hi - lo)
     elif spawn.kind == "positions":
         points = np.array(spawn.points, dtype=np.float64).reshape(-1, 2)
+        order = first + np.arange(n)
         pos = points[order % len(points)] if len(points) else np.zeros((n, 2))
     else:
+        order = first + np.arange(n)
         angles = 2.0 * np.pi * order / max(group.count, 1)
         pos = np.array(spawn.center, dtype=np.float64) + spawn.radius * from_angle(angles)
     if group.heading == "random":
@@ -118,35 +125,11 @@ GROUP_CONSTANTS = (
 of a group (a replay and a tuning change rebuild them from the definition)."""
 
 
-def spawned_rows(
-    group: Group,
-    ids: np.ndarray,
-    seed: int,
-    first: int = 0,
-    *,
-    pos: Array | None = None,
-    vel: Array | None = None,
-    heading: Array | None = None,
-) -> dict[str, Any]:
-    """Every per-agent field (``world/rows.PER_AGENT``) of new agents ``ids`` of one group:
-    arrays for their state (the spawn rule unless given), one value for each of the group's
-    constants (``Simulation.spawn`` appends them without making a whole ``Agents``)."""
-    ids = np.asarray(ids, dtype=np.int64)
-    n = ids.size
-    spawn_pos, spawn_heading = spawn_state(group, ids, seed, first)
-    p = spawn_pos if pos is None else np.array(pos, dtype=np.float64).reshape(n, 2)
-    h = spawn_heading if heading is None else np.array(heading, dtype=np.float64).reshape(n, 2)
-    v = h * group.speed if vel is None else np.array(vel, dtype=np.float64).reshape(n, 2)
+def group_constants(group: Group) -> dict[str, Any]:
+    """The value each of ``GROUP_CONSTANTS`` takes for every agent of ``group`` (radians;
+    an unlimited turn rate is infinite)."""
     turn = np.inf if group.max_turn_rate is None else np.radians(group.max_turn_rate)
     return {
-        "ids": ids,
-        "pos": p,
-        "vel": v,
-        "heading": h,
-        "smoothed_heading": h.copy(),
-        "orientation": np.arctan2(h[:, 1], h[:, 0]),
-        "rotation": np.zeros(n),
-        "force": np.zeros((n, 2)),
         "mass": float(group.mass),
         "max_speed": float(group.max_speed),
         "max_force": float(group.max_force),
@@ -157,6 +140,41 @@ def spawned_rows(
         "view_distance": float(group.view_distance),
         "fov": float(np.radians(group.fov)),
         "max_neighbours": np.int64(group.max_neighbours),
+    }
+
+
+def spawned_rows(
+    group: Group,
+    ids: np.ndarray,
+    seed: int,
+    first: int = 0,
+    *,
+    pos: Array | None = None,
+    vel: Array | None = None,
+    heading: Array | None = None,
+    draw: Draw = uniforms,
+    constants: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Every per-agent field (``world/rows.PER_AGENT``) of new agents ``ids`` of one group:
+    arrays for their state (the spawn rule unless given), one value for each of the group's
+    constants (``Simulation.spawn`` writes them into its rows without making a whole
+    ``Agents``; it passes ``group_constants(group)`` worked out once)."""
+    ids = np.asarray(ids, dtype=np.int64)
+    n = ids.size
+    spawn_pos, spawn_heading = spawn_state(group, ids, seed, first, draw)
+    p = spawn_pos if pos is None else np.array(pos, dtype=np.float64).reshape(n, 2)
+    h = spawn_heading if heading is None else np.array(heading, dtype=np.float64).reshape(n, 2)
+    v = h * group.speed if vel is None else np.array(vel, dtype=np.float64).reshape(n, 2)
+    return {
+        "ids": ids,
+        "pos": p,
+        "vel": v,
+        "heading": h,
+        "smoothed_heading": h.copy(),
+        "orientation": np.arctan2(h[:, 1], h[:, 0]),
+        "rotation": np.zeros(n),
+        "force": np.zeros((n, 2)),
+        **(group_constants(group) if constants is None else constants),
     }
 
 

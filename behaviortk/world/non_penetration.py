@@ -346,6 +346,9 @@ class NonPenetration:
         self.last_passes = 0
         """Passes the last tick ran (fewer than ``passes`` when everything was apart sooner)."""
         self._ids: np.ndarray | None = None
+        """``Agents.ids`` the lists were made for: a new array whenever rows change."""
+        self._ids_then = _EMPTY
+        """Its values then (a spawn writes new agents' ids into the memory of the old array)."""
         self._static: tuple[bytes, ...] = ()
         self._anchor_x = np.zeros(0)
         self._anchor_y = np.zeros(0)
@@ -430,7 +433,7 @@ class NonPenetration:
         self._inv_mass = lists.inv_mass
         self._kinds = lists.kinds
         self._obstacles, self._walls = lists.obstacles, lists.walls
-        self._ids = ids
+        self._ids, self._ids_then = ids, ids.copy()
         self._static = lists.static
         self._skin = lists.skin
         self._anchor_x, self._anchor_y = lists.anchor_x, lists.anchor_y
@@ -474,7 +477,7 @@ class NonPenetration:
         move with them, and the pairs are sorted by their new rows, as a build would
         leave them. When agents came or went, nothing changes (the lists are built)."""
         assert self.kernels is not None and self._ids is not None
-        old, new = self._ids, agents.ids
+        old, new = self._ids_then, agents.ids
         n = int(new.shape[0])
         if n == 0 or old.shape[0] != n or self._pairs[2].size:
             return
@@ -497,7 +500,7 @@ class NonPenetration:
         self._obstacles = (np.take(new_row, self._obstacles[0]), self._obstacles[1])
         self._walls = (np.take(new_row, self._walls[0]), self._walls[1])
         self._anchor_x, self._anchor_y = moved(self._anchor_x), moved(self._anchor_y)
-        self._ids = new
+        self._ids, self._ids_then = new, new.copy()
         self._next = None  # lists being built for the old rows
 
     def _drift(self, world: World, agents: Agents, x: Array, y: Array) -> float:

@@ -36,9 +36,9 @@ class TreeState:
         self.current = np.full((n_nodes, n_agents), -1, dtype=np.int16)
 
     def move(self, m: GroupMove, root: Node) -> None:
-        """A spawn or despawn in place: despawned agents' columns take the last survivors',
-        new agents start INVALID with no current child. Columns past ``n`` are spare room
-        (grown by half when full; the nodes under ``root`` then see the new rows)."""
+        """A spawn or despawn in place: despawned agents' columns take new agents (INVALID,
+        no current child) or the last survivors'. Columns past ``n`` are spare room (grown by
+        half when full; the nodes under ``root`` then see the new rows)."""
         if m.n_new > self.status.shape[1]:
             status = np.zeros((self.status.shape[0], grown(m.n_new)), dtype=np.int8)
             current = np.full(status.shape, -1, dtype=np.int16)
@@ -55,8 +55,9 @@ class TreeState:
         if m.holes.size:
             self.status[:, m.holes] = self.status[:, m.fillers]
             self.current[:, m.holes] = self.current[:, m.fillers]
-        self.status[:, m.n_kept : m.n_new] = INVALID
-        self.current[:, m.n_kept : m.n_new] = -1
+        if m.fresh.size:
+            self.status[:, m.fresh_at] = INVALID
+            self.current[:, m.fresh_at] = -1
         self.n = m.n_new
 
 

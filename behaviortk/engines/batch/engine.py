@@ -182,7 +182,7 @@ class GroupProgram(GroupRuntime):
     fused: Any = None  # the tree as one compiled function (batch_fused), or None: batch_core
     fused_tree: batch_fused.FusedTree | None = None
     holders: list[tuple[Any, tuple[str, ...]]] | None = None  # per-agent arrays (_holders)
-    in_place: bool = True  # rows move in place on spawn / despawn (_moves_in_place)
+    in_place: bool = True  # rows move in place on spawn / despawn (set by _holders)
 
 
 def _holders(g: GroupProgram) -> list[tuple[Any, tuple[str, ...]]]:
@@ -196,17 +196,12 @@ def _holders(g: GroupProgram) -> list[tuple[Any, tuple[str, ...]]]:
             nodes.append(node)
             stack.extend(reversed(node.children))
         found = nodes + [g.ops[k] for k in sorted(g.ops)]
+        # behaviortk's own nodes and ops keep all per-agent state in ``per_agent`` arrays, so
+        # rows move in place; a plugin's may size other arrays by the group
+        # (``NodeContext.n_agents``): its group is rebuilt instead
         g.in_place = all(type(obj).__module__.startswith("behaviortk.") for obj in found)
         g.holders = [(obj, type(obj).per_agent) for obj in found if type(obj).per_agent]
     return g.holders
-
-
-def _moves_in_place(g: GroupProgram) -> bool:
-    """Whether every node and ops object of ``g`` is behaviortk's own: their per-agent state
-    is all in ``per_agent`` arrays, so rows can move in place. A plugin's may size other
-    arrays by the group (``NodeContext.n_agents``): its group is rebuilt instead."""
-    _holders(g)
-    return g.in_place
 
 
 class BatchEngine(EngineBase[GroupProgram]):
@@ -280,18 +275,25 @@ class BatchEngine(EngineBase[GroupProgram]):
         """A spawn or despawn (``change.move``) moves rows in place; a re-sort of every row,
         or a group holding a plugin's nodes, is rebuilt (:meth:`_rebuilt`)."""
         m = change.move
-        if m is None or not _moves_in_place(g):
+        holders = _holders(g)
+        if m is None or not g.in_place:
             return self._rebuilt(g, change)
-        fresh = self._fresh_rows(g)
         assert g.root is not None
         g.state.move(m, g.root)
-        for (obj, names), (template, _) in zip(_holders(g), _holders(fresh), strict=True):
-            for name in names:
-                setattr(obj, name, move_local(getattr(obj, name), m, getattr(template, name)[0]))
+        if holders:
+            templates = _holders(self._fresh_rows(g))
+            for (obj, names), (template, _) in zip(holders, templates, strict=True):
+                for name in names:
+                    value = getattr(template, name)[0]
+                    setattr(obj, name, move_local(getattr(obj, name), m, value))
         assert isinstance(g.board, bl.ArrayBoard)
         g.board.move(m)
-        g.prev = {index: move_local(prev, m, False) for index, prev in g.prev.items()}
-        g.every = lengthened(g.every[: m.n_new], m.n_new, np.arange(m.n_kept, m.n_new))
+        prev = g.prev
+        for index, rows in prev.items():
+            prev[index] = move_local(rows, m, False)
+        if m.n_new != m.old_n:  # every local row, in order
+            kept = min(m.old_n, m.n_new)
+            g.every = lengthened(g.every[:kept], m.n_new, np.arange(kept, m.n_new))
         g.rows = change.rows
         return g
 
@@ -310,17 +312,18 @@ class BatchEngine(EngineBase[GroupProgram]):
     def _rebuilt(self, g: GroupProgram, change: RowChange) -> GroupProgram:
         """A fresh compile for the new size, then the survivors' rows of every state array."""
         new = self.build_group(g.name, change.rows, g.flat)
-        keep = change.keep
-        new.state.status[:, : keep.size] = g.state.status[:, keep]
-        new.state.current[:, : keep.size] = g.state.current[:, keep]
+        source = change.source
+        kept = np.flatnonzero(source >= 0)
+        new.state.status[:, kept] = g.state.status[:, source[kept]]
+        new.state.current[:, kept] = g.state.current[:, source[kept]]
         assert isinstance(new.board, bl.ArrayBoard) and isinstance(g.board, bl.ArrayBoard)
-        new.board.carry(g.board, keep)
+        new.board.carry(g.board, source)
         for index, ops in g.ops.items():
-            carry_rows(ops, new.ops[index], keep)
+            carry_rows(ops, new.ops[index], source)
         old_nodes, new_nodes = [g.root], [new.root]
         while old_nodes:
             old, fresh = old_nodes.pop(), new_nodes.pop()
-            carry_rows(old, fresh, keep)
+            carry_rows(old, fresh, source)
             old_nodes.extend(old.children if old is not None else [])
             new_nodes.extend(fresh.children if fresh is not None else [])
         return new

@@ -137,24 +137,29 @@ class ArrayBoard:
         self._tables[(key, label, str(dtype))] = (version, table)
         return table
 
-    def carry(self, old: ArrayBoard, keep: Rows) -> None:
-        """Take over ``old``'s values and its survivors' rows (``keep``) of every key; the
-        rows after them (new agents) keep this board's defaults, renumbered into old's values."""
+    def carry(self, old: ArrayBoard, source: Rows) -> None:
+        """Take over ``old``'s values and its survivors' rows of every key (row ``r`` takes
+        old row ``source[r]``); rows where ``source`` is -1 (new agents) keep this board's
+        defaults, renumbered into old's values."""
+        kept = np.flatnonzero(source >= 0)
         for key, old_ids in old.ids.items():
             mine, my_values = self.ids[key], self.values[key]
             self.values[key], self._index[key] = list(old.values[key]), dict(old._index[key])
             remap = np.array([-1, *(self._value_id(key, v) for v in my_values)], dtype=np.int32)
             ids = remap[mine + 1]
-            ids[: keep.size] = old_ids[keep]
+            ids[kept] = old_ids[source[kept]]
             self.ids[key] = ids
             self._version[key] += 1
         for key, old_xy in old.xy.items():
-            self.xy[key][: keep.size] = old_xy[keep]
-        self.stamps.carry(old.stamps, keep)
+            self.xy[key][kept] = old_xy[source[kept]]
+        self.stamps.carry(old.stamps, source)
 
     def move(self, m: GroupMove) -> None:
         """A spawn or despawn in place (``world/rows.move_local``): new agents take the
         declared defaults, stamped with the tick they join."""
+        self.n = m.n_new
+        if not self.ids and not self.xy:  # no keys declared
+            return
         defaults, tick = self.declared.defaults(), self._tick()
         for key, ids in self.ids.items():
             fresh = self._value_id(key, defaults[key]) if key in defaults else -1
@@ -164,7 +169,6 @@ class ArrayBoard:
         for key, ticks in self.stamps.ticks.items():
             fresh = tick if key in defaults else UNSET_TICK
             self.stamps.ticks[key] = move_local(ticks, m, fresh)
-        self.n = m.n_new
 
     def get(self, key: str, row: int) -> Any:
         xy = self.xy.get(key)

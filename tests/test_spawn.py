@@ -309,6 +309,24 @@ def test_last_tick_s_decisions_survive_many_batches_between_steps() -> None:
     assert sim.decisions["a"].status.shape[0] == 1205
 
 
+@pytest.mark.parametrize(
+    "one", [2, np.int64(2), np.uint8(2), [2], np.array([2]), np.array([2], dtype=np.uint32)]
+)
+def test_one_id_in_any_form_is_despawned_alike(one: Any) -> None:
+    """An id alone, as a NumPy integer, in a list or in an integer array of one: the same
+    despawn (the short way for one agent) as the general one for many."""
+    sim, ref = sim_of(wanderers(), "batch"), sim_of(wanderers(), "batch")
+    sim.despawn(one)
+    ref.despawn([2, 3])
+    ref.spawn("a")  # 7 takes 2's row, 3's row goes
+    sim.despawn(np.array([3]))
+    sim.spawn("a")
+    assert sim.ids.tolist() == ref.ids.tolist() == [0, 1, 7, 4, 5, 6]
+    assert sim.events == ref.events == []
+    with pytest.raises(SimulationError, match="agent id 2 was despawned"):
+        sim.despawn(one)
+
+
 def test_ids_read_before_a_batch_keep_their_values() -> None:
     """``sim.ids`` is never written in place: a game may go on iterating the array it read."""
     sim = sim_of(wanderers(), "batch")

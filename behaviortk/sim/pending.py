@@ -41,7 +41,8 @@ class Pending:
     __slots__ = ("gone", "spawned")
 
     def __init__(self) -> None:
-        self.gone: list[np.ndarray] = []  # rows of despawned agents, one sorted array per call
+        self.gone: list[np.ndarray | int] = []  # despawned agents' rows: per call, sorted
+        # rows, or one row as an int (one despawn costs no array)
         self.spawned: dict[str, list[Spawned]] = {}  # per group, one entry per spawn call
 
     def spawn(self, group: str, rows: dict[str, Any], names: list[str]) -> None:

@@ -522,7 +522,10 @@ class Simulation:
             more = np.full(grown(self._next_id), -1, dtype=np.int64)
             more[: self._row_of.size] = self._row_of
             self._row_of = more
-        self._row_of[first : first + n] = SPAWNING
+        if n == 1:
+            self._row_of[first] = SPAWNING
+        else:
+            self._row_of[first : first + n] = SPAWNING
         batch = self._pending if self._pending is not None else self._batch()
         batch.spawn(group, rows, names)
         self._sizes[group] += n
@@ -538,17 +541,23 @@ class Simulation:
         arrays read from ``sim.agents`` before the call may hold other agents after it, so
         read them again; ``sim.ids`` is never changed in place, safe to iterate while
         despawning."""
-        wanted, rows = self._lookup(ids)
         batch = self._pending if self._pending is not None else self._batch()
-        ag = self._agents
-        if rows.size == 1 and rows[0] != SPAWNING:  # one agent with a row: a frame's shot
-            batch.gone.append(rows)
-            self._sizes[ag.group_names[ag.group[rows[0]]]] -= 1
-            gone_ids = wanted.tolist()
+        one = _one_id(ids)
+        row = -1
+        if one is not None and 0 <= one < self._next_id:
+            row = int(self._row_of.item(one))
+        if one is not None and 0 <= row < SPAWNING:  # one live agent with a row: no arrays
+            batch.gone.append(row)
+            ag = self._agents
+            self._sizes[ag.group_names[ag.group.item(row)]] -= 1
+            self._live -= 1
+            self._row_of[one] = -1
+            gone_ids = [one]
         else:
+            wanted, rows = self._lookup(ids)
             gone_ids = self._gone(wanted, rows, batch)
-        self._live -= wanted.size
-        self._row_of[wanted] = -1
+            self._live -= wanted.size
+            self._row_of[wanted] = -1
         self.event_log.forget(gone_ids)
         self.event_log.add_many(self.tick, gone_ids, "despawn")
 
@@ -599,8 +608,16 @@ class Simulation:
         self._pending = None  # first: what the move reads of the Simulation is up to date
         ag = self._agents
         gone: dict[str, np.ndarray] = {}
-        if batch.gone:
-            rows = batch.gone[0] if len(batch.gone) == 1 else np.sort(np.concatenate(batch.gone))
+        if len(batch.gone) == 1 and type(batch.gone[0]) is int:  # one despawn
+            row = batch.gone[0]
+            name = ag.group_names[ag.group.item(row)]
+            gone[name] = np.array([row - ag.slices[name].start])
+        elif batch.gone:
+            rows = batch.gone[0]  # one despawn call's rows, sorted
+            if len(batch.gone) > 1 or not isinstance(rows, np.ndarray):
+                parts = [np.atleast_1d(np.asarray(rows, dtype=np.int64)) for rows in batch.gone]
+                rows = np.sort(np.concatenate(parts))
+            assert isinstance(rows, np.ndarray)
             if rows.size == 1:
                 name = ag.group_names[int(ag.group[rows[0]])]
                 gone[name] = rows - ag.slices[name].start
@@ -620,7 +637,9 @@ class Simulation:
         for the groups after one whose size changed."""
         old = self._agents
         added = {name: len(names) for name, (_, names) in fresh.items()}
-        if gone.keys() == added.keys() and all(gone[g].size == k for g, k in added.items()):
+        if len(gone) == len(added) and all(
+            g in gone and gone[g].size == k for g, k in added.items()
+        ):
             plan = RowPlan.overwrite(old.slices, gone)  # as many in as out, group by group
         else:
             plan = RowPlan(old.slices, gone, added)
@@ -639,7 +658,11 @@ class Simulation:
             old.smoother = old.smoother.rerow(plan.source_rows(), old.heading)
         if plan.in_place:  # the new agents' rows, and the groups they join, change only
             for name, at in plan.fresh:
-                self._row_of[fresh[name][0]["ids"]] = rows_at(at)
+                new = fresh[name][0]["ids"]
+                if isinstance(at, slice) and new.size == 1:  # one new agent: no array passes
+                    self._row_of[new.item()] = at.start
+                else:
+                    self._row_of[new] = rows_at(at)
             moved = [name for name, _ in plan.fresh]
         else:
             for at in plan.moved():
@@ -792,6 +815,20 @@ class Simulation:
     def ticks_per_second(self) -> float:
         total = sum(self.timings.values())
         return self.tick / total if total > 0 else 0.0
+
+
+def _one_id(ids: Any) -> int | None:
+    """``ids`` as one id when it is one whole number (alone, in a list, or in an integer
+    array of one), else None (``Simulation._lookup`` checks the rest)."""
+    if type(ids) is int:
+        return ids
+    if isinstance(ids, np.integer):
+        return int(ids)
+    if isinstance(ids, np.ndarray):
+        return ids.item() if ids.size == 1 and ids.ndim == 1 and ids.dtype.kind in "iu" else None
+    if type(ids) is list and len(ids) == 1 and type(ids[0]) is int:
+        return ids[0]
+    return None
 
 
 def _acted(decision: Decision) -> np.ndarray:

@@ -18,6 +18,21 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 EPS = 1e-12
 
+
+def _root_threshold(limit: float) -> float:
+    """The largest float whose square root is at most ``limit``: ``x > it`` exactly when
+    ``sqrt(x) > limit`` (the square root is correctly rounded, so monotonic)."""
+    s = limit * limit
+    while np.sqrt(s) > limit:
+        s = float(np.nextafter(s, 0.0))
+    while np.sqrt(np.nextafter(s, np.inf)) <= limit:
+        s = float(np.nextafter(s, np.inf))
+    return float(s)
+
+
+EPS_SQUARED = _root_threshold(EPS)
+"""``x * x + y * y > EPS_SQUARED`` exactly when the length is above ``EPS``, one root fewer."""
+
 # ---------------------------------------------------------------- formulas
 _formulas: list[Callable[..., Any]] = []
 _hooks: list[Callable[[Callable[..., Any]], None]] = []
@@ -34,6 +49,18 @@ def formula(fn: F) -> F:
     return fn
 
 
+INLINE = "formula_inline"
+"""The attribute :func:`inlined` sets on a formula."""
+
+
+def inlined(fn: F) -> F:
+    """Put under ``@formula``: a formula holding a loop (over obstacles, ...), or calling one,
+    is inlined where it is called in compiled code; numba would not inline it, and a row
+    loop would pay a call per row."""
+    setattr(fn, INLINE, True)
+    return fn
+
+
 def on_formula(hook: Callable[[Callable[..., Any]], None]) -> None:
     """Call ``hook`` on every formula, those marked so far and those marked later."""
     _hooks.append(hook)
@@ -42,8 +69,10 @@ def on_formula(hook: Callable[[Callable[..., Any]], None]) -> None:
 
 
 def select(cond: Any, a: Any, b: Any) -> Any:
-    """``a`` where ``cond``, else ``b``: ``np.where`` on columns, a ternary on scalars in a
-    compiled loop. Both values are computed either way, so guard divisions as ``safe_div``."""
+    """``a`` where ``cond``, else ``b``: ``np.where`` on columns, where both values are
+    computed (so guard divisions as :func:`normalize_xy` does); in a compiled loop
+    ``(a if cond else b)``, computing only the value kept (``jit/compile.py``), so a select
+    can spare a loop a division or a libm call."""
     return np.where(cond, a, b)
 
 
@@ -62,16 +91,104 @@ def normalize_xy(x: Any, y: Any) -> tuple[Any, Any]:
 
 
 @formula
+def unit_or(ax: Any, ay: Any, bx: Any, by: Any) -> tuple[Any, Any]:
+    """:func:`normalize_xy` of ``(ax, ay)``, or of ``(bx, by)`` where that is shorter than
+    ``EPS`` (the same bits), with one square root and one pair of divisions: the choice is
+    made on the squared length (:data:`EPS_SQUARED`), before the root."""
+    sa = ax * ax + ay * ay
+    first = sa > EPS_SQUARED
+    n = np.sqrt(select(first, sa, bx * bx + by * by))
+    x, y = select(first, ax, bx), select(first, ay, by)
+    ok = n > EPS
+    safe = select(ok, n, 1.0)
+    return select(ok, x / safe, 0.0), select(ok, y / safe, 0.0)
+
+
+@formula
 def truncate_xy(x: Any, y: Any, limit: Any) -> tuple[Any, Any]:
-    """``(x, y)`` scaled down to ``limit`` when longer."""
+    """``(x, y)`` scaled down to ``limit`` when longer (``x * 1.0`` is ``x``: the same numbers
+    as scaling every row, but a compiled loop divides only where it truncates)."""
     n = np.sqrt(x * x + y * y)
-    scale = select(n > limit, limit / select(n > EPS, n, 1.0), 1.0)
-    return x * scale, y * scale
+    over = n > limit
+    scale = select(over, limit / select(n > EPS, n, 1.0), 1.0)
+    return select(over, x * scale, x), select(over, y * scale, y)
 
 
 @formula
 def finite_or_zero(x: Any) -> Any:
     return select(np.isfinite(x), x, 0.0)
+
+
+@formula
+def maximum(a: Any, b: Any) -> Any:
+    """``np.maximum``'s answer on both paths: ``a`` if greater or NaN, else ``b`` (so of two
+    zeros, ``b``; numba's own ``np.maximum`` on scalars keeps ``a``)."""
+    return select(np.isnan(a) | (a > b), a, b)
+
+
+@formula
+def minimum(a: Any, b: Any) -> Any:
+    """``np.minimum``'s answer on both paths (see :func:`maximum`)."""
+    return select(np.isnan(a) | (a < b), a, b)
+
+
+@formula
+def clip(x: Any, low: Any, high: Any) -> Any:
+    """``np.clip``'s answer on both paths where a bound is an array (numba has no ``np.clip``
+    on scalars; with two scalar bounds NumPy's loop keeps a zero's sign, this does not)."""
+    return minimum(maximum(x, low), high)
+
+
+@formula
+def safe_div(num: Any, den: Any) -> Any:
+    """``num / den`` where ``den > EPS``, else 0."""
+    ok = den > EPS
+    return select(ok, num / select(ok, den, 1.0), 0.0)
+
+
+@formula
+def coincident_xy(i: Any, j: Any) -> tuple[Any, Any]:
+    """A fixed unit direction for the pair of rows (i, j), opposite for (j, i).
+
+    Separation and non-penetration push coincident agents apart along it, so
+    they split the same way whichever of the two is looked at.
+    """
+    lo, hi = minimum(i, j), maximum(i, j)
+    angle = (lo * 2.399963229728653 + hi * 0.7071067811865476) % (2.0 * np.pi)
+    sign = select(i < j, 1.0, -1.0)
+    return np.cos(angle) * sign, np.sin(angle) * sign
+
+
+#: Distances shorter than this count as coincident in separation (push along a fixed direction).
+MIN_SEPARATION = 1e-3
+
+
+@formula
+def separation_term(dx: Any, dy: Any) -> tuple[Any, Any]:
+    """One neighbour's term of Buckland's separation, ``normalize(-d) / |d| = -d / |d|^2``
+    (``d``: its offset), ``|d|`` floored at ``MIN_SEPARATION``; not for a
+    :func:`coincident` pair (:func:`coincident_push`)."""
+    s = -1.0 / maximum(dx * dx + dy * dy, MIN_SEPARATION * MIN_SEPARATION)
+    return dx * s, dy * s
+
+
+@formula
+def coincident(dx: Any, dy: Any) -> Any:
+    """A pair too close to have a direction: separation pushes it along :func:`coincident_push`."""
+    return dx * dx + dy * dy <= EPS * EPS
+
+
+@formula
+def coincident_push(i: Any, j: Any) -> tuple[Any, Any]:
+    """Separation's term of a coincident pair of rows ``(i, j)``: ``vec.coincident_xy`` at the
+    strength of a neighbour ``MIN_SEPARATION`` away."""
+    cx, cy = coincident_xy(i, j)
+    return cx / MIN_SEPARATION, cy / MIN_SEPARATION
+
+
+def xy(v: Array) -> tuple[Array, Array]:
+    """The x and y columns of ``(N, 2)`` vectors, as formulas take them."""
+    return v[..., 0], v[..., 1]
 
 
 def length(v: Array) -> Array:
@@ -123,21 +240,17 @@ def from_angle(angle: ArrayLike) -> Array:
     return out
 
 
-def wrap_angle(angle: ArrayLike) -> Array:
-    """Map angles to [-pi, pi)."""
-    a = np.asarray(angle, dtype=np.float64)
-    return (a + np.pi) % (2.0 * np.pi) - np.pi
+@formula
+def wrap_angle(angle: Any) -> Any:
+    """Map angles to [-pi, pi): ``(angle + pi) % (2 pi) - pi``. Where ``angle + pi`` already
+    lies in ``[0, 2 pi)`` the modulo gives it back unchanged, so a compiled loop skips it."""
+    x = angle + np.pi
+    return select((x >= 0.0) & (x < 2.0 * np.pi), x, x % (2.0 * np.pi)) - np.pi
 
 
 def coincident_direction(i: NDArray[np.int64], j: NDArray[np.int64]) -> Array:
-    """A fixed unit direction for the pair of rows (i, j), opposite for (j, i).
-
-    Separation and non-penetration push coincident agents apart along it, so
-    they split the same way whichever of the two is looked at.
-    """
-    lo, hi = np.minimum(i, j), np.maximum(i, j)
-    angle = (lo * 2.399963229728653 + hi * 0.7071067811865476) % (2.0 * np.pi)
-    return from_angle(angle) * np.where(i < j, 1.0, -1.0)[:, None]
+    """:func:`coincident_xy` of pairs of rows, ``(P, 2)``."""
+    return np.stack(coincident_xy(i, j), axis=-1)
 
 
 def to_world(local: Array, heading: Array, pos: Array | None = None) -> Array:

@@ -25,11 +25,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from behaviortk.engines import choice
 from behaviortk.engines.facts import compute_facts
 from behaviortk.format.loader import load, load_text
 from behaviortk.registry import Registries, load_plugin
 from behaviortk.sense.sensing import Sense
+from behaviortk.sim import choice
 from behaviortk.sim.simulation import Simulation
 from behaviortk.steering import act as numpy_act
 from behaviortk.steering import primitives as pm
@@ -275,7 +275,7 @@ def test_leaves_without_a_kernel_run_on_numpy_in_request_order(kernels: Any) -> 
     sim = Simulation(
         load_text(json.dumps(definition), "mixed.json", registries=regs), kernels="numpy"
     )
-    from behaviortk.compiled.leaves import supports
+    from behaviortk.steering.jobs import supports
 
     models = [sim.trees["a"].nodes[i].model for i in sim.trees["a"].steering]
     assert [supports(m) for m in models] == [False, False, False, True, True]
@@ -285,14 +285,13 @@ def test_leaves_without_a_kernel_run_on_numpy_in_request_order(kernels: Any) -> 
 
 def test_an_option_the_kernel_does_not_read_sends_the_leaf_to_numpy(monkeypatch: Any) -> None:
     """Fields outside a kernel's list must be at their default (a new option of a built-in)."""
-    from behaviortk.compiled import leaves
+    from behaviortk.steering import jobs as leaves
 
-    impl, known = leaves.IMPLS[pm.Flee]
+    impl, known = leaves.IMPLS[pm.Wander]
     monkeypatch.setattr(leaves, "_verdicts", {})
-    monkeypatch.setitem(leaves.IMPLS, pm.Flee, (impl, known - {"fear_distance"}))
-    target = {"kind": "point", "at": [0, 0]}
-    assert leaves.supports(pm.Flee(target=target))  # 100, the default
-    assert not leaves.supports(pm.Flee(target=target, fear_distance=50))
+    monkeypatch.setitem(leaves.IMPLS, pm.Wander, (impl, known - {"jitter"}))
+    assert leaves.supports(pm.Wander())  # 80, the default
+    assert not leaves.supports(pm.Wander(jitter=50))
 
 
 def test_a_compile_failure_falls_back_to_numpy_with_one_warning_line(
@@ -300,7 +299,7 @@ def test_a_compile_failure_falls_back_to_numpy_with_one_warning_line(
 ) -> None:
     monkeypatch.setattr(choice, "_loaded", None)
     monkeypatch.setattr(choice, "_failed", False)
-    monkeypatch.setitem(sys.modules, "behaviortk.compiled.backend", None)  # import fails
+    monkeypatch.setitem(sys.modules, "behaviortk.sim.backend", None)  # import fails
     sim = Simulation(load(DEFINITIONS / "wander.json"), engine="batch", kernels="numba")
     assert sim.kernels is None and sim.kernel_name == "numpy"
     sim.step()
@@ -332,7 +331,7 @@ def test_large_groups_are_kept_in_cell_order_as_a_row_permutation(
     monkeypatch: Any, kernels: Any
 ) -> None:
     """Rows move, ids and state follow them; the run matches one without re-sorting."""
-    order = importlib.import_module("behaviortk.compiled.order")
+    order = importlib.import_module("behaviortk.sim.cell_order")
     monkeypatch.setattr(order, "SORT_EVERY", 4)
     monkeypatch.setattr(order, "SORT_MIN", 50)
     scenario = crowd(300, edges="wrap", view_distance=30).scenario
@@ -387,7 +386,7 @@ def test_a_world_option_the_step_does_not_know_runs_the_numpy_step(
     """A World field added later (an integration option) set away from its default."""
     import dataclasses
 
-    from behaviortk.compiled import motion
+    from behaviortk.world import integrate_loops
     from behaviortk.world.state import World
 
     @dataclasses.dataclass
@@ -395,12 +394,14 @@ def test_a_world_option_the_step_does_not_know_runs_the_numpy_step(
         push_apart: bool = False
 
     calls: list[bool] = []
-    monkeypatch.setattr(motion, "numpy_integrate", lambda *a: calls.append(True))
+    monkeypatch.setattr(integrate_loops, "numpy_integrate", lambda *a: calls.append(True))
     agents = crowd(10, edges="wrap").agents
     force = np.zeros((agents.n, 2))
-    motion.integrate(Later(200.0, 120.0, "wrap"), agents, force, None, 0.1)
+    integrate_loops.integrate(Later(200.0, 120.0, "wrap"), agents, force, None, 0.1)
     assert calls == []
-    motion.integrate(Later(200.0, 120.0, "wrap", push_apart=True), agents, force, None, 0.1)
+    integrate_loops.integrate(
+        Later(200.0, 120.0, "wrap", push_apart=True), agents, force, None, 0.1
+    )
     assert calls == [True]
 
 
@@ -449,5 +450,57 @@ def test_options_and_target_kinds_added_later_agree_with_numpy(leaf: Any, kernel
     data["groups"][0]["fov"] = 240
     data["obstacles"] = [{"at": [200, 120], "radius": 15}]
     sim = Simulation(load_text(json.dumps(data), "options"), engine="batch", kernels="numpy")
+    for _ in range(30):
+        check_tick(sim, kernels)
+
+
+NEAREST_B = {"kind": "nearest", "group": "b"}
+TARGETED_CASES = {
+    f"{leaf} predicting {predictor['type']}": {
+        "type": leaf, "target": NEAREST_B, "predictor": predictor, **extra
+    }
+    for leaf, extra in (
+        ("pursuit", {}),
+        ("evade", {"threat_range": 120}),
+        ("interpose", {"other": {"kind": "nearest", "group": "b", "visible": True}}),
+        ("offset_pursuit", {"offset": [12, -6]}),
+    )
+    for predictor in ({"type": "linear"}, {"type": "capped", "max_prediction": 0.4},
+                      {"type": "intercept"})
+}  # fmt: skip
+TARGETED_CASES |= {
+    "pursuit facing by velocity": {"type": "pursuit", "target": NEAREST_B, "facing_test": "velocity"},
+    "pursuit facing threshold": {"type": "pursuit", "target": NEAREST_B, "facing_threshold": 0.3},
+    "flee always": {"type": "flee", "target": NEAREST_B, "fear_distance": None},
+    "flee within 60": {"type": "flee", "target": NEAREST_B, "fear_distance": 60},
+    "arrive slow": {"type": "arrive", "target": NEAREST_B, "deceleration": "slow", "tolerance": 5},
+    "arrive millington": {"type": "arrive", "target": NEAREST_B, "slowing_radius": 80},
+    "velocity_match": {"type": "velocity_match", "target": NEAREST_B, "time_to_target": 0.3},
+    "hide": {"type": "hide", "target": NEAREST_B, "distance_from_boundary": 10},
+    "hide with nowhere to hide": {"type": "hide", "target": NEAREST_B, "threat_range": None},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(TARGETED_CASES))
+def test_targeted_primitives_agree_with_numpy_with_every_predictor(name: str, kernels: Any) -> None:
+    """The declared targeted primitives run compiled (their formulas in a generated row loop)
+    with every built-in predictor and option, and equal NumPy's every tick."""
+    from engine_support import definition
+
+    from behaviortk.steering.jobs import supports
+
+    other = {
+        "name": "b",
+        "count": 4,
+        "spawn": {"kind": "area", "min": [150, 150], "max": [250, 250]},
+        "tree": "wander",
+    }
+    data = definition(TARGETED_CASES[name], count=12, others=[other])
+    data["trees"]["wander"] = {"root": {"type": "wander"}}
+    if "nowhere" not in name:
+        data["obstacles"] = [{"at": [200, 120], "radius": 15}, {"at": [120, 220], "radius": 9}]
+    sim = Simulation(load_text(json.dumps(data), "targeted"), engine="batch", kernels="numpy")
+    models = [sim.trees["a"].nodes[i].model for i in sim.trees["a"].steering]
+    assert models and all(supports(m) for m in models)
     for _ in range(30):
         check_tick(sim, kernels)

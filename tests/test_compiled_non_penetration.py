@@ -1,4 +1,4 @@
-"""Non-penetration on compiled kernels (``compiled/non_penetration.py``) against the NumPy
+"""Non-penetration on compiled kernels (``world/non_penetration_loops.py``) against the NumPy
 constraint (``world/non_penetration.py``), the reference.
 
 Every tick of a NumPy run, a copy of the constraint (its candidate lists as they
@@ -25,11 +25,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from behaviortk.compiled import non_penetration as knp
-from behaviortk.engines import choice
 from behaviortk.format.loader import load_text
+from behaviortk.sim import choice
 from behaviortk.sim.simulation import Simulation
 from behaviortk.world import non_penetration
+from behaviortk.world import non_penetration_loops as knp
 from behaviortk.world.build import wall_geometry
 from behaviortk.world.factory import make_agents
 from behaviortk.world.non_penetration import NonPenetration, pair_constants

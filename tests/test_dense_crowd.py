@@ -22,9 +22,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_compiled import check_tick, compiled_sense
 
-from behaviortk.compiled import spatial as kspatial
-from behaviortk.engines import choice
 from behaviortk.format.loader import load_text
+from behaviortk.sense import query_loops as kspatial
+from behaviortk.sim import choice
 from behaviortk.sim.simulation import Simulation
 from behaviortk.world import grid
 from behaviortk.world.overlap import close_pairs, overlapping

@@ -33,7 +33,7 @@ HEAVY = (
     "optuna",
     "matplotlib",
     "argcomplete",
-    "behaviortk.compiled",
+    "behaviortk.jit",
 )
 """What ``--help`` never imports. ``validate`` needs pydantic and (for now) numpy only."""
 

@@ -17,14 +17,13 @@ The floors, from the ground up (imports only go down or sideways, never up):
 3. ``sense``: what a tick senses (``Sense``, target kinds, derived targets)
 4. ``tree``: the vocabulary both engines and every leaf share
 5. leaves and act: ``leaves`` (conditions, actions, memory), ``steering``
-6. ``compiled``: numba twins of sense, act and integrate
-7. ``engines``: decide (leaf statuses and sensed conditions, both engines, the kernels
-   choice)
-8. the tick: ``sim`` (``Simulation``, ``embed``, the allocator setting)
-9. ``record``: tick_state, the JSON Lines and Parquet traces, their reader
-10. ``studies``: checks over runs, metrics, sweeps, tuning, results, cluster, plots
-11. ``viewer``
-12. doors: ``commands``, ``cli``, ``__main__``, ``plugin``, ``builtins``
+6. ``engines``: decide (leaf statuses and sensed conditions, both engines)
+7. the tick: ``sim`` (``Simulation``, ``embed``, the allocator setting, the kernels
+   choice and the compiled path's backend)
+8. ``record``: tick_state, the JSON Lines and Parquet traces, their reader
+9. ``studies``: checks over runs, metrics, sweeps, tuning, results, cluster, plots
+10. ``viewer``
+11. doors: ``commands``, ``cli``, ``__main__``, ``plugin``, ``builtins``
 
 A new unit must be placed here before the test passes. Within a floor, arrows may go
 either way, but never both ways round a loop (``test_no_two_units_reach_each_other``).
@@ -45,7 +44,6 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("sense", ("sense",)),
     ("tree", ("tree",)),
     ("leaves and act", ("leaves", "steering")),
-    ("compiled", ("compiled",)),
     ("engines", ("engines",)),
     ("the tick", ("sim",)),
     ("record", ("record",)),

@@ -1,6 +1,7 @@
-"""No stale kernels: a compiled kernel freezes a constant imported from another module
-(``HEADING_MIN_SPEED`` from ``world/integrate.py`` in ``compiled/motion.py``); after that module
-changes, the same disk cache must not hand back the old compiled code (jit/compile.py)."""
+"""No stale kernels: a compiled kernel freezes a constant of another module (the compiled step in
+``world/integrate_loops.py`` calls ``world/integrate.py``'s formula ``heading_of``, which reads
+``HEADING_MIN_SPEED``); after that module changes, the same disk cache must not hand back the
+old compiled code (jit/compile.py)."""
 
 from __future__ import annotations
 
@@ -16,10 +17,10 @@ PACKAGE = Path(__file__).resolve().parents[1] / "behaviortk"
 
 HEADING = """
 import numpy as np
-from behaviortk.compiled import motion
+from behaviortk.world import integrate_loops
 one = np.ones(1)
 outs = [np.empty((1, 2)) for _ in range(4)] + [np.empty(1), np.empty(1)]
-motion.step(
+integrate_loops.step(
     np.array([[50.0, 50.0]]), np.array([[0.0, 1e-6]]), np.array([[1.0, 0.0]]),
     np.zeros((1, 2)), np.zeros(1), np.zeros(1), np.zeros(1), one, one * 100, one * 100,
     one * np.inf, False, one * 10, one * 10, 0.1, 100.0, 100.0, 0, *outs,

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 from steering_support import node, run, world
 
-from behaviortk.steering.predictors import Capped, Intercept, Linear, intercept_time, look_ahead
+from behaviortk.steering.formulas import intercept_time
+from behaviortk.steering.predictors import Capped, Intercept, Linear, look_ahead
 from behaviortk.world.factory import make_agents
 from behaviortk.world.integrate import integrate
 
@@ -52,9 +53,7 @@ def test_intercept_equal_speeds_head_on():
 
 def test_intercept_falls_back_to_linear_when_uncatchable():
     """Target running away at 30 > 20: roots -2 and -10 -> linear 100 / (20 + 30) = 2."""
-    assert np.isnan(
-        intercept_time(np.array([[100.0, 0]]), np.array([20.0]), np.array([[30.0, 0]]))
-    )[0]
+    assert np.isnan(intercept_time(100.0, 0.0, 20.0, 30.0, 0.0))
     assert_allclose(t_of(Intercept(), (100, 0), (0, 0), 20, (30, 0)), 2.0)
 
 
@@ -70,7 +69,7 @@ def test_intercept_zero_distance():
 )
 def test_intercept_root_meets_target(d, v, s):
     """Whenever a root is reported, pursuer and target are really at the same distance then."""
-    t = intercept_time(np.array([d]), np.array([s]), np.array([v]))[0]
+    t = float(intercept_time(d[0], d[1], s, v[0], v[1]))
     if np.isnan(t):
         return
     assert t >= 0

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from steering_support import node, run, world
 
 from behaviortk.steering.combiners import accumulate
-from behaviortk.vec import length, truncate
+from behaviortk.vec import EPS, EPS_SQUARED, length, normalize_xy, truncate, unit_or
 from behaviortk.world.factory import make_agents
 from behaviortk.world.state import Path
 
@@ -238,3 +238,20 @@ def test_every_force_finite_and_truncated(data: st.DataObject) -> None:
     total = accumulate(np.zeros((n, 2)), out.linear, ag.max_force)
     assert (length(total) <= ag.max_force * (1 + 1e-9) + 1e-9).all()
     assert (length(truncate(out.linear, ag.max_force)) <= ag.max_force * (1 + 1e-9) + 1e-9).all()
+
+
+def test_eps_squared_is_exactly_the_squares_whose_root_is_above_eps() -> None:
+    assert np.sqrt(EPS_SQUARED) <= EPS < np.sqrt(np.nextafter(EPS_SQUARED, np.inf))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.floats(-2e-12, 2e-12) | st.floats(-1e3, 1e3), min_size=4, max_size=4),
+)
+def test_unit_or_is_the_normalised_vector_it_chooses(xs: list[float]) -> None:
+    """The same bits as ``normalize_xy`` of ``a``, or of ``b`` where ``|a| <= EPS``, near EPS too."""
+    ax, ay, bx, by = (np.float64(x) for x in xs)
+    first = np.sqrt(ax * ax + ay * ay) > EPS
+    want = normalize_xy(ax, ay) if first else normalize_xy(bx, by)
+    got = unit_or(ax, ay, bx, by)
+    assert np.array_equal(np.asarray(got), np.asarray(want))

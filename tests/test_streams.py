@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from behaviortk.world.streams import _mix, uniforms
+from behaviortk.world.streams import mix, uniforms
 
 
 def test_splitmix64_finaliser_matches_the_reference_values() -> None:
     """SplitMix64 seeded with 0 gives 0xE220A8397B1DCDAF first (the published sequence)."""
-    first = _mix(np.array([0], dtype=np.uint64))[0]
+    first = mix(np.array([0], dtype=np.uint64))[0]
     assert int(first) == 0xE220A8397B1DCDAF
 
 

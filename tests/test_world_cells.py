@@ -96,9 +96,9 @@ def test_any_sides_give_a_valid_shape_at_once(
 
 
 def test_the_compiled_grid_fits_a_long_thin_world_in_closed_form() -> None:
-    """compiled/spatial.grid_shape takes the same closed form: a 1e7 x 1 world with 200,000
+    """sense/query_loops.grid_shape takes the same closed form: a 1e7 x 1 world with 200,000
     points gets at most CELLS_PER_POINT cells a point, one row, and a stencil the kernel clamps."""
-    from behaviortk.compiled.spatial import CELLS_PER_POINT, grid_shape
+    from behaviortk.sense.query_loops import CELLS_PER_POINT, grid_shape
 
     nx, ny, reach_x, reach_y = grid_shape(1e7, 1.0, 60.0, 200_000, cap=64)
     assert ny == 1 and 1 <= nx * ny <= CELLS_PER_POINT * 200_000

@@ -172,8 +172,8 @@ def overlap_note(log: Any) -> str:
 def ready_kernels(engine: str, scenario: Any) -> float:
     """Compile (or load) the kernels the run will use before the simulation is built, so
     neither their time nor their memory counts as the simulation's; the seconds it took."""
-    from behaviortk.engines import choice
     from behaviortk.engines.names import AUTO_BATCH_AGENTS
+    from behaviortk.sim import choice
 
     if engine == "auto":
         total = sum(g.count for g in scenario.definition.groups)

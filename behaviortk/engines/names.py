@@ -9,7 +9,7 @@ ENGINES = ("py_trees", "batch", "auto")
 """Names ``Simulation(engine=...)`` and ``--engine`` accept."""
 
 KERNELS = ("auto", "numba", "numpy")
-"""Names ``Simulation(kernels=...)`` and ``--kernels`` accept (``engines/choice.py``)."""
+"""Names ``Simulation(kernels=...)`` and ``--kernels`` accept (``sim/choice.py``)."""
 
 AUTO_BATCH_AGENTS = 2000
 """``engine="auto"`` picks the batch engine from this many agents on."""

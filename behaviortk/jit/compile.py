@@ -8,6 +8,13 @@ written (no reassociation, no fused multiply-add), which is what lets the
 kernels reproduce the NumPy reference to the last bit where they follow its
 order of operations.
 
+**Lazy selects.** A formula is registered with its ``select(c, a, b)`` calls
+rewritten as ``(a if c else b)`` (:func:`lazy`): the same values, but a compiled
+loop computes only the value it keeps. NumPy computes both on columns; a row
+loop can then skip a division or a libm call the way a hand-written ``if`` did
+(``vec.truncate_xy`` below its limit, ``world.spatial.shortest_near`` for close
+pairs): the reason the formulas' loops run as fast as the kernels they replaced.
+
 **No stale kernels.** numba's own disk cache checks only the file that defines a
 kernel, so a kernel that calls a helper in another module, or freezes a constant
 imported from one (``HEADING_MIN_SPEED``, ``steering/kernels.py``'s), would keep
@@ -21,16 +28,19 @@ installed read-only still caches its kernels (in the user's cache).
 
 from __future__ import annotations
 
+import ast
 import hashlib
+import inspect
 import os
 import re
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from numba import njit
 from numba.core import config as numba_config
-from numba.extending import overload, register_jitable
+from numba.extending import overload
 
 from behaviortk import vec
 
@@ -121,7 +131,8 @@ def inline(fn: F) -> F:
 
 @overload(vec.select, jit_options={"error_model": "numpy"})
 def _select(cond: Any, a: Any, b: Any) -> Any:
-    """``vec.select`` on scalars: a ternary (both values are already computed, as on columns)."""
+    """``vec.select`` on scalars called as a function (a formula's own selects are rewritten
+    by :func:`lazy`): a ternary of two values already computed."""
 
     def ternary(cond: Any, a: Any, b: Any) -> Any:
         return a if cond else b
@@ -129,8 +140,100 @@ def _select(cond: Any, a: Any, b: Any) -> Any:
     return ternary
 
 
+class _LazySelects(ast.NodeTransformer):
+    """Each ``select(c, a, b)`` of a statement (``select`` naming ``vec.select``) becomes a
+    fresh name, set before the statement by ``if c: name = a`` / ``else: name = b``; the
+    selects inside ``a`` or ``b`` are set inside that arm, so only the arm taken runs."""
+
+    PLAIN = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.Expr, ast.Pass)
+
+    def __init__(self, scope: dict[str, Any]) -> None:
+        self.scope = scope
+        self.count = 0
+        self.before: list[ast.stmt] = []
+
+    def _is_select(self, node: ast.Call) -> bool:
+        func = node.func
+        if len(node.args) != 3 or node.keywords:
+            return False
+        if isinstance(func, ast.Name):
+            return self.scope.get(func.id) is vec.select
+        return (
+            isinstance(func, ast.Attribute)
+            and func.attr == "select"
+            and isinstance(func.value, ast.Name)
+            and self.scope.get(func.value.id) is vec
+        )
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        if not self._is_select(node):
+            return self.generic_visit(node)
+        cond = self.visit(node.args[0])
+        name = f"_select_{self.count}"
+        self.count += 1
+        arms: list[list[ast.stmt]] = []
+        for arm in node.args[1:]:
+            outer, self.before = self.before, []
+            value = self.visit(arm)
+            store = ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=value)
+            arms.append([*self.before, store])
+            self.before = outer
+        self.before.append(ast.If(test=cond, body=arms[0], orelse=arms[1]))
+        return ast.Name(id=name, ctx=ast.Load())
+
+    def body(self, statements: list[ast.stmt]) -> list[ast.stmt] | None:
+        """The statements rewritten; None where one is not plain (a loop, an ``if``: not a
+        formula's shape, left as written)."""
+        out: list[ast.stmt] = []
+        for statement in statements:
+            if not isinstance(statement, self.PLAIN):
+                return None
+            self.before = []
+            rewritten = self.visit(statement)
+            out += [*self.before, rewritten]
+        return out
+
+
+def lazy(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` with its selects made lazy (:class:`_LazySelects`): the same values (a formula
+    has no side effects), but a compiled row loop computes only the value it keeps, so
+    a select can spare a division, a square root or a libm call where its condition is
+    false (``vec.truncate_xy`` below the limit). ``fn`` itself where its source is not at
+    hand, it closes over variables or its body is not a formula's."""
+    try:
+        source = textwrap.dedent(inspect.getsource(fn))
+    except (OSError, TypeError):
+        return fn
+    tree = ast.parse(source)
+    found = tree.body[0] if tree.body else None
+    if fn.__closure__ or not isinstance(found, ast.FunctionDef):
+        return fn
+    body = _LazySelects(fn.__globals__).body(found.body)
+    if body is None:
+        return fn
+    found.body, found.decorator_list, found.returns = body, [], None
+    for arg in (*found.args.posonlyargs, *found.args.args, *found.args.kwonlyargs):
+        arg.annotation = None
+    tree = ast.fix_missing_locations(tree)
+    ast.increment_lineno(tree, fn.__code__.co_firstlineno - 1)
+    made: dict[str, Any] = {}
+    exec(compile(tree, fn.__code__.co_filename, "exec"), fn.__globals__, made)  # fn's own source
+    return cast(Callable[..., Any], made[found.name])
+
+
 def _register(fn: Callable[..., Any]) -> None:
-    register_jitable(error_model="numpy")(fn)
+    """``register_jitable(error_model="numpy")(fn)``, compiling :func:`lazy` of it; a
+    ``vec.inlined`` formula is inlined by numba at each call."""
+    rewritten = lazy(fn)
+
+    def implementation(*args: Any, **kwargs: Any) -> Callable[..., Any]:
+        return rewritten
+
+    options: Any = {"error_model": "numpy"}
+    if getattr(fn, vec.INLINE, False):
+        overload(fn, jit_options=options, strict=False, inline="always")(implementation)
+    else:
+        overload(fn, jit_options=options, strict=False)(implementation)
 
 
 vec.on_formula(_register)

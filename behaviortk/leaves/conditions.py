@@ -46,7 +46,7 @@ from behaviortk.registry import Registries
 from behaviortk.sense.sensing import Sense
 from behaviortk.tree.ops import Codes, LeafOps, NodeContext, Rows
 from behaviortk.tree.status import FAILURE, SUCCESS
-from behaviortk.vec import Array
+from behaviortk.vec import Array, formula, length_xy, select
 from behaviortk.world.sight import in_view, sees
 from behaviortk.world.sight import line_blocked as line_blocked  # re-exported: its old home
 from behaviortk.world.spatial import displacement
@@ -169,15 +169,21 @@ class BlackboardCompare(NodeModel):
 def distances(pos: Array, target_pos: Array) -> Array:
     """Distance from each agent to its target (positions are already nearest images)."""
     d = target_pos - pos
-    return np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1])
+    return np.asarray(length_xy(d[:, 0], d[:, 1]))
+
+
+@formula
+def within_range(dist: Any, valid: Any, radius: Any, hysteresis: Any, prev: Any) -> Any:
+    """``dist <= radius``, or ``dist <= radius + hysteresis`` where it was true last tick
+    (Schmitt trigger); false where the target is not ``valid``."""
+    return valid & (dist <= select(prev, radius + hysteresis, radius))
 
 
 def in_range_mask(
     dist: Array, valid: BoolArray, radius: float, hysteresis: float, prev: BoolArray
 ) -> BoolArray:
-    """``dist <= radius``, or ``dist <= radius + hysteresis`` where it was true last tick (Schmitt trigger)."""
-    limit = np.where(prev, radius + hysteresis, radius)
-    return np.asarray(valid & (dist <= limit), dtype=bool)
+    """:func:`within_range` over a group's rows."""
+    return np.asarray(within_range(dist, valid, radius, hysteresis, prev), dtype=bool)
 
 
 def arrived_mask(
@@ -298,7 +304,7 @@ def in_range(
 ) -> BoolArray:
     facts = sense.target(m.target, group)
     rows = _own(sense, group)
-    if sense.kernels is not None:  # the same formulas in one pass (compiled/conditions.py)
+    if sense.kernels is not None:  # the same formulas in one pass (conditions_loops.py)
         return sense.kernels.in_range(
             sense.agents.pos[rows], facts, float(m.radius), float(m.hysteresis), prev
         )

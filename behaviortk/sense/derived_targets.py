@@ -11,13 +11,13 @@ missing (``valid`` False, so its leaf fails) where what it is made from is:
 an empty group, no visible neighbour, a missing inner target, no obstacle to
 hide behind.
 
-The hiding spot's maths (``hiding_spots``) lives here and ``hide`` (steering)
+The hiding spot's maths (``nearest_hiding_spot``, a formula) lives here and ``hide`` (steering)
 imports it: steering reads sensed targets, never the reverse.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
 from pydantic import Field
@@ -25,8 +25,8 @@ from pydantic import Field
 from behaviortk.format.fields import Model, NameRef, PNonNeg, PPoint, doc
 from behaviortk.format.nodes import Target
 from behaviortk.registry import Registries
-from behaviortk.sense.sensing import Sense, TargetFacts, target_frame
-from behaviortk.vec import EPS, Array, length, mean_by_owner, normalize, to_world
+from behaviortk.sense.sensing import Sense, TargetFacts, offset_point, target_heading
+from behaviortk.vec import Array, formula, inlined, mean_by_owner, select, unit_or
 from behaviortk.world.spatial import displacement, wrap_positions
 from behaviortk.world.state import World
 
@@ -110,29 +110,49 @@ class HidePointTarget(Model):
 
 
 # ----------------------------------------------------------------- helpers
-def hiding_spots(
-    pos: Array, hunter: Array, obstacle_pos: Array, obstacle_radius: Array, distance: float
-) -> Array:
-    """Buckland's GetHidingPosition for the nearest spot: ``distance`` beyond each obstacle's edge.
+@formula
+def hiding_spot_xy(
+    px: Any, py: Any, hunter_x: Any, hunter_y: Any, ox: Any, oy: Any, radius: Any, distance: Any
+) -> tuple[Any, Any]:
+    """Buckland's GetHidingPosition: ``obstacle + normalize(obstacle - hunter) * (radius +
+    distance)``; a hunter on the obstacle's centre pushes the spot toward the agent's side."""
+    ux, uy = unit_or(ox - hunter_x, oy - hunter_y, px - ox, py - oy)
+    reach = radius + distance
+    return ox + ux * reach, oy + uy * reach
 
-    Spot = obstacle + normalize(obstacle - hunter) * (radius + distance); the
-    closest spot to the agent is returned (n, 2). Needs at least one obstacle.
-    A hunter on an obstacle's centre pushes the spot toward the agent's side.
-    """
-    away = obstacle_pos[None, :, :] - hunter[:, None, :]  # (n, M, 2)
-    unit = normalize(away)
-    fallback = normalize(pos[:, None, :] - obstacle_pos[None, :, :])
-    unit = np.where((length(away) > EPS)[..., None], unit, fallback)
-    spots = obstacle_pos[None, :, :] + unit * (obstacle_radius[None, :, None] + distance)
-    d2 = (spots[..., 0] - pos[:, None, 0]) ** 2 + (spots[..., 1] - pos[:, None, 1]) ** 2
-    best = np.argmin(d2, axis=1)
-    return np.asarray(spots[np.arange(pos.shape[0]), best])
+
+@formula
+@inlined
+def nearest_hiding_spot(
+    px: Any, py: Any, hunter_x: Any, hunter_y: Any, obstacle_pos: Any, obstacle_radius: Any,
+    distance: Any,
+) -> tuple[Any, Any]:  # fmt: skip
+    """The :func:`hiding_spot_xy` nearest the agent, obstacle by obstacle (the first of equals);
+    ``(0, 0)`` without obstacles."""
+    best = np.inf
+    bx = 0.0
+    by = 0.0
+    for o in range(obstacle_pos.shape[0]):
+        sx, sy = hiding_spot_xy(
+            px, py, hunter_x, hunter_y, obstacle_pos[o, 0], obstacle_pos[o, 1],
+            obstacle_radius[o], distance,
+        )  # fmt: skip
+        d2 = (sx - px) * (sx - px) + (sy - py) * (sy - py)
+        nearer = (o == 0) | (d2 < best)
+        best = select(nearer, d2, best)
+        bx = select(nearer, sx, bx)
+        by = select(nearer, sy, by)
+    return bx, by
 
 
 def hiding_spot(pos: Array, threat: Array, world: World, distance: float) -> Array:
-    """Buckland's hiding spot for each row (``hiding_spots``): what ``hide`` arrives at and
-    what a ``hide_point`` target is. Needs at least one obstacle."""
-    return hiding_spots(pos, threat, world.obstacle_pos, world.obstacle_radius, distance)
+    """Buckland's hiding spot for each row (:func:`nearest_hiding_spot`, as ``hide`` finds
+    it): what a ``hide_point`` target is. Needs at least one obstacle."""
+    x, y = nearest_hiding_spot(
+        pos[:, 0], pos[:, 1], threat[:, 0], threat[:, 1], world.obstacle_pos,
+        world.obstacle_radius, distance,
+    )  # fmt: skip
+    return np.stack([x, y], axis=1)
 
 
 def group_centroid(pos: Array, world: World) -> Array:
@@ -184,11 +204,15 @@ def offset_target(spec: OffsetTarget, sense: Sense, group: str) -> TargetFacts:
     inner = sense.target(spec.target, group)
     own = sense.agents.pos[sense.rows(group)]
     n = own.shape[0]
-    offset = np.broadcast_to(np.asarray(spec.offset, dtype=np.float64), (n, 2))
     if spec.frame == "world":
-        point = inner.pos + offset
+        point = inner.pos + np.broadcast_to(np.asarray(spec.offset, dtype=np.float64), (n, 2))
     else:
-        point = to_world(offset, target_frame(sense.agents, inner), inner.pos)
+        heading = target_heading(sense.agents, inner)
+        x, y = offset_point(
+            inner.pos[:, 0], inner.pos[:, 1], heading[:, 0], heading[:, 1],
+            float(spec.offset[0]), float(spec.offset[1]),
+        )  # fmt: skip
+        point = np.stack([x, y], axis=1)
     return _facts(sense, own, point, inner.vel, inner.valid)
 
 

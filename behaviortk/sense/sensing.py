@@ -23,7 +23,7 @@ from behaviortk.format.budget import (
     NEIGHBOUR_WORKING_SET,
 )
 from behaviortk.registry import Registries, default
-from behaviortk.vec import EPS, Array, length, normalize
+from behaviortk.vec import EPS, Array, formula, length_xy, normalize, normalize_xy, select
 from behaviortk.world.grid import chunk_bounds
 from behaviortk.world.sight import FOV_COS_TOLERANCE
 from behaviortk.world.spatial import (
@@ -91,12 +91,22 @@ def target_heading(agents: Agents, facts: TargetFacts) -> Array:
     return np.where((facts.agent >= 0)[:, None], own, normalize(facts.vel))
 
 
-def target_frame(agents: Agents, facts: TargetFacts) -> Array:
-    """The unit forward axis of a target's own frame: :func:`target_heading`, and +x where
-    the target has none (a still point or zone: its frame is then the world's)."""
-    heading = normalize(target_heading(agents, facts))
-    heading[length(heading) <= EPS] = (1.0, 0.0)
-    return heading
+@formula
+def frame_xy(thx: Any, thy: Any) -> tuple[Any, Any]:
+    """The unit forward axis of a target heading ``(thx, thy)``: +x where it has none."""
+    hx, hy = normalize_xy(thx, thy)
+    none = length_xy(hx, hy) <= EPS
+    return select(none, 1.0, hx), select(none, 0.0, hy)
+
+
+@formula
+def offset_point(
+    tx: Any, ty: Any, thx: Any, thy: Any, offset_x: Any, offset_y: Any
+) -> tuple[Any, Any]:
+    """A target's offset ``[forward, left]`` in world coordinates: along its frame's forward
+    axis (:func:`frame_xy` of its heading ``thx, thy``) and that axis turned left."""
+    hx, hy = frame_xy(thx, thy)
+    return hx * offset_x + -hy * offset_y + tx, hy * offset_x + hx * offset_y + ty
 
 
 def nearest_first(dist: Array, offsets: np.ndarray, cap: np.ndarray) -> np.ndarray | None:
@@ -344,7 +354,7 @@ class Sense:
         self.registries = default() if registries is None else registries
         """Where target kinds and condition implementations are looked up."""
         self.kernels = kernels
-        """The compiled kernels (``compiled.backend.Kernels``) answering neighbour, nearest
+        """The compiled kernels (``sim.backend.Kernels``) answering neighbour, nearest
         and agent queries, or None: the NumPy code below."""
         self.world = world
         self.agents = agents

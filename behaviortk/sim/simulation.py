@@ -139,7 +139,7 @@ class Simulation:
     ) -> None:
         _check_engine(engine)
         seed = _check_seed(seed)
-        from behaviortk.engines import choice
+        from behaviortk.sim import choice
 
         choice.resolve(kernels, "batch")  # an unknown name fails here, before anything is built
         if isinstance(scenario, str | Path):
@@ -196,7 +196,7 @@ class Simulation:
         self._act: Callable[..., tuple[np.ndarray, np.ndarray]] = act
         self._integrate: Callable[..., None] = integrate
         self.kernels: Any = None
-        """The compiled kernels this run uses (``compiled.backend.Kernels``), or None (NumPy)."""
+        """The compiled kernels this run uses (``sim.backend.Kernels``), or None (NumPy)."""
         self.compile_s = 0.0
         """Seconds this Simulation spent compiling kernels or loading them from the disk cache."""
         if choice.resolve(kernels, self.engine.name) == "numba":

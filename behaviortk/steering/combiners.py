@@ -25,23 +25,20 @@ from pydantic import model_validator
 from behaviortk.format.fields import PNonNeg, PProbability, doc
 from behaviortk.format.nodes import NodeModel, PrimitiveNode
 from behaviortk.registry import Registries
+from behaviortk.steering import formulas
 from behaviortk.steering.context import (
     Steering,
     SteeringContext,
     random_numbers,
     steer,
 )
-from behaviortk.vec import Array, length, truncate
+from behaviortk.vec import Array, truncate
 
 
 def accumulate(running: Array, force: Array, max_force: Array) -> Array:
-    """Buckland's AccumulateForce, vectorised: add ``force`` up to what is left of ``max_force``.
-
-    ``remaining = max_force - |running|``; the force is added whole if shorter,
-    else truncated to ``remaining`` (nothing once the budget is spent).
-    """
-    remaining = np.maximum(max_force - length(running), 0.0)
-    return running + truncate(force, remaining)
+    """Buckland's AccumulateForce (``formulas.accumulate``) on ``(n, 2)`` rows."""
+    x, y = formulas.accumulate(running[:, 0], running[:, 1], force[:, 0], force[:, 1], max_force)
+    return np.stack([x, y], axis=1)
 
 
 def clamp_angular(angular: Array, max_angular: Array) -> Array:
@@ -153,10 +150,11 @@ def prioritized_dither(p: PrioritizedDither, ctx: SteeringContext) -> Steering:
         chance = prob
         if chance <= 0.0:
             continue
-        applies = ~decided & (ctx.rand[:, index] < chance)
-        f = f / chance
+        fx, fy, chosen = formulas.dither(f[:, 0], f[:, 1], ctx.rand[:, index], chance)
+        applies = ~decided & chosen
+        f = np.stack([fx, fy], axis=1)
         a = None if a is None else a / chance
-        nonzero = length(f) > 0.0
+        nonzero = formulas.longer_than(fx, fy, 0.0)
         if a is not None:
             nonzero |= a != 0.0
             saw = True
@@ -186,7 +184,7 @@ def first_nonzero(p: FirstNonzero, ctx: SteeringContext) -> Steering:
     saw = False
     eps = p.epsilon
     for f, a in weighted_children(p, ctx):
-        big = length(f) > eps
+        big = formulas.longer_than(f[:, 0], f[:, 1], eps)
         if a is not None:
             big |= np.abs(a) > eps
             saw = True

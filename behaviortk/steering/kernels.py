@@ -4,8 +4,11 @@ Each function takes ``(n, 2)`` positions/velocities and ``(n,)`` per-agent
 numbers for the ``n`` rows that asked, and returns forces ``(n, 2)`` (or
 angular accelerations ``(n,)``). No state, no models, no Python loop over
 agents: the registered adapters in ``primitives.py`` feed them from the
-context. Every division is guarded, so zero vectors, coincident agents, zero
-speed and ``d -> 0`` give finite numbers.
+context. Where a primitive also runs compiled, its per-row (per-pair,
+per-obstacle, per-wall) maths is a formula of ``formulas.py`` and the function
+here is its array form: the columns in, the rows' sums or choices (``bincount``,
+``argmin``) around it. Every division is guarded, so zero vectors, coincident
+agents, zero speed and ``d -> 0`` give finite numbers.
 
 Force conventions follow the source of each formula: Reynolds/Buckland
 behaviours return ``desired_velocity - velocity`` (Buckland, *Programming Game
@@ -20,11 +23,11 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from behaviortk import vec
 from behaviortk.steering import formulas
 from behaviortk.vec import (
     EPS,
     Array,
-    coincident_direction,
     dot,
     from_angle,
     heading_angle,
@@ -32,24 +35,14 @@ from behaviortk.vec import (
     length_sq,
     normalize,
     perp,
-    rotate,
+    safe_div,
     sum_by_owner,
-    to_world,
     wrap_angle,
+    xy,
 )
 
 IntArray = NDArray[np.int64]
 
-#: Buckland's DecelerationTweaker: desired speed = distance / (deceleration * 0.3).
-DECELERATION_TWEAK = 0.3
-#: Buckland's Deceleration enum: slow = 3, normal = 2, fast = 1.
-DECELERATION = {"slow": 3.0, "normal": 2.0, "fast": 1.0}
-#: Pursuit's "facing" threshold (Buckland ch. 3 "Pursuit"): acos(0.95) is about 18 degrees.
-FACING_COS = -0.95
-#: Smallest normalised distance used in the Lennard-Jones potential, so d -> 0 stays finite.
-LJ_MIN_D = 1e-2
-#: Distances shorter than this count as coincident in separation (push along a fixed direction).
-MIN_SEPARATION = 1e-3
 #: Stand-in for an unlimited rotation speed when it multiplies a ratio (inf * 0 would be NaN).
 BIG = 1e9
 
@@ -63,12 +56,6 @@ def _finite(x: Array) -> Array:
     return np.where(np.isfinite(x), x, BIG)
 
 
-def _safe_div(num: Array, den: Array) -> Array:
-    """``num / den`` where ``den > EPS``, else 0."""
-    ok = den > EPS
-    return np.where(ok, num / np.where(ok, den, 1.0), 0.0)
-
-
 # ------------------------------------------------------------- seek family
 def seek_force(pos: Array, vel: Array, target: Array, max_speed: ArrayLike) -> Array:
     """Reynolds/Buckland seek on ``(n, 2)`` rows (``formulas.seek``)."""
@@ -80,123 +67,22 @@ def seek_force(pos: Array, vel: Array, target: Array, max_speed: ArrayLike) -> A
     return np.stack([fx, fy], axis=1)
 
 
-def flee_force(
-    pos: Array,
-    vel: Array,
-    threat: Array,
-    max_speed: ArrayLike,
-    heading: Array,
-    fear_distance: ArrayLike = np.inf,
-) -> Array:
-    """Flee (Buckland ch. 3): away from ``threat`` at max speed; zero beyond ``fear_distance``.
-
-    ``fear_distance`` is Buckland's "panic distance" (100 in the book).
-
-    An agent exactly on the threat flees along its heading instead of standing still.
-    """
-    n = pos.shape[0]
-    away = pos - threat
-    dist = length(away)
-    direction = np.where((dist > EPS)[:, None], normalize(away), normalize(heading))
-    force = direction * col(max_speed, n)[:, None] - vel
-    force[dist > col(fear_distance, n)] = 0.0
-    return force
-
-
-def arrive_buckland(
-    pos: Array,
-    vel: Array,
-    target: Array,
-    max_speed: ArrayLike,
-    deceleration: float,
-    tolerance: ArrayLike = 0.0,
-) -> Array:
-    """Buckland's Arrive: desired speed ``min(dist / (deceleration * 0.3), max_speed)``.
-
-    Inside ``tolerance`` the desired velocity is zero (brake to a stop).
-    """
-    n = pos.shape[0]
-    to = target - pos
-    dist = length(to)
-    speed = np.minimum(dist / (deceleration * DECELERATION_TWEAK), col(max_speed, n))
-    speed = np.where(dist <= col(tolerance, n), 0.0, speed)
-    return normalize(to) * speed[:, None] - vel
-
-
-def arrive_millington(
-    pos: Array,
-    vel: Array,
-    target: Array,
-    max_speed: ArrayLike,
-    slowing_radius: ArrayLike,
-    tolerance: ArrayLike,
-    time_to_target: ArrayLike,
-) -> Array:
-    """Millington's Arrive (AI for Games 3.3.4) as an acceleration.
-
-    Target speed is max speed outside ``slowing_radius``, ``max_speed * dist /
-    slowing_radius`` inside it and zero within ``tolerance``; the acceleration
-    reaches that velocity in ``time_to_target``.
-    """
-    n = pos.shape[0]
-    to = target - pos
-    dist = length(to)
-    top = col(max_speed, n)
-    slow = col(slowing_radius, n)
-    speed = np.where(dist >= slow, top, top * _safe_div(dist, slow))
-    speed = np.where(dist <= col(tolerance, n), 0.0, speed)
-    desired = normalize(to) * speed[:, None]
-    return (desired - vel) / col(time_to_target, n)[:, None]
-
-
-# --------------------------------------------------------------- pursuit
-def ahead_and_facing(
-    to_evader: Array, heading: Array, evader_heading: Array, threshold: float = FACING_COS
-) -> NDArray[np.bool_]:
-    """Buckland's Pursuit early out: evader ahead (``dot(to, heading) > 0``) and facing us.
-
-    Facing: the headings' dot product is below ``threshold`` (Buckland's -0.95:
-    within about 18 degrees of head-on).
-    """
-    return (dot(to_evader, heading) > 0.0) & (dot(heading, evader_heading) < threshold)
-
-
-def ahead_and_facing_by_velocity(
-    to_evader: Array, vel: Array, evader_vel: Array
-) -> NDArray[np.bool_]:
-    """Buckland's Pursuit facing test on raw velocities, not unit headings.
-
-    ``dot(to, v) > 0`` and ``dot(v, v_evader) < 0.95`` (``facing_test: velocity``).
-    """
-    return (dot(to_evader, vel) > 0.0) & (dot(vel, evader_vel) < 0.95)
-
-
-def predicted(pos: Array, vel: Array, time: Array) -> Array:
-    """Where a constant-velocity target will be after ``time`` seconds."""
-    return pos + vel * time[:, None]
-
-
 # ---------------------------------------------------------------- wander
 def wander_jitter(
     local_target: Array, rand: Array, jitter: Array, dt: float, radius: Array
 ) -> Array:
-    """Buckland's wander step: add ``(2u - 1) * jitter * dt`` to each axis, re-project onto the circle.
-
-    ``rand`` is ``(n, 2)`` uniform [0, 1). A target that lands exactly on the
-    centre goes back to straight ahead.
-    """
-    step = (jitter * dt)[:, None]
-    moved = local_target + (2.0 * rand - 1.0) * step
-    unit = normalize(moved)
-    unit[length(moved) <= EPS] = (1.0, 0.0)
-    return unit * radius[:, None]
+    """Buckland's wander step on ``(n, 2)`` local targets (``formulas.wander_step``; a
+    non-finite one starts straight ahead). ``rand`` is ``(n, 2)`` uniform [0, 1)."""
+    lx, ly = formulas.wander_step(
+        local_target[:, 0], local_target[:, 1], rand[:, 0], rand[:, 1], jitter * dt, radius
+    )
+    return np.stack([lx, ly], axis=1)
 
 
 def wander_world_target(local_target: Array, distance: Array, pos: Array, heading: Array) -> Array:
     """The circle's target moved ``distance`` ahead along the heading, in world coordinates."""
-    local = local_target.copy()
-    local[:, 0] += distance
-    return to_world(local, heading, pos)
+    x, y = formulas.wander_target(*xy(local_target), distance, *xy(pos), *xy(heading))
+    return np.stack([x, y], axis=1)
 
 
 def random_binomial(rand: Array) -> Array:
@@ -252,7 +138,7 @@ def align_angular(
     size = np.abs(diff)
     top = _finite(col(max_rotation, n))
     slow = col(slow_radius, n)
-    goal = np.where(size > slow, top, top * _safe_div(size, slow))
+    goal = np.where(size > slow, top, top * safe_div(size, slow))
     goal = np.where(size < col(target_radius, n), 0.0, goal) * np.sign(diff)
     angular = (goal - rotation) / col(time_to_target, n)
     limit = col(max_angular, n)
@@ -270,40 +156,35 @@ def travel_orientation(vel: Array, orientation: Array) -> Array:
     return np.where(length(vel) > EPS, heading_angle(vel), orientation)
 
 
-def velocity_match(vel: Array, target_vel: Array, time_to_target: ArrayLike) -> Array:
-    """Millington's VelocityMatch: acceleration ``(v_target - v) / time_to_target``."""
-    return (target_vel - vel) / col(time_to_target, vel.shape[0])[:, None]
-
-
 # -------------------------------------------------------------- flocking
 def separation_force(
     owner: IntArray, d: Array, n: int, i: IntArray | None = None, j: IntArray | None = None
 ) -> Array:
-    """Buckland's Separation: sum over neighbours of ``normalize(-d) / |d|`` (``d = pos_j - pos_i``).
+    """Buckland's Separation: the sum over neighbours of ``vec.separation_term``
+    (``d = pos_j - pos_i``).
 
     ``owner`` is each pair's row in the output (0..n-1); ``i``/``j`` (global
-    rows) pick a fixed push direction for coincident pairs. The force is in
+    rows) give coincident pairs their ``vec.coincident_push``. The force is in
     units of 1/distance, as in the book (whose weights are multiplied by 200).
     """
-    d2 = d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1]
-    # normalize(-d) / |d| == -d / |d|^2, with |d| floored at MIN_SEPARATION
-    contrib = d * (-1.0 / np.maximum(d2, MIN_SEPARATION * MIN_SEPARATION))[:, None]
+    tx, ty = vec.separation_term(d[:, 0], d[:, 1])
     if i is not None and j is not None:
-        tiny = d2 <= EPS * EPS
+        tiny = vec.coincident(d[:, 0], d[:, 1])
         if tiny.any():
-            contrib[tiny] = coincident_direction(i[tiny], j[tiny]) / MIN_SEPARATION
-    return sum_by_owner(owner, contrib, n)
+            tx[tiny], ty[tiny] = vec.coincident_push(i[tiny], j[tiny])
+    return sum_by_owner(owner, np.stack([tx, ty], axis=1), n)
+
+
+def _count(owner: IntArray, n: int) -> Array:
+    return np.bincount(owner, minlength=n).astype(np.float64)
 
 
 def alignment_force(owner: IntArray, neighbour_vel: Array, vel: Array) -> Array:
-    """Alignment as velocity matching (Reynolds 1987): ``avg - v`` over the neighbours in view.
-
-    Rows without neighbours get zero.
-    """
+    """Alignment (``formulas.alignment``) from the neighbours' velocities, summed per row."""
     n = vel.shape[0]
-    count = np.bincount(owner, minlength=n).astype(np.float64)
-    avg = sum_by_owner(owner, neighbour_vel, n) / np.maximum(count, 1.0)[:, None]
-    return np.where((count > 0)[:, None], avg - vel, 0.0)
+    total = sum_by_owner(owner, neighbour_vel, n)
+    fx, fy = formulas.alignment(_count(owner, n), *xy(total), *xy(vel))
+    return np.stack([fx, fy], axis=1)
 
 
 def cohesion_force(
@@ -314,15 +195,15 @@ def cohesion_force(
     max_speed: ArrayLike,
     unit: bool = False,
 ) -> Array:
-    """Buckland's Cohesion: seek the centre of mass of the neighbours (zero without neighbours).
+    """Buckland's Cohesion (``formulas.cohesion``) from the neighbours' offsets, summed per row.
 
     ``unit``: return ``normalize(seek)``, as the code accompanying Buckland's
     book does (a zero force stays zero).
     """
     n = pos.shape[0]
-    count = np.bincount(owner, minlength=n).astype(np.float64)
-    centre = pos + sum_by_owner(owner, d, n) / np.maximum(count, 1.0)[:, None]
-    force = np.where((count > 0)[:, None], seek_force(pos, vel, centre, max_speed), 0.0)
+    total = sum_by_owner(owner, d, n)
+    fx, fy = formulas.cohesion(_count(owner, n), *xy(total), *xy(pos), *xy(vel), col(max_speed, n))
+    force = np.stack([fx, fy], axis=1)
     return normalize(force) if unit else force
 
 
@@ -332,7 +213,7 @@ def follow_velocity(owner: IntArray, neighbour_vel: Array, vel: Array) -> Array:
     The follow of Bourg & Seemann-style flocking sets the velocity to this mean.
     """
     n = vel.shape[0]
-    count = np.bincount(owner, minlength=n).astype(np.float64)
+    count = _count(owner, n)
     mean = sum_by_owner(owner, neighbour_vel, n) / np.maximum(count, 1.0)[:, None]
     return np.where((count > 0)[:, None], mean, vel)
 
@@ -452,53 +333,36 @@ def avoid_neighbours_force(
 def obstacle_avoidance_force(
     pos: Array,
     heading: Array,
-    speed: Array,
+    vel: Array,
     max_speed: Array,
     radius: Array,
     obstacle_pos: Array,
     obstacle_radius: Array,
-    min_length: ArrayLike = 40.0,
+    min_length: float = 40.0,
     braking_weight: float = 0.2,
 ) -> tuple[Array, Array]:
-    """Buckland's ObstacleAvoidance (ch. 3): detection box ``min_length * (1 + speed / max_speed)``.
-
-    Among obstacles within the box (tagged by ``|to| < box + r``, ahead,
-    ``|local y| < r + own radius``), the one whose intersection with the local x
-    axis is closest wins. Braking force ``(r - x) * braking_weight`` along the
-    heading; lateral force ``(r + own radius - |y|) * (1 + (box - x) / box)`` away
-    from the obstacle's side (the book's ``r - y`` pushes toward obstacles whose
-    centre is on the +y side, so the sign is taken from ``y``; centred ones go
-    to +y). Returns ``(force (n, 2), box length (n,))``.
+    """Buckland's ObstacleAvoidance (ch. 3) on ``(n, 2)`` rows, ``heading`` unit: each
+    obstacle's ``formulas.obstacle_hit`` (rows x obstacles), the nearest hit's
+    ``formulas.obstacle_push`` (ties: the first obstacle). Returns ``(force (n, 2), box
+    length (n,))`` (``formulas.detection_box``).
     """
     n = pos.shape[0]
-    box = col(min_length, n) * (1.0 + _safe_div(speed, max_speed))
-    force = np.zeros((n, 2))
+    px, py = pos.T
+    hx, hy = heading.T
+    box = formulas.detection_box(vel[:, 0], vel[:, 1], max_speed, min_length)
     if obstacle_pos.shape[0] == 0 or n == 0:
-        return force, box
-    side = perp(heading)
-    to = obstacle_pos[None, :, :] - pos[:, None, :]  # (n, M, 2)
-    lx = to[..., 0] * heading[:, None, 0] + to[..., 1] * heading[:, None, 1]
-    ly = to[..., 0] * side[:, None, 0] + to[..., 1] * side[:, None, 1]
-    r = obstacle_radius[None, :]
-    expanded = r + radius[:, None]
-    tagged = length(to) < box[:, None] + r
-    hit = tagged & (lx >= 0.0) & (np.abs(ly) < expanded)
-    root = np.sqrt(np.maximum(expanded * expanded - ly * ly, 0.0))
-    ip = lx - root
-    ip = np.where(ip <= 0.0, lx + root, ip)
-    ip = np.where(hit, ip, np.inf)
+        return np.zeros((n, 2)), box
+    ox, oy = obstacle_pos.T
+    ip = formulas.obstacle_hit(
+        px[:, None], py[:, None], hx[:, None], hy[:, None], radius[:, None], box[:, None],
+        ox[None, :], oy[None, :], obstacle_radius[None, :],
+    )  # fmt: skip
     k = np.argmin(ip, axis=1)
-    found = np.isfinite(ip[np.arange(n), k])
-    cx = lx[np.arange(n), k]
-    cy = ly[np.arange(n), k]
-    cr = np.broadcast_to(r, lx.shape)[np.arange(n), k]
-    ce = expanded[np.arange(n), k]
-    multiplier = 1.0 + _safe_div(box - cx, box)
-    lateral = (ce - np.abs(cy)) * multiplier * np.where(cy > 0.0, -1.0, 1.0)
-    braking = (cr - cx) * braking_weight
-    local = np.stack([braking, lateral], axis=1)
-    force = np.where(found[:, None], to_world(local, heading), 0.0)
-    return force, box
+    hit = ip[np.arange(n), k]
+    fx, fy = formulas.obstacle_push(
+        px, py, hx, hy, radius, box, ox[k], oy[k], obstacle_radius[k], braking_weight, hit
+    )
+    return np.stack([fx, fy], axis=1), box
 
 
 def detection_box_corners(pos: Array, heading: Array, box: Array, radius: Array) -> Array:
@@ -526,12 +390,8 @@ LJ_DEFAULTS = LJConstants()
 
 
 def lj_potential(d: ArrayLike, a: float, n: float, b: float, m: float) -> Array:
-    """Lennard-Jones potential ``U = -A / d^n + B / d^m`` (Bourg & Seemann ch. 5).
-
-    ``d`` is clamped at ``LJ_MIN_D`` so that ``d -> 0`` stays finite.
-    """
-    dd = np.maximum(np.asarray(d, dtype=np.float64), LJ_MIN_D)
-    return -a / dd**n + b / dd**m
+    """``formulas.lj_potential`` of distances ``d`` (in obstacle radii)."""
+    return np.asarray(formulas.lj_potential(np.asarray(d, dtype=np.float64), a, n, b, m))
 
 
 def lj_force(
@@ -541,25 +401,20 @@ def lj_force(
     obstacle_radius: Array,
     lj: LJConstants = LJ_DEFAULTS,
 ) -> Array:
-    """Lennard-Jones repulsion: sum over obstacles within ``cutoff`` of ``U(|r| / R) * r / |r|``.
-
-    ``lj.cutoff`` is a centre distance; the defaults are those of ``LJAvoidance``.
-
-    ``r = pos - obstacle``; positive ``U`` repels. An agent on an obstacle's
-    centre is pushed backwards along its heading.
+    """Lennard-Jones repulsion: the sum over obstacles of ``formulas.lj_term`` (rows x
+    obstacles, summed over the obstacles in order). ``lj.cutoff`` is a centre distance; the
+    defaults are those of ``LJAvoidance``.
     """
     rows = pos.shape[0]
     if obstacle_pos.shape[0] == 0 or rows == 0:
         return np.zeros((rows, 2))
-    r = pos[:, None, :] - obstacle_pos[None, :, :]
-    dist = length(r)
-    unit = normalize(r)
     back = -normalize(heading)
-    unit = np.where((dist > EPS)[..., None], unit, back[:, None, :])
-    radius = np.maximum(obstacle_radius, EPS)[None, :]
-    u = lj_potential(dist / radius, lj.a, lj.n, lj.b, lj.m)
-    u = np.where(dist <= lj.cutoff, u, 0.0)
-    return np.asarray((unit * u[..., None]).sum(axis=1))
+    tx, ty = formulas.lj_term(
+        pos[:, 0, None], pos[:, 1, None], back[:, 0, None], back[:, 1, None],
+        obstacle_pos[None, :, 0], obstacle_pos[None, :, 1], obstacle_radius[None, :],
+        lj.a, lj.n, lj.b, lj.m, lj.cutoff,
+    )  # fmt: skip
+    return np.asarray(np.stack([tx, ty], axis=-1).sum(axis=1))
 
 
 def lj_velocity(
@@ -574,10 +429,9 @@ def lj_velocity(
     """The potential function's velocity update, one obstacle after another.
 
     For each obstacle in order whose centre is within ``cutoff``:
-    ``v = speed * normalize(v + U(|r| / R) * r / |r|)`` (``r = pos - obstacle``,
-    ``U`` as :func:`lj_potential`). Rows near no obstacle keep their velocity.
-    ``v + u = 0`` leaves at ``speed`` straight away from the obstacle; on an
-    obstacle's centre ``r / |r|`` is minus the heading, as in :func:`lj_force`.
+    ``v = speed * normalize(v + U(|r| / R) * r / |r|)`` (``formulas.lj_term``).
+    Rows near no obstacle keep their velocity. ``v + u = 0`` leaves at ``speed``
+    straight away from the obstacle (``r / |r|``, minus the heading on its centre).
     The loop runs over obstacles near at least one row, never over agents.
     """
     rows = pos.shape[0]
@@ -585,103 +439,71 @@ def lj_velocity(
     if obstacle_pos.shape[0] == 0 or rows == 0:
         return out
     top = col(speed, rows)[:, None]
-    back = -normalize(heading)
-    r_all = pos[:, None, :] - obstacle_pos[None, :, :]
-    near_all = length(r_all) <= lj.cutoff
+    px, py = pos.T
+    bx, by = (-normalize(heading)).T
+    near_all = length(pos[:, None, :] - obstacle_pos[None, :, :]) <= lj.cutoff
     for k in np.flatnonzero(near_all.any(axis=0)).tolist():
-        r = r_all[:, k, :]
-        dist = length(r)
-        unit = np.where((dist > EPS)[:, None], normalize(r), back)
-        u = lj_potential(dist / max(float(obstacle_radius[k]), EPS), lj.a, lj.n, lj.b, lj.m)
-        moved = out + unit * u[:, None]
+        ox, oy, orad = obstacle_pos[k, 0], obstacle_pos[k, 1], obstacle_radius[k]
+        unit = np.stack(formulas.away_from(px, py, ox, oy, bx, by)[:2], axis=1)
+        push = formulas.lj_term(px, py, bx, by, ox, oy, orad, lj.a, lj.n, lj.b, lj.m, np.inf)
+        moved = out + np.stack(push, axis=1)
         direction = np.where((length(moved) > EPS)[:, None], normalize(moved), unit)
         out = np.where(near_all[:, k, None], direction * top, out)
     return out
 
 
+def side_turns(side_angle: float) -> tuple[float, float, float, float]:
+    """``(cos, sin)`` of the left and right feelers' angles, ``+-side_angle``, as ``vec.rotate``
+    computes them."""
+    a = np.asarray(side_angle, dtype=np.float64)
+    return float(np.cos(a)), float(np.sin(a)), float(np.cos(-a)), float(np.sin(-a))
+
+
 def feeler_ends(pos: Array, heading: Array, length_front: ArrayLike, side_angle: float) -> Array:
-    """Buckland's three wall feelers (n, 3, 2): front, left and right (half length, +-angle)."""
+    """Buckland's three wall feelers (n, 3, 2): front, left and right (``formulas.feelers``)."""
     n = pos.shape[0]
-    front = col(length_front, n)[:, None]
     h = normalize(heading)
-    ends = [
-        pos + h * front,
-        pos + rotate(h, side_angle) * front * 0.5,
-        pos + rotate(h, -side_angle) * front * 0.5,
-    ]
-    return np.stack(ends, axis=1)
-
-
-def _cross(a: Array, b: Array) -> Array:
-    return a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+    ends = formulas.feelers(*xy(pos), *xy(h), col(length_front, n), *side_turns(side_angle))
+    return np.stack(ends, axis=1).reshape(n, 3, 2)
 
 
 def wall_avoidance_force(
     pos: Array, ends: Array, wall_a: Array, wall_b: Array, wall_normal: Array
 ) -> Array:
-    """Buckland's WallAvoidance: for each feeler, the nearest wall it crosses pushes along its normal.
-
-    Force = wall normal (turned to face the agent's side) * overshoot, the part
-    of the feeler beyond the wall. Of the three feelers, the deepest overshoot
-    wins (the book lets the last feeler with a hit overwrite the others).
+    """Buckland's WallAvoidance: for each feeler the nearest wall it crosses
+    (``formulas.wall_crossing``, feelers x walls; ties: the first wall), and of the three
+    the one that overshoots deepest (``formulas.overshoot``; ties: the first feeler) pushes
+    along that wall's normal (``formulas.wall_push``; the book lets the last feeler with a
+    hit overwrite the others).
     """
     n = pos.shape[0]
     if wall_a.shape[0] == 0 or n == 0:
         return np.zeros((n, 2))
-    p = pos[:, None, None, :]  # (n, 1, 1, 2)
-    r = ends[:, :, None, :] - p  # (n, 3, 1, 2)
-    q = wall_a[None, None, :, :]  # (1, 1, K, 2)
-    s = (wall_b - wall_a)[None, None, :, :]
-    denom = _cross(r, s)  # (n, 3, K)
-    qp = q - p
-    ok = np.abs(denom) > EPS
-    safe = np.where(ok, denom, 1.0)
-    t = _cross(qp, s) / safe
-    u = _cross(qp, r) / safe
-    hit = ok & (t >= 0.0) & (t <= 1.0) & (u >= 0.0) & (u <= 1.0)
-    t = np.where(hit, t, np.inf)
-    k = np.argmin(t, axis=2)  # (n, 3) nearest wall per feeler
+    px, py = pos[:, 0, None], pos[:, 1, None]
+    ex, ey = ends[..., 0], ends[..., 1]  # (n, 3)
+    t = formulas.wall_crossing(
+        px[..., None], py[..., None], ex[..., None], ey[..., None],
+        wall_a[:, 0], wall_a[:, 1], wall_b[:, 0], wall_b[:, 1],
+    )  # fmt: skip
+    k = np.argmin(t, axis=2)  # t: (n, 3, K); k: (n, 3), the nearest wall per feeler
     t_best = np.take_along_axis(t, k[..., None], axis=2)[..., 0]
-    feeler_len = length(r[:, :, 0, :])
-    overshoot = np.where(np.isfinite(t_best), (1.0 - np.minimum(t_best, 1.0)) * feeler_len, 0.0)
-    f = np.argmax(overshoot, axis=1)  # deepest feeler
-    depth = overshoot[np.arange(n), f]
-    wall = k[np.arange(n), f]
-    normal = wall_normal[wall]
-    facing = dot(pos - wall_a[wall], normal)
-    normal = normal * np.where(facing < 0.0, -1.0, 1.0)[:, None]
-    return normal * depth[:, None]
+    depths = formulas.overshoot(px, py, ex, ey, t_best)
+    f = np.argmax(depths, axis=1)  # deepest feeler
+    rows = np.arange(n)
+    wall = k[rows, f]
+    fx, fy = formulas.wall_push(
+        pos[:, 0], pos[:, 1], *xy(wall_a[wall]), *xy(wall_normal[wall]), depths[rows, f]
+    )
+    return np.stack([fx, fy], axis=1)
 
 
-# ------------------------------------------------- paths and containment
+# ------------------------------------------------------------------ paths
 def advance_waypoints(
     cursor: IntArray, pos: Array, points: Array, seek_distance: float, looped: bool
 ) -> IntArray:
-    """Buckland's FollowPath step: move to the next waypoint once within ``seek_distance``.
-
-    A looped path wraps to its first point; an open one stays on its last.
-    """
+    """Buckland's FollowPath step on ``(n,)`` waypoint indices (``formulas.next_waypoint``)."""
     current = points[cursor]
-    close = length(current - pos) < seek_distance
-    last = points.shape[0] - 1
-    nxt = (cursor + 1) % points.shape[0] if looped else np.minimum(cursor + 1, last)
-    return np.where(close, nxt, cursor).astype(np.int64)
-
-
-def containment_force(
-    pos: Array, vel: Array, low: Array, high: Array, margin: float, look_ahead: float
-) -> Array:
-    """Stay inside the box ``[low, high]`` (Reynolds' containment, probe form).
-
-    The probe ``pos + vel * look_ahead`` is compared with the box shrunk by
-    ``margin``; when it is outside, the force is the velocity change that would
-    put the probe back on the inner edge, ``(clamp(probe) - probe) / look_ahead``:
-    it pushes inward along the edge normal, in proportion to the overshoot, and
-    lets the tangential velocity slide along. Zero while the probe is inside.
-    """
-    mid = (low + high) / 2.0
-    inner_low = np.minimum(low + margin, mid)
-    inner_high = np.maximum(high - margin, mid)
-    probe = pos + vel * look_ahead
-    clamped = np.clip(probe, inner_low, inner_high)
-    return np.asarray((clamped - probe) / max(look_ahead, EPS))
+    nxt = formulas.next_waypoint(
+        cursor, *xy(pos), *xy(current), seek_distance, points.shape[0], looped
+    )
+    return np.asarray(nxt, dtype=np.int64)

@@ -7,23 +7,39 @@ A predictor answers "how many seconds ahead should I aim?" for a pursuer at
 ``pos`` chasing a target that moves at constant velocity. Each is a model in
 ``registry.predictors`` (tag in ``type``) whose implementation is
 ``fn(model, to_target (n, 2), own_vel (n, 2), max_speed (n,), target_vel (n, 2)) -> (n,)``.
+
+A built-in predictor's maths is one formula (``steering/formulas.py``), its
+model's ``LOOK_AHEAD``: the NumPy implementation runs it on columns
+(:func:`by_formula`) and a compiled row loop calls it per row
+(``steering/row_loops.py``). Its parameters: ``tox toy`` the offset from the
+agent to the target, ``vx vy`` the agent's velocity, ``top`` its max speed,
+``tvx tvy`` the target's velocity; any other name is a field of the model. A
+predictor without ``LOOK_AHEAD`` (a plugin's) runs on the NumPy path only.
 """
 
 from __future__ import annotations
 
-from typing import Literal, Protocol
+import inspect
+from collections.abc import Callable
+from functools import cache
+from typing import Any, ClassVar, Literal, Protocol
 
 import numpy as np
 
 from behaviortk.format.fields import Model, PPositive, doc
 from behaviortk.registry import Registries, default
-from behaviortk.vec import EPS, Array, dot, length
+from behaviortk.steering import formulas as f
+from behaviortk.vec import Array
+
+ARGUMENTS = ("tox", "toy", "vx", "vy", "top", "tvx", "tvy")
+"""The parameter names of a ``LOOK_AHEAD`` formula that are not the model's fields."""
 
 
 class Linear(Model):
     """Buckland ch. 3 "Pursuit": look-ahead = distance / (own max speed + target speed)."""
 
     type: Literal["linear"] = "linear"
+    LOOK_AHEAD: ClassVar[Callable[..., Any]] = f.linear_time
 
 
 class Capped(Model):
@@ -31,6 +47,7 @@ class Capped(Model):
 
     type: Literal["capped"] = "capped"
     max_prediction: PPositive = doc("Longest look-ahead", 1.0, unit="s")
+    LOOK_AHEAD: ClassVar[Callable[..., Any]] = f.capped_time
 
 
 class Intercept(Model):
@@ -41,6 +58,7 @@ class Intercept(Model):
     """
 
     type: Literal["intercept"] = "intercept"
+    LOOK_AHEAD: ClassVar[Callable[..., Any]] = f.intercept_or_linear_time
 
 
 class PredictorFn(Protocol):
@@ -49,63 +67,36 @@ class PredictorFn(Protocol):
     ) -> Array: ...
 
 
-def linear_time(to_target: Array, max_speed: Array, target_vel: Array) -> Array:
-    """``|to_target| / (max_speed + |target_vel|)``; zero when both speeds are zero."""
-    den = max_speed + length(target_vel)
-    ok = den > EPS
-    return np.where(ok, length(to_target) / np.where(ok, den, 1.0), 0.0)
+def formula_of(p: Any) -> Callable[..., Any] | None:
+    """The ``LOOK_AHEAD`` formula of ``p``'s own class (a plugin's subclass has none)."""
+    found = type(p).__dict__.get("LOOK_AHEAD")
+    return found if callable(found) else None
 
 
-def capped_time(to_target: Array, own_vel: Array, max_prediction: float) -> Array:
-    """Millington: ``max_prediction`` if ``speed <= distance / max_prediction``, else distance / speed."""
-    dist = length(to_target)
-    speed = length(own_vel)
-    slow = speed <= dist / max_prediction
-    return np.where(slow, max_prediction, dist / np.where(slow, 1.0, speed))
+@cache
+def parameters(fn: Callable[..., Any]) -> tuple[str, ...]:
+    return tuple(inspect.signature(fn).parameters)
 
 
-def intercept_time(to_target: Array, max_speed: Array, target_vel: Array) -> Array:
-    """Smallest ``t > 0`` with ``|d + v t| = s t``: ``(v.v - s^2) t^2 + 2 (d.v) t + d.d = 0``.
-
-    Rows without a positive root get ``nan`` (callers fall back); ``d = 0`` gives 0.
-    Roots use the cancellation-free form ``q = -(b + sign(b) sqrt(disc)) / 2``.
-    """
-    a = dot(target_vel, target_vel) - max_speed * max_speed
-    b = 2.0 * dot(to_target, target_vel)
-    c = dot(to_target, to_target)
-    disc = b * b - 4.0 * a * c
-    sq = np.sqrt(np.maximum(disc, 0.0))
-    q = -0.5 * (b + np.where(b >= 0.0, sq, -sq))
-    r1 = np.where(np.abs(a) > EPS, q / np.where(np.abs(a) > EPS, a, 1.0), np.nan)
-    r2 = np.where(np.abs(q) > EPS, c / np.where(np.abs(q) > EPS, q, 1.0), np.nan)
-    # a == 0 (equal speeds): b t + c = 0
-    lin = np.where(b < -EPS, -c / np.where(b < -EPS, b, 1.0), np.nan)
-    r1 = np.where(np.abs(a) > EPS, r1, lin)
-    r2 = np.where(np.abs(a) > EPS, r2, np.nan)
-    r1 = np.where((disc >= 0.0) & (r1 > 0.0), r1, np.inf)
-    r2 = np.where((disc >= 0.0) & (r2 > 0.0), r2, np.inf)
-    t = np.minimum(r1, r2)
-    t = np.where(c <= EPS * EPS, 0.0, t)
-    return np.where(np.isfinite(t), t, np.nan)
+def fields_of(p: Any) -> dict[str, float]:
+    """The model fields ``p``'s ``LOOK_AHEAD`` formula reads (numbers)."""
+    fn = formula_of(p)
+    assert fn is not None
+    return {n: float(getattr(p, n)) for n in parameters(fn) if n not in ARGUMENTS}
 
 
-def linear(
-    p: Linear, to_target: Array, own_vel: Array, max_speed: Array, target_vel: Array
+def by_formula(
+    p: Model, to_target: Array, own_vel: Array, max_speed: Array, target_vel: Array
 ) -> Array:
-    return linear_time(to_target, max_speed, target_vel)
-
-
-def capped(
-    p: Capped, to_target: Array, own_vel: Array, max_speed: Array, target_vel: Array
-) -> Array:
-    return capped_time(to_target, own_vel, p.max_prediction)
-
-
-def intercept(
-    p: Intercept, to_target: Array, own_vel: Array, max_speed: Array, target_vel: Array
-) -> Array:
-    t = intercept_time(to_target, max_speed, target_vel)
-    return np.where(np.isnan(t), linear_time(to_target, max_speed, target_vel), t)
+    """A built-in predictor: its ``LOOK_AHEAD`` formula on the columns."""
+    fn = formula_of(p)
+    assert fn is not None
+    given: dict[str, Any] = {
+        "tox": to_target[:, 0], "toy": to_target[:, 1], "vx": own_vel[:, 0],
+        "vy": own_vel[:, 1], "top": max_speed, "tvx": target_vel[:, 0], "tvy": target_vel[:, 1],
+    }  # fmt: skip
+    given.update(fields_of(p))
+    return np.asarray(fn(*[given[n] for n in parameters(fn)]))
 
 
 def look_ahead(
@@ -120,13 +111,13 @@ def look_ahead(
     regs = default() if registries is None else registries
     fn: PredictorFn = regs.predictors.impl(str(getattr(p, "type", "")))
     t = np.asarray(fn(p, to_target, own_vel, max_speed, target_vel), dtype=np.float64)
-    return np.where(np.isfinite(t) & (t > 0.0), t, 0.0)
+    return np.asarray(f.usable_time(t))
 
 
 BUILTIN = (
-    (Linear, linear),
-    (Capped, capped),
-    (Intercept, intercept),
+    (Linear, by_formula),
+    (Capped, by_formula),
+    (Intercept, by_formula),
 )
 """(model, implementation) of every built-in predictor, in registration order."""
 

@@ -1,7 +1,10 @@
 """Steering primitives: one format model and one registered adapter each.
 
-The model documents every parameter (unit, default); the adapter reads the
-context for the rows that asked and calls the pure kernel in ``kernels.py``.
+The model documents every parameter (unit, default). A model that declares
+``ROWS`` has its per-row maths in one formula (``formulas.py``) that both the
+NumPy path (:func:`by_rows`) and the compiled one run (``declared.py``);
+the others' adapter reads the context for the rows that asked and calls the
+pure kernel in ``kernels.py``.
 Sources: Craig Reynolds, "Steering Behaviors For Autonomous Characters" (GDC
 1999) and "Flocks, Herds, and Schools" (SIGGRAPH 1987); Mat Buckland,
 *Programming Game AI by Example* (2005), ch. 3 "How to Create Autonomous
@@ -30,14 +33,14 @@ from behaviortk.format.fields import (
 from behaviortk.format.limits import MAX_LJ_EXPONENT, MIN_POSITIVE
 from behaviortk.format.nodes import NodeModel, Predictor, Target
 from behaviortk.registry import Registries, tag_of
-from behaviortk.sense.derived_targets import hiding_spot
-from behaviortk.sense.sensing import Sense, TargetFacts, target_frame, target_heading
+from behaviortk.sense.sensing import Sense, target_heading
 from behaviortk.steering import formulas as f
 from behaviortk.steering import kernels as k
 from behaviortk.steering.context import Steering, SteeringContext
-from behaviortk.steering.declared import Rows, columns
-from behaviortk.steering.predictors import Linear, look_ahead
-from behaviortk.vec import Array, from_angle, heading_angle, length, normalize, to_world
+from behaviortk.steering.declared import WORLD_FLAGS, Rows, columns
+from behaviortk.steering.predictors import Linear
+from behaviortk.vec import Array, from_angle, heading_angle, length, normalize, xy
+from behaviortk.world.state import World
 
 PCosine = Annotated[float, Field(ge=-1, le=1, allow_inf_nan=False), Parameterisable()]
 """A dot product of unit vectors, -1 to 1 (or a ``$param`` reference in a tree as written)."""
@@ -56,43 +59,43 @@ class TargetedModel(SteeringModel):
 
 
 # ----------------------------------------------------------------- helpers
-def _mass_scaled(ctx: SteeringContext, accel: Array) -> Array:
-    """Millington's accelerations as forces, so that ``a = F / m`` is his number."""
-    return accel * ctx.per_agent("mass")[:, None]
-
-
-def _target_heading(ctx: SteeringContext, facts: TargetFacts) -> Array:
-    """The target agent's heading; a point target's heading is its velocity's direction."""
-    return target_heading(ctx.agents, facts)
-
-
-def _predict(ctx: SteeringContext, predictor: Any, pos: Array, vel: Array) -> Array:
-    """Predicted position of a constant-velocity target (pos, vel) by ``predictor``."""
-    t = look_ahead(
-        predictor, pos - ctx.pos, ctx.vel, ctx.per_agent("max_speed"), vel, ctx.sense.registries
+def rows_of(declared: Rows, p: Any, ctx: SteeringContext) -> tuple[Array, Array | None]:
+    """``declared``'s formula on the columns of the context's rows: forces and the point
+    the formula returns after them, if any (``declared.columns``)."""
+    target = ctx.target_facts() if declared.targeted else None
+    heading = None
+    if target is not None and declared.target_heading:
+        heading = target_heading(ctx.agents, target)
+    other = ctx.resolve(p.other) if declared.other else None
+    return columns(
+        declared, p, ctx.agents, ctx.rows, target, heading, other, ctx.world, ctx.sense.registries
     )
-    return k.predicted(pos, vel, t)
 
 
 def by_rows(p: Any, ctx: SteeringContext) -> Steering:
-    """A primitive declared by ``ROWS``: its formula on the columns of the context's rows."""
+    """A primitive declared by ``ROWS``: its formula on the columns of the context's rows,
+    its point drawn as ``ROWS.draw`` when debug geometry is on."""
     declared: Rows = type(p).ROWS
-    target = ctx.target_facts() if declared.targeted else None
-    heading = None
-    if target is not None and any(n in ("thx", "thy") for n in declared.params):
-        heading = target_heading(ctx.agents, target)
-    other = ctx.resolve(p.other) if declared.other else None
-    return Steering(columns(declared, p, ctx.agents, ctx.rows, target, heading, other))
+    force, point = rows_of(declared, p, ctx)
+    if declared.draw is not None and point is not None and ctx.debug.enabled:
+        ctx.debug.add(declared.draw, ctx.rows, point=point)
+    return Steering(force)
 
 
-def _crosshair(ctx: SteeringContext, point: Array) -> None:
-    ctx.debug.add("crosshair", ctx.rows, point=point)
+def reach(limit: float | None) -> float:
+    """A range field (``fear_distance``, ``threat_range``; what it means: ``formulas.beyond``)
+    as the formulas take it: null is no limit."""
+    return np.inf if limit is None else float(limit)
 
 
 def _buckland_arrive(ctx: SteeringContext, point: Array, preset: str) -> Array:
-    return k.arrive_buckland(
-        ctx.pos, ctx.vel, point, ctx.per_agent("max_speed"), k.DECELERATION[preset]
-    )
+    """Buckland's Arrive (``formulas.arrive_buckland``) at ``point`` for the context's rows."""
+    pos, vel = ctx.pos, ctx.vel
+    fx, fy = f.arrive_buckland(
+        pos[:, 0], pos[:, 1], vel[:, 0], vel[:, 1], point[:, 0], point[:, 1],
+        ctx.per_agent("max_speed"), f.DECELERATION[preset], 0.0,
+    )  # fmt: skip
+    return np.stack([fx, fy], axis=1)
 
 
 # -------------------------------------------------------------- seek, flee
@@ -117,13 +120,7 @@ class Flee(TargetedModel):
         100.0,
         unit="world units",
     )
-
-
-def flee(p: Flee, ctx: SteeringContext) -> Steering:
-    t = ctx.target_facts()
-    fear = np.inf if p.fear_distance is None else p.fear_distance
-    force = k.flee_force(ctx.pos, ctx.vel, t.pos, ctx.per_agent("max_speed"), ctx.heading, fear)
-    return Steering(force)
+    ROWS: ClassVar[Rows] = Rows(f.flee, lambda p: {"fear_distance": reach(p.fear_distance)})
 
 
 # ------------------------------------------------------------------ arrive
@@ -152,29 +149,16 @@ class Arrive(TargetedModel):
     time_to_target: PPositive = doc(
         "Millington: time over which to reach the desired velocity", 0.1, unit="s"
     )
-
-
-def arrive_force(p: Arrive, ctx: SteeringContext, point: Array) -> Array:
-    """Arrive's force toward ``point`` for the context's rows."""
-    top = ctx.per_agent("max_speed")
-    if p.deceleration is not None:
-        return k.arrive_buckland(
-            ctx.pos, ctx.vel, point, top, k.DECELERATION[p.deceleration], p.tolerance
-        )
-    accel = k.arrive_millington(
-        ctx.pos,
-        ctx.vel,
-        point,
-        top,
-        p.slowing_radius,
-        p.tolerance,
-        p.time_to_target,
+    ROWS: ClassVar[Rows] = Rows(
+        f.arrive,
+        lambda p: {
+            "buckland": p.deceleration is not None,
+            "deceleration": f.DECELERATION[p.deceleration] if p.deceleration else 1.0,
+            "slowing_radius": float(p.slowing_radius),
+            "tolerance": float(p.tolerance),
+            "time_to_target": float(p.time_to_target),
+        },
     )
-    return _mass_scaled(ctx, accel)
-
-
-def arrive(p: Arrive, ctx: SteeringContext) -> Steering:
-    return Steering(arrive_force(p, ctx, ctx.target_facts().pos))
 
 
 def arrive_done(p: Arrive, sense: Sense, group: str, memory: Any) -> np.ndarray:
@@ -218,20 +202,15 @@ class Pursuit(TargetedModel):
         "degrees of head-on)",
         -0.95,
     )
-
-
-def pursuit(p: Pursuit, ctx: SteeringContext) -> Steering:
-    t = ctx.target_facts()
-    to = t.pos - ctx.pos
-    if p.facing_test == "velocity":
-        direct = k.ahead_and_facing_by_velocity(to, ctx.vel, t.vel)
-    elif p.facing_test == "heading":
-        direct = k.ahead_and_facing(to, ctx.heading, _target_heading(ctx, t), p.facing_threshold)
-    else:
-        direct = np.zeros(ctx.n, dtype=bool)
-    aim = np.where(direct[:, None], t.pos, _predict(ctx, p.predictor, t.pos, t.vel))
-    _crosshair(ctx, aim)
-    return Steering(k.seek_force(ctx.pos, ctx.vel, aim, ctx.per_agent("max_speed")))
+    ROWS: ClassVar[Rows] = Rows(
+        f.pursuit,
+        lambda p: {
+            "early_out": p.facing_test != "none",
+            "by_velocity": p.facing_test == "velocity",
+            "facing_threshold": float(p.facing_threshold),
+        },
+        draw="crosshair",
+    )
 
 
 class Evade(TargetedModel):
@@ -248,20 +227,9 @@ class Evade(TargetedModel):
         100.0,
         unit="world units",
     )
-
-
-def evade_force(ctx: SteeringContext, t: TargetFacts, predictor: Any, threat: float) -> Array:
-    """Evade ``t`` (Buckland ch. 3): zero beyond ``threat``, else flee its predicted position."""
-    aim = _predict(ctx, predictor, t.pos, t.vel)
-    _crosshair(ctx, aim)
-    force = k.flee_force(ctx.pos, ctx.vel, aim, ctx.per_agent("max_speed"), ctx.heading)
-    force[length(t.pos - ctx.pos) > threat] = 0.0
-    return force
-
-
-def evade(p: Evade, ctx: SteeringContext) -> Steering:
-    threat = np.inf if p.threat_range is None else p.threat_range
-    return Steering(evade_force(ctx, ctx.target_facts(), p.predictor, threat))
+    ROWS: ClassVar[Rows] = Rows(
+        f.evade, lambda p: {"threat_range": reach(p.threat_range)}, draw="crosshair"
+    )
 
 
 # ------------------------------------------------------------------ wander
@@ -361,11 +329,8 @@ def _wander_target(p: Wander, ctx: SteeringContext, ahead: Array, scale: Array) 
         facing = heading_angle(ahead)
         centre, target = k.wander_orientation_target(ctx.pos, facing, angle, distance, radius)
     else:
-        memory = ctx.state("wander_target", (2,), fill=np.nan)
-        local = memory[ctx.rows]
-        fresh = ~np.isfinite(local).all(axis=1)
-        local[fresh] = np.stack([radius[fresh], np.zeros(int(fresh.sum()))], axis=1)
-        local = k.wander_jitter(local, ctx.rand[:, :2], p.jitter * scale, ctx.dt, radius)
+        memory = ctx.state("wander_target", (2,), fill=np.nan)  # nan: not started
+        local = k.wander_jitter(memory[ctx.rows], ctx.rand[:, :2], p.jitter * scale, ctx.dt, radius)
         memory[ctx.rows] = local
         target = k.wander_world_target(local, distance, ctx.pos, ahead)
         centre = ctx.pos + ahead * distance[:, None]
@@ -472,11 +437,9 @@ class VelocityMatch(TargetedModel):
 
     type: Literal["velocity_match"] = "velocity_match"
     time_to_target: PPositive = doc("Time over which to match the velocity", 0.1, unit="s")
-
-
-def velocity_match(p: VelocityMatch, ctx: SteeringContext) -> Steering:
-    accel = k.velocity_match(ctx.vel, ctx.target_facts().vel, p.time_to_target)
-    return Steering(_mass_scaled(ctx, accel))
+    ROWS: ClassVar[Rows] = Rows(
+        f.velocity_match, lambda p: {"time_to_target": float(p.time_to_target)}
+    )
 
 
 # --------------------------------------------------------------- flocking
@@ -677,7 +640,7 @@ def obstacle_avoidance(p: ObstacleAvoidance, ctx: SteeringContext) -> Steering:
     force, box = k.obstacle_avoidance_force(
         ctx.pos,
         heading,
-        ctx.speed,
+        ctx.vel,
         ctx.per_agent("max_speed"),
         ctx.per_agent("radius"),
         ctx.world.obstacle_pos,
@@ -795,17 +758,22 @@ class Hide(TargetedModel):
         100.0,
         unit="world units",
     )
+    ROWS: ClassVar[Rows] = Rows(
+        f.hide,
+        lambda p: {
+            "distance_from_boundary": float(p.distance_from_boundary),
+            "threat_range": reach(p.threat_range),
+        },
+    )
 
 
 def hide(p: Hide, ctx: SteeringContext) -> Steering:
-    t = ctx.target_facts()
-    w = ctx.world
-    if w.obstacle_pos.shape[0] == 0:
-        threat = np.inf if p.threat_range is None else p.threat_range
-        return Steering(evade_force(ctx, t, Linear(), threat))
-    spot = hiding_spot(ctx.pos, t.pos, w, p.distance_from_boundary)
-    ctx.debug.add("hiding_spot", ctx.rows, point=spot)
-    return Steering(_buckland_arrive(ctx, spot, "fast"))
+    """``by_rows``, drawing the hiding spot (evade's aim when there are no obstacles)."""
+    force, point = rows_of(Hide.ROWS, p, ctx)
+    if ctx.debug.enabled and point is not None:
+        kind = "crosshair" if WORLD_FLAGS["no_obstacles"](ctx.world) else "hiding_spot"
+        ctx.debug.add(kind, ctx.rows, point=point)
+    return Steering(force)
 
 
 class Interpose(TargetedModel):
@@ -820,19 +788,7 @@ class Interpose(TargetedModel):
     type: Literal["interpose"] = "interpose"
     other: Target = doc("The second target")
     predictor: Predictor = doc("How far ahead to aim", default_factory=Linear)
-
-
-def interpose(p: Interpose, ctx: SteeringContext) -> Steering:
-    a = ctx.target_facts()
-    b = ctx.resolve(p.other)
-    mid = (a.pos + b.pos) / 2.0
-    mid_vel = (a.vel + b.vel) / 2.0
-    t = look_ahead(p.predictor, mid - ctx.pos, ctx.vel, ctx.per_agent("max_speed"), mid_vel)
-    aim = (k.predicted(a.pos, a.vel, t) + k.predicted(b.pos, b.vel, t)) / 2.0
-    _crosshair(ctx, aim)
-    force = _buckland_arrive(ctx, aim, "fast")
-    force[~b.valid] = 0.0
-    return Steering(force)
+    ROWS: ClassVar[Rows] = Rows(f.interpose, lead=f.interpose_lead, draw="crosshair")
 
 
 class OffsetPursuit(TargetedModel):
@@ -847,16 +803,12 @@ class OffsetPursuit(TargetedModel):
         "Offset from the leader: [along its heading, to its left]", unit="world units"
     )
     predictor: Predictor = doc("How far ahead to aim", default_factory=Linear)
-
-
-def offset_pursuit(p: OffsetPursuit, ctx: SteeringContext) -> Steering:
-    t = ctx.target_facts()
-    offset = np.asarray(p.offset, dtype=np.float64)
-    heading = target_frame(ctx.agents, t)
-    world_offset = to_world(np.broadcast_to(offset, (ctx.n, 2)), heading, t.pos)
-    aim = _predict(ctx, p.predictor, world_offset, t.vel)
-    _crosshair(ctx, aim)
-    return Steering(_buckland_arrive(ctx, aim, "fast"))
+    ROWS: ClassVar[Rows] = Rows(
+        f.offset_pursuit,
+        lambda p: {"offset_x": float(p.offset[0]), "offset_y": float(p.offset[1])},
+        lead=f.offset_lead,
+        draw="crosshair",
+    )
 
 
 class PathFollowing(TargetedModel):
@@ -896,21 +848,28 @@ def path_following(p: PathFollowing, ctx: SteeringContext) -> Steering:
     points, memory, looped = waypoint_state(p, ctx)
     if points.shape[0] == 0:
         return Steering(np.zeros((ctx.n, 2)))
-    cursor = np.clip(memory[ctx.rows], 0, points.shape[0] - 1)
+    count = points.shape[0]
+    cursor = f.on_path(memory[ctx.rows], count)
     cursor = k.advance_waypoints(cursor, ctx.pos, points, p.waypoint_seek_distance, looped)
     memory[ctx.rows] = cursor
     current = points[cursor]
     ctx.debug.add("waypoint", ctx.rows, point=current)
-    force = k.seek_force(ctx.pos, ctx.vel, current, ctx.per_agent("max_speed"))
-    if not looped:
-        finished = cursor == points.shape[0] - 1
-        arrive_at = _buckland_arrive(ctx, current, "normal")
-        force = np.where(finished[:, None], arrive_at, force)
-    return Steering(force)
+    fx, fy = f.path_force(
+        *xy(ctx.pos), *xy(ctx.vel), *xy(current), ctx.per_agent("max_speed"),
+        cursor, count, looped, f.DECELERATION["normal"],
+    )  # fmt: skip
+    return Steering(np.stack([fx, fy], axis=1))
 
 
 Rect = Annotated[tuple[Point, Point], Field(strict=False)]
 """Two corners [[min_x, min_y], [max_x, max_y]]; a JSON array of arrays."""
+
+
+def _area(p: Containment, world: World) -> dict[str, float]:
+    """Containment's constants: the area's corners (the world's without ``rect``)."""
+    (x0, y0), (x1, y1) = ((0.0, 0.0), world.size) if p.rect is None else p.rect
+    x0, y0, x1, y1 = float(x0), float(y0), float(x1), float(y1)
+    return dict(x0=x0, y0=y0, x1=x1, y1=y1, margin=float(p.margin), look_ahead=float(p.look_ahead))
 
 
 class Containment(SteeringModel):
@@ -924,6 +883,7 @@ class Containment(SteeringModel):
     """
 
     type: Literal["containment"] = "containment"
+    ROWS: ClassVar[Rows] = Rows(f.containment, constants=_area)
     rect: Rect | None = doc(
         "Area to stay in: [[min_x, min_y], [max_x, max_y]] (null = the whole world)",
         None,
@@ -939,15 +899,6 @@ class Containment(SteeringModel):
         ):
             raise ValueError("rect must be [[min_x, min_y], [max_x, max_y]] with min < max")
         return self
-
-
-def containment(p: Containment, ctx: SteeringContext) -> Steering:
-    if p.rect is None:
-        low, high = np.zeros(2), ctx.world.size
-    else:
-        low, high = np.asarray(p.rect[0], float), np.asarray(p.rect[1], float)
-    force = k.containment_force(ctx.pos, ctx.vel, low, high, p.margin, p.look_ahead)
-    return Steering(force)
 
 
 def path_following_done(p: Any, sense: Sense, group: str, memory: Any) -> np.ndarray:
@@ -970,15 +921,15 @@ def path_following_done(p: Any, sense: Sense, group: str, memory: Any) -> np.nda
 
 BUILTIN = (
     (Seek, by_rows),
-    (Flee, flee),
-    (Arrive, arrive),
-    (Pursuit, pursuit),
-    (Evade, evade),
+    (Flee, by_rows),
+    (Arrive, by_rows),
+    (Pursuit, by_rows),
+    (Evade, by_rows),
     (Wander, wander),
     (Face, face),
     (LookWhereYouAreGoing, look_where_you_are_going),
     (Align, align),
-    (VelocityMatch, velocity_match),
+    (VelocityMatch, by_rows),
     (Separation, separation),
     (Alignment, alignment),
     (Cohesion, cohesion),
@@ -988,10 +939,10 @@ BUILTIN = (
     (LJAvoidance, lj_avoidance),
     (WallAvoidance, wall_avoidance),
     (Hide, hide),
-    (Interpose, interpose),
-    (OffsetPursuit, offset_pursuit),
+    (Interpose, by_rows),
+    (OffsetPursuit, by_rows),
     (PathFollowing, path_following),
-    (Containment, containment),
+    (Containment, by_rows),
 )
 """(model, implementation) of every built-in primitive, in registration order."""
 

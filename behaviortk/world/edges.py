@@ -6,13 +6,36 @@ corrected pair; the world is ``[0, width] x [0, height]``.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from behaviortk.vec import Array
+from behaviortk.vec import Array, clip, formula, maximum, minimum, select
 from behaviortk.world.spatial import wrap_positions
 from behaviortk.world.state import World
 
 EDGE_MODES = ("wrap", "bounce", "contain")
+
+
+@formula
+def bounce_axis(p: Any, v: Any, size: Any) -> tuple[Any, Any]:
+    """One axis of :func:`bounce`: the position and velocity after the edge."""
+    below = p < 0.0
+    above = p > size
+    q = select(below, -p, p)
+    q = select(above, 2.0 * size - q, q)
+    w = select(below, np.abs(v), v)
+    w = select(above, -np.abs(w), w)
+    # an overshoot of more than a whole world width cannot mirror back inside
+    return clip(q, 0.0, size), w
+
+
+@formula
+def contain_axis(p: Any, v: Any, size: Any) -> tuple[Any, Any]:
+    """One axis of :func:`contain`: the position and velocity after the edge."""
+    w = select(p <= 0.0, maximum(v, 0.0), v)
+    w = select(p >= size, minimum(w, 0.0), w)
+    return clip(p, 0.0, size), w
 
 
 def wrap(pos: Array, vel: Array, world: World) -> tuple[Array, Array]:
@@ -22,25 +45,14 @@ def wrap(pos: Array, vel: Array, world: World) -> tuple[Array, Array]:
 
 def bounce(pos: Array, vel: Array, world: World) -> tuple[Array, Array]:
     """Mirror the position in the edge it crossed and flip that velocity component."""
-    size = world.size
-    below = pos < 0.0
-    above = pos > size
-    p = np.where(below, -pos, pos)
-    p = np.where(above, 2.0 * size - p, p)
-    v = np.where(below, np.abs(vel), vel)
-    v = np.where(above, -np.abs(v), v)
-    # an overshoot of more than a whole world width cannot mirror back inside
-    return np.clip(p, 0.0, size), v
+    p, v = bounce_axis(pos, vel, world.size)
+    return np.asarray(p), np.asarray(v)
 
 
 def contain(pos: Array, vel: Array, world: World) -> tuple[Array, Array]:
     """Clamp to the world and drop the velocity component pointing out of it."""
-    size = world.size
-    below = pos <= 0.0
-    above = pos >= size
-    v = np.where(below, np.maximum(vel, 0.0), vel)
-    v = np.where(above, np.minimum(v, 0.0), v)
-    return np.clip(pos, 0.0, size), v
+    p, v = contain_axis(pos, vel, world.size)
+    return np.asarray(p), np.asarray(v)
 
 
 def apply_edges(pos: Array, vel: Array, world: World) -> tuple[Array, Array]:

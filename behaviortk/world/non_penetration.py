@@ -337,7 +337,7 @@ class NonPenetration:
         self.skin_radii = float(skin_radii)
         self.over_relaxation = float(over_relaxation)
         self.kernels = kernels
-        """Compiled kernels (``compiled.backend.Kernels``) running the passes, or None (NumPy)."""
+        """Compiled kernels (``sim.backend.Kernels``) running the passes, or None (NumPy)."""
         self._scratch: dict[str, Any] = {}  # the compiled passes' work arrays
         self.builds = 0
         """How many times the candidate lists were built (for benchmarks and tests)."""
@@ -596,7 +596,7 @@ class NonPenetration:
         self, world: World, agents: Agents, x: Array, y: Array, before: Array, fixed: np.ndarray,
         drift: float,
     ) -> np.ndarray:  # fmt: skip
-        """:meth:`_relax` on the compiled kernel (``compiled/non_penetration.py``): the same
+        """:meth:`_relax` on the compiled kernel (``world/non_penetration_loops.py``): the same
         passes and positions. ``drift``: the farthest any agent is from where the lists were
         built, in skins; the kernel returns when a push may have taken an agent half the
         skin from there, and the lists are built again. The rows moved, as an (N,) bool mask."""
@@ -647,7 +647,7 @@ class Lists:
     kernels int32 rows, ``contact`` and ``share`` left empty: the kernel works them out),
     (agent, obstacle) and (agent, wall) candidates, the positions they were made at, and
     on compiled kernels the passes' per-agent index of the pairs and the agents' kinds
-    (radius and inverse mass, ``compiled/non_penetration.kinds``)."""
+    (radius and inverse mass, ``world/non_penetration_loops.kinds``)."""
 
     pairs: tuple[IntArray, IntArray, Array, Array]
     inv_mass: Array

@@ -10,9 +10,21 @@ average is zero (headings that cancel).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from behaviortk.vec import EPS, Array, length
+from behaviortk.vec import EPS, Array, formula, length_xy, select
+
+
+@formula
+def unit_or_keep(x: Any, y: Any, kx: Any, ky: Any, least: Any) -> tuple[Any, Any]:
+    """``(x, y)`` normalised where longer than ``least``, else ``(kx, ky)`` (the direction kept
+    when there is none: a stopped vehicle's heading, headings that cancel)."""
+    n = length_xy(x, y)
+    ok = n > least
+    inv = 1.0 / select(ok, n, 1.0)
+    return select(ok, x * inv, kx), select(ok, y * inv, ky)
 
 
 class HeadingSmoother:
@@ -43,7 +55,5 @@ class HeadingSmoother:
         self.history[self.next] = heading
         self.next = (self.next + 1) % self.k
         mean = self.history.mean(axis=0)
-        n = length(mean)
-        ok = n > EPS
-        inv = 1.0 / np.where(ok, n, 1.0)
-        return np.where(ok[:, None], mean * inv[:, None], previous)
+        hx, hy = unit_or_keep(mean[:, 0], mean[:, 1], previous[:, 0], previous[:, 1], EPS)
+        return np.stack([hx, hy], axis=1)

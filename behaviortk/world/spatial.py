@@ -21,11 +21,11 @@ does not depend on the index's rounding or traversal order.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from behaviortk.vec import Array
+from behaviortk.vec import Array, clip, formula, select
 from behaviortk.world.grid import CellGrid, grid_pair_chunks
 from behaviortk.world.state import World
 
@@ -44,6 +44,51 @@ IntArray = np.ndarray
 SMALL_SIDE = 16
 
 
+@formula
+def minimum_image(d: Any, size: Any) -> Any:
+    """The shortest image of the offset ``d`` along a wrapped axis of length ``size``:
+    ``d - size * round(d / size)`` (halves to even, as ``np.round``)."""
+    return d - size * np.rint(d / size)
+
+
+@formula
+def shortest(d: Any, size: Any, wrap: Any) -> Any:
+    """The offset ``d`` along an axis as :func:`displacement` measures it (compiled loops)."""
+    return select(wrap, minimum_image(d, size), d)
+
+
+@formula
+def shortest_near(d: Any, size: Any, wrap: Any) -> Any:
+    """:func:`shortest` for offsets nearly always within half the world (neighbour pairs).
+
+    There ``d / size`` lies within ``[-0.5, 0.5]``, which rounds (halves to even) to a zero
+    of ``d``'s sign, so the minimum image is ``d + 0.0`` (``-0.0`` becomes ``0.0`` as in the
+    subtraction): the same bits, and a compiled loop skips the division.
+    """
+    return select(wrap, select(np.abs(d) < 0.5 * size, d + 0.0, minimum_image(d, size)), d)
+
+
+@formula
+def fold(p: Any, size: Any, top: Any) -> Any:
+    """The coordinate ``p`` folded into ``[0, size)``; ``top`` is the float just below ``size``.
+
+    ``p - size * floor(p / size)`` is several times faster than ``np.mod``; the two
+    corrections catch the rounding of ``p / size`` next to a multiple of ``size``.
+    """
+    q = p - size * np.floor(p / size)
+    q = select(q < 0.0, q + size, q)
+    q = select(q >= size, q - size, q)
+    return clip(q, 0.0, top)
+
+
+@formula
+def wrap_axis(p: Any, size: Any, top: Any) -> Any:
+    """:func:`fold` for coordinates nearly always inside the world: well inside,
+    ``floor(p / size)`` is 0 and the answer ``p + 0.0`` (as the subtraction gives it), the
+    same bits without the division in a compiled loop."""
+    return select((p >= 0.0) & (p < 0.999999 * size), p + 0.0, fold(p, size, top))
+
+
 def displacement(a: Array, b: Array, world: World) -> Array:
     """Vector from ``a`` to ``b`` (``b - a``); the shortest image on wrapped worlds.
 
@@ -52,8 +97,7 @@ def displacement(a: Array, b: Array, world: World) -> Array:
     d = np.asarray(b, dtype=np.float64) - np.asarray(a, dtype=np.float64)
     if world.edges != "wrap":
         return d
-    size = world.size
-    return d - size * np.round(d / size)
+    return np.asarray(minimum_image(d, world.size))
 
 
 def displacement_columns(pos: Array, i: IntArray, j: IntArray, world: World) -> tuple[Array, Array]:
@@ -63,22 +107,14 @@ def displacement_columns(pos: Array, i: IntArray, j: IntArray, world: World) -> 
     dx = np.take(x, j) - np.take(x, i)
     dy = np.take(y, j) - np.take(y, i)
     if world.edges == "wrap":
-        dx -= world.width * np.round(dx / world.width)
-        dy -= world.height * np.round(dy / world.height)
+        return minimum_image(dx, world.width), minimum_image(dy, world.height)
     return dx, dy
 
 
 def wrap_positions(pos: Array, world: World) -> Array:
-    """Positions folded into ``[0, width) x [0, height)`` (never equal to the size).
-
-    ``x - w * floor(x / w)`` is several times faster than ``np.mod``; the two
-    corrections catch the rounding of ``x / w`` next to a multiple of ``w``.
-    """
+    """Positions folded into ``[0, width) x [0, height)`` (never equal to the size)."""
     size = world.size
-    p = pos - size * np.floor(pos / size)
-    p = np.where(p < 0.0, p + size, p)
-    p = np.where(p >= size, p - size, p)
-    return np.clip(p, 0.0, np.nextafter(size, 0.0))
+    return np.asarray(wrap_axis(pos, size, np.nextafter(size, 0.0)))
 
 
 def padded(radius: float) -> float:

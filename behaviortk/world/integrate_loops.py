@@ -1,82 +1,31 @@
-"""``world.integrate.integrate`` compiled: one pass per agent, the same steps in the same order.
+"""``integrate.integrate`` compiled: one pass per agent through the same formulas, in the
+same order (``integrate.py``'s, the edges', the smoother's), so the same numbers.
 
-Truncate the force (non-finite parts count as zero), ``a = F / m``,
-``v += a dt``, limit the turn rate, truncate to max speed, ``x += v dt``, the
-world's edges, heading from the velocity (kept below ``HEADING_MIN_SPEED``),
-the heading smoother's mean, then the angular part. New arrays are assigned to
-``agents`` as the NumPy step does (nobody holding last tick's arrays sees them
-change). The turn limit rotates with ``math.atan2``/``cos``/``sin``, which may
-differ from NumPy's in the last bit; everything else is the reference's
-arithmetic.
+New arrays are assigned to ``agents`` as the NumPy step does (nobody holding last
+tick's arrays sees them change). The turn limit's ``arctan2``/``cos``/``sin`` are
+libm's here and may differ from NumPy's in the last bit; everything else is the
+reference's arithmetic.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import math
 from typing import Any
 
 import numpy as np
 
-from behaviortk.compiled.vec import EPS, finite_or_zero, truncate
-from behaviortk.jit.compile import inline, kernel
-from behaviortk.vec import Array
-from behaviortk.world.integrate import HEADING_MIN_SPEED
+from behaviortk.jit.compile import kernel
+from behaviortk.vec import EPS, Array, wrap_angle
+from behaviortk.world.edges import bounce_axis, contain_axis
+from behaviortk.world.integrate import accelerate, advance, heading_of, limit_turn, spin
 from behaviortk.world.integrate import integrate as numpy_integrate
 from behaviortk.world.rows import empty_rows
-from behaviortk.world.smoothing import HeadingSmoother
+from behaviortk.world.smoothing import HeadingSmoother, unit_or_keep
+from behaviortk.world.spatial import wrap_axis
 from behaviortk.world.state import Agents, World
 
 WRAP, BOUNCE, CONTAIN = 0, 1, 2
 EDGES = {"wrap": WRAP, "bounce": BOUNCE, "contain": CONTAIN}
-
-
-@inline
-def _wrap(p: float, size: float, top: float) -> float:
-    """``world.spatial.wrap_positions`` for one coordinate (``top`` = the float below ``size``).
-
-    Well inside the world ``floor(p / size)`` is 0 and the answer ``p`` (``+ 0.0`` turns
-    -0.0 into 0.0 as the subtraction does): the same bits without a division.
-    """
-    if 0.0 <= p < 0.999999 * size:
-        return p + 0.0
-    q = p - size * math.floor(p / size)
-    if q < 0.0:
-        q = q + size
-    if q >= size:
-        q = q - size
-    return min(max(q, 0.0), top)
-
-
-@inline
-def _edge(p: float, v: float, size: float, top: float, mode: int) -> tuple[float, float]:
-    if mode == WRAP:
-        return _wrap(p, size, top), v
-    if mode == BOUNCE:
-        q, w = p, v
-        if p < 0.0:
-            q = -p
-            w = abs(v)
-        if p > size:
-            q = 2.0 * size - q
-            w = -abs(w)
-        return min(max(q, 0.0), size), w
-    w = v
-    if p <= 0.0:
-        w = max(v, 0.0)
-    if p >= size:
-        w = min(w, 0.0)
-    return min(max(p, 0.0), size), w
-
-
-@inline
-def _angle(a: float) -> float:
-    """``vec.wrap_angle``: ``(a + pi) % (2 pi) - pi`` (the modulo of a value already in
-    ``[0, 2 pi)`` is that value: skipped)."""
-    x = a + np.pi
-    if not 0.0 <= x < 2.0 * np.pi:
-        x = x % (2.0 * np.pi)
-    return x - np.pi
 
 
 @kernel
@@ -108,52 +57,32 @@ def step(
 ) -> None:
     """One integration step into the ``out_`` arrays (new ``pos, vel, heading, force,
     orientation, rotation``: the caller allocates them with the agents' spare rows)."""
-    n = pos.shape[0]
     top_x = np.nextafter(width, 0.0)
     top_y = np.nextafter(height, 0.0)
-    for i in range(n):
-        fx, fy = truncate(finite_or_zero(linear[i, 0]), finite_or_zero(linear[i, 1]), max_force[i])
-        out_force[i, 0] = fx
-        out_force[i, 1] = fy
-        vx = vel[i, 0] + fx / mass[i] * dt
-        vy = vel[i, 1] + fy / mass[i] * dt
+    for i in range(pos.shape[0]):
+        hx, hy = heading[i, 0], heading[i, 1]
+        fx, fy, vx, vy = accelerate(
+            vel[i, 0], vel[i, 1], linear[i, 0], linear[i, 1], mass[i], max_force[i], dt
+        )
         if turn_limit:
-            hx, hy = heading[i, 0], heading[i, 1]
-            limit = max_turn[i] * dt
-            angle = math.atan2(-hy * vx + hx * vy, hx * vx + hy * vy)
-            hl = math.sqrt(hx * hx + hy * hy)
-            vl = math.sqrt(vx * vx + vy * vy)
-            if abs(angle) > limit and hl > 0.0 and vl > 0.0:
-                turn = np.sign(angle) * limit
-                c, s = math.cos(turn), math.sin(turn)
-                vx, vy = (c * hx - s * hy) * vl, (s * hx + c * hy) * vl
-        vx, vy = truncate(vx, vy, max_speed[i])
-        px, vx = _edge(pos[i, 0] + vx * dt, vx, width, top_x, edges)
-        py, vy = _edge(pos[i, 1] + vy * dt, vy, height, top_y, edges)
-        out_pos[i, 0] = px
-        out_pos[i, 1] = py
-        out_vel[i, 0] = vx
-        out_vel[i, 1] = vy
-        _unit_or_keep(out_heading, heading, i, vx, vy, HEADING_MIN_SPEED)
-        ang = min(max(finite_or_zero(angular[i]), -max_angular[i]), max_angular[i])
-        out_orientation[i] = _angle(orientation[i] + rotation[i] * dt)
-        rot = rotation[i] + ang * dt
-        out_rotation[i] = min(max(rot, -max_rotation[i]), max_rotation[i])
-
-
-@inline
-def _unit_or_keep(
-    out: np.ndarray, keep: np.ndarray, i: int, vx: float, vy: float, least: float
-) -> None:
-    """Row ``i`` of ``out``: ``(vx, vy)`` normalised when longer than ``least``, else ``keep``'s."""
-    length = math.sqrt(vx * vx + vy * vy)
-    if length > least:
-        inv = 1.0 / length
-        out[i, 0] = vx * inv
-        out[i, 1] = vy * inv
-    else:
-        out[i, 0] = keep[i, 0]
-        out[i, 1] = keep[i, 1]
+            vx, vy = limit_turn(vx, vy, hx, hy, max_turn[i], dt)
+        px, py, vx, vy = advance(pos[i, 0], pos[i, 1], vx, vy, max_speed[i], dt)
+        if edges == WRAP:
+            px, py = wrap_axis(px, width, top_x), wrap_axis(py, height, top_y)
+        elif edges == BOUNCE:
+            px, vx = bounce_axis(px, vx, width)
+            py, vy = bounce_axis(py, vy, height)
+        else:
+            px, vx = contain_axis(px, vx, width)
+            py, vy = contain_axis(py, vy, height)
+        out_force[i, 0], out_force[i, 1] = fx, fy
+        out_pos[i, 0], out_pos[i, 1] = px, py
+        out_vel[i, 0], out_vel[i, 1] = vx, vy
+        out_heading[i, 0], out_heading[i, 1] = heading_of(vx, vy, hx, hy)
+        turned, out_rotation[i] = spin(
+            orientation[i], rotation[i], angular[i], max_angular[i], max_rotation[i], dt
+        )
+        out_orientation[i] = wrap_angle(turned)
 
 
 @kernel
@@ -161,7 +90,7 @@ def smooth(
     history: np.ndarray, slot: int, heading: np.ndarray, previous: np.ndarray, out: np.ndarray
 ) -> None:
     """``HeadingSmoother.update``: push ``heading`` at ``slot``; ``out`` = the normalised mean
-    of the ring."""
+    of the ring (summed in ring order, as ``mean(axis=0)`` sums)."""
     k, n = history.shape[0], history.shape[1]
     for i in range(n):
         history[slot, i, 0] = heading[i, 0]
@@ -171,7 +100,7 @@ def smooth(
         for r in range(1, k):
             sx += history[r, i, 0]
             sy += history[r, i, 1]
-        _unit_or_keep(out, previous, i, sx / k, sy / k, EPS)
+        out[i, 0], out[i, 1] = unit_or_keep(sx / k, sy / k, previous[i, 0], previous[i, 1], EPS)
 
 
 KNOWN_WORLD = frozenset(
@@ -217,7 +146,7 @@ def integrate(
     *more: Any,
     **options: Any,
 ) -> None:
-    """``world.integrate.integrate`` on the compiled step (same arguments, same effect).
+    """``integrate.integrate`` on the compiled step (same arguments, same effect).
 
     A world option this step does not know (a ``World`` field away from its
     default, or an argument added to the NumPy step since) runs the NumPy step.

@@ -48,8 +48,9 @@ from typing import Any
 
 import numpy as np
 
-from behaviortk.compiled.vec import EPS, shortest, shortest_near
 from behaviortk.jit.compile import inline, kernel
+from behaviortk.vec import EPS, coincident_xy
+from behaviortk.world.spatial import shortest, shortest_near
 
 #: A pass after the first picks the pairs of the agents just moved through the per-agent
 #: index when they are fewer than this fraction of the list (and sorts them into list
@@ -262,10 +263,7 @@ def relax(
                 inv = 1.0 / dist
                 ux, uy = dx * inv, dy * inv
             else:  # vec.coincident_direction
-                lo, hi = min(a, b), max(a, b)
-                angle = (lo * 2.399963229728653 + hi * 0.7071067811865476) % (2.0 * np.pi)
-                sign = 1.0 if a < b else -1.0
-                ux, uy = math.cos(angle) * sign, math.sin(angle) * sign
+                ux, uy = coincident_xy(a, b)
             push = (kr[kind[a]] + kr[kind[b]]) * (1.0 + margin) - dist
             push *= over_relaxation
             wa = kw[kind[a]]

@@ -15,36 +15,15 @@ from typing import Any
 
 import numpy as np
 
-from behaviortk.compiled import forces as kf
-from behaviortk.compiled.leaves import Job, run
-from behaviortk.compiled.vec import accumulate
-from behaviortk.jit.compile import kernel
 from behaviortk.sense.sensing import Sense
 from behaviortk.steering import act as numpy_act
+from behaviortk.steering.combiner_loops import accumulate_acted, accumulate_rows, request_rows
 from behaviortk.steering.combiners import clamp_angular
 from behaviortk.steering.context import LeafMemory
+from behaviortk.steering.jobs import Job, run
 from behaviortk.steering.requests import Requests
 from behaviortk.tree.flat import Decision
 from behaviortk.vec import Array
-
-
-@kernel
-def accumulate_acted(
-    linear: Array,
-    rows: np.ndarray,
-    force: Array,
-    max_force: Array,
-    acted: np.ndarray,
-    emit: int,
-    start: int,
-) -> None:
-    """``forces.accumulate_rows`` of one leaf's forces, and ``acted[row - start, emit]``: whether
-    the row's force is not zero (``start``: the group's first row)."""
-    for r in range(rows.shape[0]):
-        i = rows[r]
-        fx, fy = force[r, 0], force[r, 1]
-        acted[i - start, emit] = fx != 0.0 or fy != 0.0
-        linear[i, 0], linear[i, 1] = accumulate(linear[i, 0], linear[i, 1], fx, fy, max_force[i])
 
 
 def act(sim: Any, sense: Sense, decisions: dict[str, Decision]) -> tuple[Array, Array]:
@@ -65,7 +44,7 @@ def act(sim: Any, sense: Sense, decisions: dict[str, Decision]) -> tuple[Array, 
         start = agents.slices[group].start
         mine: dict[int, tuple[np.ndarray, Array]] = {}
         acted = np.zeros_like(decision.emitted, dtype=bool)
-        firsts, flat = kf.requests(np.ascontiguousarray(decision.emitted, dtype=np.bool_))
+        firsts, flat = request_rows(np.ascontiguousarray(decision.emitted, dtype=np.bool_))
         for emit_index, node_index in enumerate(tree.steering):
             local = flat[firsts[emit_index] : firsts[emit_index + 1]]
             if local.size == 0:
@@ -95,7 +74,7 @@ def act(sim: Any, sense: Sense, decisions: dict[str, Decision]) -> tuple[Array, 
                 force = out.linear  # np.any(force != 0.0, axis=1) without a short-axis reduce
                 nonzero = (force[:, 0] != 0.0) | (force[:, 1] != 0.0)
                 acted[local, emit_index] = nonzero | (out.angular != 0.0)
-                kf.accumulate_rows(linear, job.rows, out.linear, agents.max_force)
+                accumulate_rows(linear, job.rows, out.linear, agents.max_force)
                 angular[job.rows] += out.angular
                 turned = True
         contributions[group] = mine

@@ -13,14 +13,16 @@ from typing import Any
 
 import numpy as np
 
-from behaviortk.compiled import conditions as kc
-from behaviortk.compiled import forces as kf
-from behaviortk.compiled import motion, spatial, streams
-from behaviortk.compiled import non_penetration as knp
-from behaviortk.compiled.act import accumulate_acted, act
-from behaviortk.compiled.order import cell_order
+from behaviortk.leaves import conditions_loops
+from behaviortk.sense import query_loops as spatial
 from behaviortk.sense.sensing import FOV_COS_TOLERANCE, Neighbours, TargetFacts
+from behaviortk.sim.cell_order import cell_order
+from behaviortk.steering import combiner_loops as kcomb
+from behaviortk.steering import flock_loops, memory_loops, shape_loops
+from behaviortk.steering.act_loops import act
 from behaviortk.vec import Array
+from behaviortk.world import integrate_loops, streams_loops
+from behaviortk.world import non_penetration_loops as knp
 from behaviortk.world.spatial import SMALL_SIDE, padded
 from behaviortk.world.state import World
 
@@ -72,11 +74,11 @@ class DrawnLater:
         self.ids = np.ascontiguousarray(ids, dtype=np.int64)
 
     def table(self) -> np.ndarray:
-        return streams.uniforms(self.seed, self.ids, self.tick, self.slots)
+        return streams_loops.uniforms(self.seed, self.ids, self.tick, self.slots)
 
     def rows(self, rows: np.ndarray, first: int, width: int) -> np.ndarray:
         rows = np.ascontiguousarray(rows, dtype=np.int64)
-        return streams.uniforms_rows(self.seed, self.ids, rows, self.tick, first, width)
+        return streams_loops.uniforms_rows(self.seed, self.ids, rows, self.tick, first, width)
 
 
 class Kernels:
@@ -84,15 +86,15 @@ class Kernels:
 
     name = "numba"
     act = staticmethod(act)
-    integrate = staticmethod(motion.integrate)
+    integrate = staticmethod(integrate_loops.integrate)
     cell_order = staticmethod(cell_order)
 
     # -------------------------------------------------------------- sense
     @staticmethod
     def uniforms(seed: int, ids: np.ndarray, tick: int, slots: int) -> np.ndarray:
-        """``world.streams.uniforms``, bit for bit."""
+        """``world.streams.uniforms``, bit for bit (``world/streams_loops.py``)."""
         ids = np.ascontiguousarray(ids, dtype=np.int64)
-        return streams.uniforms(np.uint64(seed % 2**64), ids, np.uint64(tick % 2**64), slots)
+        return streams_loops.uniforms(np.uint64(seed % 2**64), ids, np.uint64(tick % 2**64), slots)
 
     @staticmethod
     def uniforms_later(seed: int, ids: np.ndarray, tick: int, slots: int) -> DrawnLater:
@@ -187,8 +189,9 @@ class Kernels:
     def in_range(
         pos: Array, facts: TargetFacts, radius: float, hysteresis: float, prev: np.ndarray
     ) -> np.ndarray:
-        """``conditions.in_range`` from the target's facts (positions of the group's rows)."""
-        return kc.in_range(
+        """``conditions.in_range`` from the target's facts (positions of the group's rows;
+        ``leaves/conditions_loops.py``)."""
+        return conditions_loops.in_range(
             np.ascontiguousarray(pos, dtype=np.float64),
             np.ascontiguousarray(facts.pos, dtype=np.float64),
             np.ascontiguousarray(facts.valid, dtype=np.bool_),
@@ -207,7 +210,7 @@ class Kernels:
         touched: np.ndarray, scratch: dict[str, np.ndarray],
     ) -> tuple[int, bool]:  # fmt: skip
         """``NonPenetration._relax``'s passes until the lists must be built again (a push
-        took an agent ``slack`` from where it began; ``compiled/non_penetration.py``):
+        took an agent ``slack`` from where it began; ``world/non_penetration_loops.py``):
         ``(passes run, rebuild)``; ``x``, ``y``, ``touched`` changed in place. ``scratch``
         (the caller's, kept between ticks) holds the kernel's work arrays."""
         return knp.run(
@@ -220,12 +223,12 @@ class Kernels:
         world: World, x: Array, y: Array, radius: Array, reach: float, inv_mass: Array
     ) -> tuple[np.ndarray, np.ndarray] | None:
         """Non-penetration's candidate pairs (int32 rows, sorted by ``(i, j)``;
-        ``compiled/non_penetration.candidates``); None where its grid does not fit."""
+        ``world/non_penetration_loops.candidates``); None where its grid does not fit."""
         return knp.candidates(world, x, y, radius, reach, inv_mass)
 
     @staticmethod
     def kinds(radius: Array, inv_mass: Array) -> tuple[np.ndarray, ...]:
-        """The agents' kinds of radius and inverse mass (``compiled/non_penetration.kinds``)."""
+        """The agents' kinds of radius and inverse mass (``world/non_penetration_loops.kinds``)."""
         return knp.kinds(radius, inv_mass)
 
     @staticmethod
@@ -233,7 +236,7 @@ class Kernels:
         i: np.ndarray, j: np.ndarray, new_row: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
         """Pairs ``(i, j)`` after the agents moved to ``new_row[old row]``, sorted again
-        (``compiled/non_penetration.renumbered``)."""
+        (``world/non_penetration_loops.renumbered``)."""
         return knp.renumbered(
             np.ascontiguousarray(i, dtype=np.int32),
             np.ascontiguousarray(j, dtype=np.int32),
@@ -243,7 +246,7 @@ class Kernels:
     @staticmethod
     def pair_index(i: np.ndarray, j: np.ndarray, n: int) -> tuple[np.ndarray, ...]:
         """The passes' per-agent index of the pairs ``(i, j)`` of ``n`` agents
-        (``compiled/non_penetration.pair_index``)."""
+        (``world/non_penetration_loops.pair_index``)."""
         return knp.pair_index(i, j, n)
 
     @staticmethod
@@ -273,8 +276,8 @@ class Kernels:
         yes = np.ones(n, dtype=np.bool_)
         out = np.empty((n, 2))
         none = np.empty((0, 2))
-        streams.uniforms(np.uint64(1), i64, np.uint64(0), 2)
-        streams.uniforms_rows(np.uint64(1), i64, i64[:2], np.uint64(0), 1, 2)
+        streams_loops.uniforms(np.uint64(1), i64, np.uint64(0), 2)
+        streams_loops.uniforms_rows(np.uint64(1), i64, i64[:2], np.uint64(0), 1, 2)
         for pairs in (False, True):
             spatial.neighbour_query(
                 pos, vel, head, f, f, ~yes, i64, 0, n, 0, n, 10.0, 10.0, True, True, True, 3, 3,
@@ -282,45 +285,42 @@ class Kernels:
             )  # fmt: skip
         spatial.nearest_small(pos, 0, 2, 2, n, 5.0, 10.0, 10.0, True)
         spatial.agent_facts(pos, pos, vel, i64, 10.0, 10.0, True)
-        kc.in_range(pos, pos, yes, 1.0, 0.5, yes)
+        conditions_loops.in_range(pos, pos, yes, 1.0, 0.5, yes)
         outs = [np.empty((n, 2)) for _ in range(4)] + [np.empty(n), np.empty(n)]
-        motion.step(
+        integrate_loops.step(
             pos, vel, head, vel, f, f, f, f, f, f, f, False, f, f, 0.1, 10.0, 10.0, 0, *outs
         )
-        motion.smooth(np.zeros((2, n, 2)), 0, head, head, np.empty((n, 2)))
-        kf.accumulate_rows(np.zeros((n, 2)), i64, vel, f)
-        accumulate_acted(np.zeros((n, 2)), i64, vel, f, np.zeros((n, 3), dtype=np.bool_), 1, 0)
-        kf.requests(np.ones((n, 3), dtype=np.bool_))
-        kf.flee(i64, i64, pos, vel, head, f, pos, yes, 1.0, 1.0, out)
-        kf.arrive(i64, i64, pos, vel, f, f, pos, yes, True, 1.0, 1.0, 1.0, 1.0, 1.0, out)
-        kf.pursuit(i64, i64, pos, vel, head, f, pos, vel, i64, yes, False, 0, 0.0, 1.0, out)
-        kf.evade(i64, i64, pos, vel, head, f, pos, vel, yes, 0, 0.0, 1.0, 1.0, out)
-        kf.wander(
+        integrate_loops.smooth(np.zeros((2, n, 2)), 0, head, head, np.empty((n, 2)))
+        kcomb.accumulate_rows(np.zeros((n, 2)), i64, vel, f)
+        acted = np.zeros((n, 3), dtype=np.bool_)
+        kcomb.accumulate_acted(np.zeros((n, 2)), i64, vel, f, acted, 1, 0)
+        kcomb.request_rows(np.ones((n, 3), dtype=np.bool_))
+        memory_loops.wander(
             i64, pos, vel, head, f, f, np.zeros((n, 2)), np.zeros((n, 2)),
             True, 1.0, 1.0, 1.0, 0.1, False, 1.0, out,
         )  # fmt: skip
-        kf.velocity_match(i64, i64, vel, f, vel, yes, 1.0, 1.0, out)
         offsets = np.zeros(n + 1, dtype=np.int64)
-        kf.flock(i64, i64, offsets, i64, pos, pos, vel, f, 1.0, -1.0, 1.0, out, none, out)
+        flock_loops.flock(i64, i64, offsets, i64, pos, pos, vel, f, 1.0, -1.0, 1.0, out, none, out)
         sums = np.zeros((n, spatial.SUMS))
-        kf.flock_sums(i64, i64, offsets, sums, pos, vel, f, 1.0, -1.0, 1.0, out, none, out)
-        kf.flock_blend(i64, i64, offsets, sums, pos, vel, f, f, i64[:3] % 3, f[:3], 1.0, out)
+        flock_loops.flock_sums(i64, i64, offsets, sums, pos, vel, f, 1.0, -1.0, 1.0, out, none, out)
+        kinds = i64[:3] % 3
+        flock_loops.flock_blend(i64, i64, offsets, sums, pos, vel, f, f, kinds, f[:3], 1.0, out)
         obstacles, radii = np.ones((1, 2)), np.ones(1)
-        kf.obstacle_avoidance(i64, pos, vel, head, f, f, obstacles, radii, 1.0, 1.0, 1.0, out)
-        kf.lj_avoidance(i64, pos, head, obstacles, radii, 0.0, 1.0, 1.0, 2.5, 9.0, 1.0, out)
-        kf.wall_avoidance(i64, pos, head, obstacles, obstacles, obstacles, 1.0, out[:2], 1.0, out)
-        kf.hide(i64, i64, pos, vel, head, f, pos, vel, yes, obstacles, radii, 1.0, 1.0, 1.0, out)
-        kf.interpose(i64, i64, pos, vel, f, pos, vel, yes, pos, vel, yes, 0, 0.0, 1.0, out)
-        kf.offset_pursuit(
-            i64, i64, pos, vel, head, f, pos, vel, i64, yes, 1.0, 1.0, 0, 0.0, 1.0, out
+        shape_loops.obstacle_avoidance(
+            i64, pos, vel, head, f, f, obstacles, radii, 1.0, 1.0, 1.0, out
         )
-        kf.path_following(
-            i64, i64, pos, vel, f, yes, pos, np.zeros(n, np.int64), 1.0, True, 1.0, out
+        shape_loops.lj_avoidance(
+            i64, pos, head, obstacles, radii, 0.0, 1.0, 1.0, 2.5, 9.0, 1.0, out
         )
-        kf.containment(i64, pos, vel, np.zeros(2), np.ones(2), 1.0, 1.0, 1.0, out)
+        shape_loops.wall_avoidance(
+            i64, pos, head, obstacles, obstacles, obstacles, 1.0, 1.0, 0.0, 1.0, 0.0, 1.0, out
+        )
+        memory_loops.path_following(
+            i64, i64, pos, vel, f, yes, pos, np.zeros(n, np.int64), 1.0, True, 2.0, 1.0, out
+        )
         knp.warm()
         forces = np.ones((2, n, 2))
-        kf.blend(forces, i64, f, 1.0, out)
-        kf.prioritized_sum(forces, i64, f, 1.0, out)
-        kf.first_nonzero(forces, i64, f, 1e-3, 1.0, out)
-        kf.prioritized_dither(forces, i64, f, np.zeros((n, 2)), 0, np.ones(2), 1.0, out)
+        kcomb.blend(forces, i64, f, 1.0, out)
+        kcomb.prioritized_sum(forces, i64, f, 1.0, out)
+        kcomb.first_nonzero(forces, i64, f, 1e-3, 1.0, out)
+        kcomb.prioritized_dither(forces, i64, f, np.zeros((n, 2)), 0, np.ones(2), 1.0, out)

@@ -34,9 +34,10 @@ import math
 
 import numpy as np
 
-from behaviortk.compiled.vec import separation_term, shortest, shortest_near
 from behaviortk.format.cells import fit_cells
 from behaviortk.jit.compile import inline, kernel
+from behaviortk.vec import coincident, coincident_push, separation_term
+from behaviortk.world.spatial import shortest, shortest_near
 
 #: Cells per candidate point at most (and 16 at least): bounds the grid's memory.
 CELLS_PER_POINT = 4
@@ -49,6 +50,15 @@ CAP_PER_CELL = 8
 #: A fine grid's cells are at least the radius over this wide: an observer's stencil spans at
 #: most 33 x 33 cells (its count, and the room for the pairs, are summed over them).
 MAX_REACH = 16
+
+
+@inline
+def separation_pair(i: int, j: int, dx: float, dy: float) -> tuple[float, float]:
+    """Separation's term of pair ``(i, j)`` with offset ``(dx, dy)``, as
+    ``steering.kernels.separation_force`` takes it: coincident pairs pushed apart."""
+    if coincident(dx, dy):
+        return coincident_push(i, j)
+    return separation_term(dx, dy)
 
 
 @inline
@@ -298,7 +308,7 @@ def neighbour_query(
     Returns ``(offsets, sums, i, j, d, dist)``: the CSR offsets (per observer
     ``k = i - a_lo``), the flocking sums of every observer (``SUMS`` columns, in
     the order and with the rules of ``steering.kernels``: Buckland's separation
-    terms with ``coincident_direction`` for coincident pairs, velocities,
+    terms, ``flock_loops.separation_pair``, velocities,
     offsets) and, with ``want_pairs``, the pairs themselves (else empty).
 
     ``view``, ``cos_limit`` (``cos(fov / 2)`` minus the tolerance), ``all_round``
@@ -466,7 +476,7 @@ def neighbour_query(
                 out_d[p + q, 0] = dx
                 out_d[p + q, 1] = dy
                 out_dist[p + q] = cdist[slot]
-            tx, ty = separation_term(i, j, dx, dy)
+            tx, ty = separation_pair(i, j, dx, dy)
             sx += tx
             sy += ty
             ax += vel[j, 0]

@@ -64,7 +64,7 @@ def load() -> tuple[Any, float]:
         return _loaded, 0.0
     start = time.perf_counter()
     try:
-        from behaviortk.compiled.backend import Kernels
+        from behaviortk.sim.backend import Kernels
 
         Kernels.warm()
         _loaded = Kernels()

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from behaviortk.compiled import spatial
+from behaviortk.sense import query_loops as spatial
 from behaviortk.world.spatial import padded
 
 SORT_EVERY = 32

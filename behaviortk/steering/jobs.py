@@ -1,10 +1,12 @@
 """Which steering leaves have a kernel, and how a leaf's rows are handed to it.
 
-A leaf runs compiled when :func:`supports` says so: its model is exactly a
-built-in class listed in ``IMPLS``, every field the kernel does not read is
-at its default (a field added later, such as a new option, set away from its
-default, sends the leaf to NumPy until its kernel learns it), its predictor
-is a built-in one, and for a combiner every child is supported too. Anything
+A leaf runs compiled when :func:`supports` says so: its model's own class
+declares ``ROWS`` (``steering/declared.py``: both paths run its formula) and
+its predictor, if any, has a formula (a plugin predictor's runs on NumPy);
+or its model is exactly a built-in class listed in ``IMPLS``, every field the
+kernel does not read is at its default (a field added later, such as a new
+option, set away from its default, sends the leaf to NumPy until its kernel
+learns it), and for a combiner every child is supported too. Anything
 else runs the registered NumPy implementation through a ``SteeringContext``
 built exactly as ``steering.act.make_context`` builds it (:meth:`Job.context`),
 so a plugin primitive or combiner is computed as it always was, in the same
@@ -23,12 +25,11 @@ from typing import Any
 
 import numpy as np
 
-from behaviortk.compiled import forces as kf
 from behaviortk.sense.sensing import Sense, TargetFacts
+from behaviortk.steering import combiner_loops as kc
 from behaviortk.steering import combiners as cb
-from behaviortk.steering import predictors as pr
+from behaviortk.steering import flock_loops, memory_loops, row_loops, shape_loops
 from behaviortk.steering import primitives as pm
-from behaviortk.steering import row_loops
 from behaviortk.steering.context import (
     Steering,
     SteeringContext,
@@ -39,7 +40,8 @@ from behaviortk.steering.context import (
 )
 from behaviortk.steering.debug import DebugBuffer
 from behaviortk.steering.declared import Rows
-from behaviortk.steering.kernels import DECELERATION
+from behaviortk.steering.formulas import DECELERATION
+from behaviortk.steering.kernels import side_turns
 from behaviortk.vec import Array
 from behaviortk.world.state import Agents, World
 
@@ -153,11 +155,6 @@ def run(job: Job, weight: float) -> Steering:
 
 
 # ---------------------------------------------------------------- support
-_PREDICTORS: dict[Any, int] = {
-    pr.Linear: kf.LINEAR,
-    pr.Capped: kf.CAPPED,
-    pr.Intercept: kf.INTERCEPT,
-}
 _verdicts: dict[int, tuple[Any, bool]] = {}
 _DEFAULT = object()
 
@@ -184,7 +181,9 @@ def _by_rows(job: Job, weight: float, out: Array) -> None:
     assert declared is not None
     target = job.target() if declared.targeted else None
     other = job.facts(model.other) if declared.other else None
-    row_loops.run(declared, model, job.agents, job.rows, job.local, target, other, weight, out)
+    row_loops.run(
+        declared, model, job.agents, job.world, job.rows, job.local, target, other, weight, out
+    )
 
 
 def _impl(model: Any) -> Impl:
@@ -192,8 +191,9 @@ def _impl(model: Any) -> Impl:
 
 
 def _supports(model: Any) -> bool:
-    if _declared(model) is not None:
-        return True  # both paths run the declaration's formula
+    declared = _declared(model)
+    if declared is not None:
+        return declared.compiles(model)  # both paths run the declaration's formula
     entry = IMPLS.get(type(model))
     if entry is None:
         return False
@@ -209,78 +209,20 @@ def _supports(model: Any) -> bool:
             kernel_value = info.get_default(call_default_factory=True)
         if getattr(model, name) != kernel_value:
             return False
-    for name in ("predictor",):
-        found = getattr(model, name, None)
-        if found is not None and type(found) not in _PREDICTORS:
-            return False
     children = getattr(model, "children", None)
     return children is None or all(supports(c) for c in children)
 
 
-def _predictor(model: Any) -> tuple[int, float]:
-    p = model.predictor
-    return _PREDICTORS[type(p)], float(getattr(p, "max_prediction", 0.0))
-
-
-def _limit(value: float | None) -> float:
-    return np.inf if value is None else float(value)
-
-
 # --------------------------------------------------------------- primitives
-def _flee(job: Job, weight: float, out: Array) -> None:
-    t, ag = job.target(), job.agents
-    fear = _limit(job.model.fear_distance)
-    kf.flee(
-        job.rows, job.local, ag.pos, ag.vel, ag.heading, ag.max_speed, t.pos, t.valid,
-        fear, weight, out,
-    )  # fmt: skip
-
-
-def _arrive(job: Job, weight: float, out: Array) -> None:
-    p, t, ag = job.model, job.target(), job.agents
-    buckland = p.deceleration is not None
-    decel = DECELERATION[p.deceleration] if buckland else 0.0
-    kf.arrive(
-        job.rows, job.local, ag.pos, ag.vel, ag.max_speed, ag.mass, t.pos, t.valid,
-        buckland, decel, float(p.slowing_radius), float(p.tolerance), float(p.time_to_target),
-        weight, out,
-    )  # fmt: skip
-
-
-def _pursuit(job: Job, weight: float, out: Array) -> None:
-    p, t, ag = job.model, job.target(), job.agents
-    code, param = _predictor(p)
-    kf.pursuit(
-        job.rows, job.local, ag.pos, ag.vel, ag.heading, ag.max_speed,
-        t.pos, t.vel, t.agent, t.valid, p.facing_test == "velocity", code, param, weight, out,
-    )  # fmt: skip
-
-
-def _evade(job: Job, weight: float, out: Array) -> None:
-    p, t, ag = job.model, job.target(), job.agents
-    code, param = _predictor(p)
-    kf.evade(
-        job.rows, job.local, ag.pos, ag.vel, ag.heading, ag.max_speed,
-        t.pos, t.vel, t.valid, code, param, _limit(p.threat_range), weight, out,
-    )  # fmt: skip
-
-
 def _wander(job: Job, weight: float, out: Array) -> None:
     p, ag = job.model, job.agents
     memory = job.state("wander_target", (2,), fill=np.nan)
-    kf.wander(
+    memory_loops.wander(
         job.rows, ag.pos, ag.vel, ag.heading, ag.max_speed, ag.radius, memory,
         job.sense.rand_rows(job.rows, job.rand_slot, 2), p.units != "world", float(p.radius),
         float(p.distance),
         float(p.jitter), float(job.dt), p.steer == "displacement", weight, out,
     )  # fmt: skip
-
-
-def _velocity_match(job: Job, weight: float, out: Array) -> None:
-    p, t, ag = job.model, job.target(), job.agents
-    kf.velocity_match(
-        job.rows, job.local, ag.vel, ag.mass, t.vel, t.valid, float(p.time_to_target), weight, out
-    )
 
 
 _FLOCK: dict[Any, int] = {pm.Separation: 0, pm.Alignment: 1, pm.Cohesion: 2}
@@ -299,12 +241,12 @@ def _flock(jobs: list[tuple[Job, float, Array]]) -> None:
     ag = first.agents
     sums = getattr(nb, "sums", None)
     if sums is not None:  # the compiled query summed the pairs already
-        kf.flock_sums(
+        flock_loops.flock_sums(
             first.rows, first.local, nb.offsets, sums, ag.pos, ag.vel, ag.max_speed,
             weights[0], weights[1], weights[2], outs[0], outs[1], outs[2],
         )  # fmt: skip
         return
-    kf.flock(
+    flock_loops.flock(
         first.rows, first.local, nb.offsets, nb.j, nb.d, ag.pos, ag.vel, ag.max_speed,
         weights[0], weights[1], weights[2], outs[0], outs[1], outs[2],
     )  # fmt: skip
@@ -316,7 +258,7 @@ def _flock_one(job: Job, weight: float, out: Array) -> None:
 
 def _obstacle_avoidance(job: Job, weight: float, out: Array) -> None:
     p, ag, w = job.model, job.agents, job.world
-    kf.obstacle_avoidance(
+    shape_loops.obstacle_avoidance(
         job.rows, ag.pos, ag.vel, ag.heading, ag.max_speed, ag.radius,
         _c2(w.obstacle_pos), _c1(w.obstacle_radius),
         float(p.min_detection_length), float(p.braking_weight), weight, out,
@@ -325,7 +267,7 @@ def _obstacle_avoidance(job: Job, weight: float, out: Array) -> None:
 
 def _lj_avoidance(job: Job, weight: float, out: Array) -> None:
     p, ag, w = job.model, job.agents, job.world
-    kf.lj_avoidance(
+    shape_loops.lj_avoidance(
         job.rows, ag.pos, ag.heading, _c2(w.obstacle_pos), _c1(w.obstacle_radius),
         float(p.a), float(p.n), float(p.b), float(p.m), float(p.cutoff), weight, out,
     )  # fmt: skip
@@ -333,41 +275,10 @@ def _lj_avoidance(job: Job, weight: float, out: Array) -> None:
 
 def _wall_avoidance(job: Job, weight: float, out: Array) -> None:
     p, ag, w = job.model, job.agents, job.world
-    angle = np.radians(p.side_angle)
-    a = np.asarray(angle, dtype=np.float64)  # vec.rotate's cos and sin, as NumPy computes them
-    rotations = np.array([[np.cos(a), np.sin(a)], [np.cos(-a), np.sin(-a)]], dtype=np.float64)
-    kf.wall_avoidance(
+    lc, ls, rc, rs = side_turns(np.radians(p.side_angle))
+    shape_loops.wall_avoidance(
         job.rows, ag.pos, ag.heading, _c2(w.wall_a), _c2(w.wall_b), _c2(w.wall_normal),
-        float(p.feeler_length), rotations, weight, out,
-    )  # fmt: skip
-
-
-def _hide(job: Job, weight: float, out: Array) -> None:
-    p, t, ag, w = job.model, job.target(), job.agents, job.world
-    kf.hide(
-        job.rows, job.local, ag.pos, ag.vel, ag.heading, ag.max_speed, t.pos, t.vel, t.valid,
-        _c2(w.obstacle_pos), _c1(w.obstacle_radius), float(p.distance_from_boundary),
-        _limit(p.threat_range), weight, out,
-    )  # fmt: skip
-
-
-def _interpose(job: Job, weight: float, out: Array) -> None:
-    p, ag = job.model, job.agents
-    a, b = job.target(), job.facts(p.other)
-    code, param = _predictor(p)
-    kf.interpose(
-        job.rows, job.local, ag.pos, ag.vel, ag.max_speed, a.pos, a.vel, a.valid,
-        b.pos, b.vel, b.valid, code, param, weight, out,
-    )  # fmt: skip
-
-
-def _offset_pursuit(job: Job, weight: float, out: Array) -> None:
-    p, t, ag = job.model, job.target(), job.agents
-    code, param = _predictor(p)
-    kf.offset_pursuit(
-        job.rows, job.local, ag.pos, ag.vel, ag.heading, ag.max_speed,
-        t.pos, t.vel, t.agent, t.valid, float(p.offset[0]), float(p.offset[1]),
-        code, param, weight, out,
+        float(p.feeler_length), lc, ls, rc, rs, weight, out,
     )  # fmt: skip
 
 
@@ -380,21 +291,10 @@ def _path_following(job: Job, weight: float, out: Array) -> None:
         return
     looped = path.looped if p.looped is None else bool(p.looped)
     points = np.ascontiguousarray(path.points, dtype=np.float64)
-    kf.path_following(
+    memory_loops.path_following(
         job.rows, job.local, ag.pos, ag.vel, ag.max_speed, t.valid, points, cursor,
-        float(p.waypoint_seek_distance), bool(looped), weight, out,
+        float(p.waypoint_seek_distance), bool(looped), DECELERATION["normal"], weight, out,
     )  # fmt: skip
-
-
-def _containment(job: Job, weight: float, out: Array) -> None:
-    p, ag = job.model, job.agents
-    if p.rect is None:
-        low, high = np.zeros(2), job.world.size
-    else:
-        low, high = np.asarray(p.rect[0], float), np.asarray(p.rect[1], float)
-    kf.containment(
-        job.rows, ag.pos, ag.vel, low, high, float(p.margin), float(p.look_ahead), weight, out
-    )
 
 
 def _c2(a: Array) -> Array:
@@ -436,28 +336,28 @@ def _blend(job: Job, weight: float, out: Array) -> None:
             ag = job.agents
             kinds = np.array([_FLOCK[type(c)] for c in children], dtype=np.int64)
             weights = np.array([float(c.weight) for c in children])
-            kf.flock_blend(
+            flock_loops.flock_blend(
                 job.rows, job.local, nb.offsets, sums, ag.pos, ag.vel, ag.max_speed,
                 ag.max_force, kinds, weights, weight, out,
             )  # fmt: skip
             return
-    kf.blend(_children(job, 0), job.rows, job.agents.max_force, weight, out)
+    kc.blend(_children(job, 0), job.rows, job.agents.max_force, weight, out)
 
 
 def _prioritized_sum(job: Job, weight: float, out: Array) -> None:
-    kf.prioritized_sum(_children(job, 0), job.rows, job.agents.max_force, weight, out)
+    kc.prioritized_sum(_children(job, 0), job.rows, job.agents.max_force, weight, out)
 
 
 def _first_nonzero(job: Job, weight: float, out: Array) -> None:
     eps = float(job.model.epsilon)
-    kf.first_nonzero(_children(job, 0), job.rows, job.agents.max_force, eps, weight, out)
+    kc.first_nonzero(_children(job, 0), job.rows, job.agents.max_force, eps, weight, out)
 
 
 def _prioritized_dither(job: Job, weight: float, out: Array) -> None:
     p = job.model
     forces = _children(job, len(p.children))
     chances = np.asarray(p.probabilities, dtype=np.float64)
-    kf.prioritized_dither(
+    kc.prioritized_dither(
         forces, job.rows, job.agents.max_force, job.sense.rand, job.rand_slot, chances,
         weight, out,
     )  # fmt: skip
@@ -474,32 +374,19 @@ KERNEL_VALUES: dict[tuple[Any, str], Any] = {
 """Fields a kernel does not read but implements one value of (other than the default)."""
 
 KERNEL_ACCEPTS: dict[tuple[Any, str], frozenset[Any]] = {
-    (pm.Pursuit, "facing_test"): frozenset({"heading", "velocity"}),  # not Millington's "none"
     (pm.Wander, "steer"): frozenset({None, "seek", "displacement"}),  # not "face"
 }
 """Fields a kernel reads for some of their values only; other values go to NumPy."""
 
 IMPLS: dict[Any, tuple[Impl, frozenset[str]]] = {
-    pm.Flee: (_flee, _fields("target fear_distance")),
-    pm.Arrive: (
-        _arrive,
-        _fields("target deceleration slowing_radius tolerance time_to_target"),
-    ),
-    pm.Pursuit: (_pursuit, _fields("target predictor facing_test")),
-    pm.Evade: (_evade, _fields("target predictor threat_range")),
     pm.Wander: (_wander, _fields("radius distance jitter units steer")),
-    pm.VelocityMatch: (_velocity_match, _fields("target time_to_target")),
     pm.Separation: (_flock_one, _fields("of")),
     pm.Alignment: (_flock_one, _fields("of")),
     pm.Cohesion: (_flock_one, _fields("of")),
     pm.ObstacleAvoidance: (_obstacle_avoidance, _fields("min_detection_length braking_weight")),
     pm.LJAvoidance: (_lj_avoidance, _fields("a n b m cutoff")),
     pm.WallAvoidance: (_wall_avoidance, _fields("feeler_length side_angle")),
-    pm.Hide: (_hide, _fields("target distance_from_boundary threat_range")),
-    pm.Interpose: (_interpose, _fields("target other predictor")),
-    pm.OffsetPursuit: (_offset_pursuit, _fields("target offset predictor")),
     pm.PathFollowing: (_path_following, _fields("target waypoint_seek_distance looped")),
-    pm.Containment: (_containment, _fields("rect margin look_ahead")),
     cb.Blend: (_blend, _fields("children")),
     cb.PrioritizedSum: (_prioritized_sum, _fields("children")),
     cb.FirstNonzero: (_first_nonzero, _fields("children epsilon")),

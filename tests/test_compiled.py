@@ -26,6 +26,7 @@ import numpy as np
 import pytest
 
 from behaviortk.engines.facts import compute_facts
+from behaviortk.engines.names import AUTO_BATCH_AGENTS
 from behaviortk.format.loader import load, load_text
 from behaviortk.registry import Registries, load_plugin
 from behaviortk.sense.sensing import Sense
@@ -312,18 +313,28 @@ def test_a_compile_failure_falls_back_to_numpy_with_one_warning_line(
 
 # ------------------------------------------------------------------ choosing
 def test_which_kernels_a_simulation_runs_on(monkeypatch: Any) -> None:
+    """``auto`` goes by the agent count alone (the engine's own threshold), never the engine."""
     monkeypatch.delenv(choice.ENV, raising=False)
-    assert choice.resolve("auto", "batch") == "numba"
-    assert choice.resolve("auto", "py_trees") == "numpy"
-    assert choice.resolve("numba", "py_trees") == "numba"
+    assert choice.resolve("auto", AUTO_BATCH_AGENTS) == "numba"
+    assert choice.resolve("auto", AUTO_BATCH_AGENTS - 1) == "numpy"
+    assert choice.resolve("auto", 0) == "numpy"
+    assert choice.resolve("numba", 1) == "numba"
     monkeypatch.setenv(choice.ENV, "numpy")
-    assert choice.resolve("auto", "batch") == "numpy"
-    assert choice.resolve("numba", "batch") == "numba"  # an explicit choice wins
+    assert choice.resolve("auto", 10**6) == "numpy"
+    assert choice.resolve("numba", 1) == "numba"  # an explicit choice wins
     monkeypatch.setenv(choice.ENV, "fast")
     with pytest.raises(choice.KernelsError, match="choose one of auto, numba, numpy"):
-        choice.resolve("auto", "batch")
+        choice.resolve("auto", 1)
     with pytest.raises(choice.KernelsError, match="unknown kernels 'cuda'"):
-        choice.resolve("cuda", "batch")
+        choice.resolve("cuda", 1)
+
+
+def test_auto_kernels_are_the_same_on_both_engines(monkeypatch: Any) -> None:
+    """A small scenario runs NumPy on either engine, whatever ``engine`` says."""
+    monkeypatch.delenv(choice.ENV, raising=False)
+    scenario = load(DEFINITIONS / "flocking_lj_obstacles.json")
+    names = {Simulation(scenario, engine=e).kernel_name for e in ("py_trees", "batch")}
+    assert names == {"numpy"}
 
 
 # ----------------------------------------------------------------- cell order

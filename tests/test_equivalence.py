@@ -1,8 +1,9 @@
 """The batch engine decides exactly as the py_trees engine (issue 6, "Proof of equality").
 
-1. Every shipped scenario in ``definitions/``: identical ``Decision.emitted`` and
-   ``Decision.status`` on every tick for 600 ticks, and byte-identical traces apart
-   from the header's engine name.
+1. Every shipped scenario (``definitions/``, the chase game, the ``new`` templates),
+   run with the default flags (``kernels="auto"``, no ``BEHAVIORTK_KERNELS``):
+   identical ``Decision.emitted`` and ``Decision.status`` on every tick for 600
+   ticks, and byte-identical traces apart from the header's engine name.
 2. Random trees (hypothesis; depth up to 5, every composite, policy, decorator,
    condition and action kind of the format, steering leaves (flow among them) and a combiner) loaded
    through the real loader and run in two real ``Simulation``s: the py_trees one
@@ -27,18 +28,24 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from behaviortk.engines.names import AUTO_BATCH_AGENTS
 from behaviortk.format.loader import load, load_text
 from behaviortk.record.jsonl import TraceWriter
+from behaviortk.sim import choice
 from behaviortk.sim.simulation import Simulation
 
-DEFINITIONS = Path(__file__).resolve().parent.parent / "definitions"
+ROOT = Path(__file__).resolve().parent.parent
+DEFINITIONS = ROOT / "definitions"
+SHIPPED = [
+    *sorted(DEFINITIONS.glob("*.json")),
+    ROOT / "examples" / "chase_game.json",
+    *sorted((ROOT / "behaviortk" / "templates").glob("*.json")),
+]
 
 
 def scenarios() -> list[Path]:
     """Shipped scenario files (reusable tree libraries and the schema have no groups)."""
     out = []
-    for path in sorted(DEFINITIONS.glob("*.json")):
+    for path in SHIPPED:
         try:
             data = json.loads(path.read_text())
         except ValueError:
@@ -60,13 +67,14 @@ def assert_same_decisions(a: Simulation, b: Simulation, tick: int) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("path", scenarios(), ids=lambda p: p.stem)
-def test_shipped_scenarios_identical_for_600_ticks(path: Path) -> None:
+@pytest.mark.parametrize("path", scenarios(), ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_shipped_scenarios_identical_for_600_ticks(path: Path, monkeypatch: Any) -> None:
+    """With the default flags, as the README promises (evacuation: numba on both, ~1 min)."""
+    monkeypatch.delenv(choice.ENV, raising=False)
     scenario = load(path)
-    # a crowd (evacuation's 3,000 agents: 0.2 s a tick on py_trees) for 60 ticks
-    crowd = sum(g.count for g in scenario.definition.groups) >= AUTO_BATCH_AGENTS
-    ticks = 60 if crowd else 600
+    ticks = 600
     sims = [Simulation(scenario, engine=e) for e in ("py_trees", "batch")]
+    assert sims[0].kernel_name == sims[1].kernel_name
     outs = [io.StringIO() for _ in sims]
     writers = [TraceWriter(out, sim) for out, sim in zip(outs, sims, strict=True)]
     for t in range(ticks):

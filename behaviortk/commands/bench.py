@@ -169,16 +169,12 @@ def overlap_note(log: Any) -> str:
     )
 
 
-def ready_kernels(engine: str, scenario: Any) -> float:
+def ready_kernels(scenario: Any) -> float:
     """Compile (or load) the kernels the run will use before the simulation is built, so
     neither their time nor their memory counts as the simulation's; the seconds it took."""
-    from behaviortk.engines.names import AUTO_BATCH_AGENTS
     from behaviortk.sim import choice
 
-    if engine == "auto":
-        total = sum(g.count for g in scenario.definition.groups)
-        engine = "batch" if total >= AUTO_BATCH_AGENTS else "py_trees"
-    if choice.resolve("auto", engine) != "numba":
+    if choice.resolve("auto", sum(g.count for g in scenario.definition.groups)) != "numba":
         return 0.0
     return choice.load()[1]
 
@@ -228,7 +224,7 @@ def run(args: argparse.Namespace) -> int:
             total = sum(int(g["count"]) for g in data["groups"])
             sources[str(args.file)] = text = json.dumps(data)
             scenario = load_text(text, str(args.file), max_agents=max(MAX_AGENTS, total))
-        compile_s = ready_kernels(args.engine, scenario)
+        compile_s = ready_kernels(scenario)
     except DefinitionError as exc:
         from behaviortk.commands.diagnostics import print_issues
 

@@ -116,7 +116,8 @@ def add_kernels_option(parser: argparse.ArgumentParser) -> None:
         choices=KERNELS,
         default="auto",
         help="numba (compiled) or numpy (the reference) for sense, act and integrate; auto "
-        "(default): $BEHAVIORTK_KERNELS if set, else numba with the batch engine",
+        "(default): $BEHAVIORTK_KERNELS if set, else numba from 2,000 agents on (as --engine "
+        "auto), whatever the engine, so both engines give identical results",
     )
 
 

@@ -12,4 +12,5 @@ KERNELS = ("auto", "numba", "numpy")
 """Names ``Simulation(kernels=...)`` and ``--kernels`` accept (``sim/choice.py``)."""
 
 AUTO_BATCH_AGENTS = 2000
-"""``engine="auto"`` picks the batch engine from this many agents on."""
+"""``engine="auto"`` picks the batch engine, and ``kernels="auto"`` numba, from this many
+agents on (both by the count alone, so default flags run the same kernels on either engine)."""

@@ -2,9 +2,12 @@
 
 ``kernels`` is ``"numba"`` (compiled), ``"numpy"`` (the reference) or
 ``"auto"``: the ``BEHAVIORTK_KERNELS`` environment variable when it is set,
-else numba for the batch engine (crowds, where ticks are long) and NumPy for
-the py_trees engine (small scenes, where loading numba would cost more than
-it saves). ``BEHAVIORTK_KERNELS=numpy`` (or ``--kernels numpy``) forces the
+else numba from ``AUTO_BATCH_AGENTS`` agents on (crowds, where ticks are long)
+and NumPy below (small scenes, where loading numba would cost more than it
+saves). The choice goes by the agent count alone, as ``engine="auto"`` does,
+never by the engine: the two paths may differ in the last bit (libm's and
+NumPy's ``pow``), so the same scenario on either engine with default flags
+runs the same kernels and gives byte-identical traces. ``BEHAVIORTK_KERNELS=numpy`` (or ``--kernels numpy``) forces the
 reference everywhere.
 
 Loading compiles every kernel, or reads it from numba's on-disk cache (under
@@ -21,7 +24,7 @@ import sys
 import time
 from typing import Any
 
-from behaviortk.engines.names import KERNELS
+from behaviortk.engines.names import AUTO_BATCH_AGENTS, KERNELS
 from behaviortk.errors import SimulationError
 
 ENV = "BEHAVIORTK_KERNELS"
@@ -32,8 +35,8 @@ class KernelsError(SimulationError):
     """An unknown kernels name (argument or environment variable)."""
 
 
-def resolve(kernels: str, engine: str) -> str:
-    """``"numba"`` or ``"numpy"`` for a requested ``kernels`` name and the engine in use."""
+def resolve(kernels: str, agents: int) -> str:
+    """``"numba"`` or ``"numpy"`` for a requested ``kernels`` name and the scenario's agent count."""
     if kernels not in KERNELS:
         raise KernelsError(f"unknown kernels {kernels!r}; choose one of {', '.join(KERNELS)}")
     if kernels == "auto":
@@ -44,7 +47,7 @@ def resolve(kernels: str, engine: str) -> str:
             )
         kernels = env
     if kernels == "auto":
-        return "numba" if engine == "batch" else "numpy"
+        return "numba" if agents >= AUTO_BATCH_AGENTS else "numpy"
     return kernels
 
 

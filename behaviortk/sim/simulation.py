@@ -141,7 +141,7 @@ class Simulation:
         seed = _check_seed(seed)
         from behaviortk.sim import choice
 
-        choice.resolve(kernels, "batch")  # an unknown name fails here, before anything is built
+        choice.resolve(kernels, 0)  # an unknown name fails here, before anything is built
         if isinstance(scenario, str | Path):
             from behaviortk.format.loader import load
 
@@ -199,7 +199,7 @@ class Simulation:
         """The compiled kernels this run uses (``sim.backend.Kernels``), or None (NumPy)."""
         self.compile_s = 0.0
         """Seconds this Simulation spent compiling kernels or loading them from the disk cache."""
-        if choice.resolve(kernels, self.engine.name) == "numba":
+        if choice.resolve(kernels, self._agents.n) == "numba":
             self.kernels, self.compile_s = choice.load()
         if self.kernels is not None:
             self._act = self.kernels.act

@@ -191,6 +191,11 @@ def test_carry_is_the_masked_store(data: Any, n: int, permutation: bool, same_ty
             expected[:, kept] = rows[:, source[kept]]
         carry(dst, rows, source, axis=axis)
         assert np.array_equal(dst, expected)
+        if n == old:  # in place (dst is src): the same as from a copy
+            alone = rows.copy()
+            carry(alone, alone, source, axis=axis)
+            carry(rows, rows.copy(), source, axis=axis)
+            assert np.array_equal(alone, rows)
 
 
 def test_a_re_sort_moves_every_bit_of_tree_state_with_its_agent() -> None:

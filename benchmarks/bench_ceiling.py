@@ -10,7 +10,8 @@ that is a multiple of 32 (both re-sort their rows into cell order every 32
 ticks: the mean counts that tick, the median does not). Reported per size,
 medians over the rounds: the engine's and the ceiling's median and mean ms per
 tick, by CPU time of this process (other processes on the machine disturb it
-less) and by wall clock, their ratios, and the engine's phases (CPU ms).
+less) and by wall clock, their ratios, and the engine's phases (CPU ms). The
+results file's ``## Notes`` section, if any, is kept.
 
     .venv/bin/python benchmarks/bench_ceiling.py [--sizes 50000 100000] [--rounds 5]
         [--ticks 96] [--warmup 20] [--out benchmarks/results_ceiling.md]
@@ -42,6 +43,10 @@ from behaviortk.sim.simulation import PHASES, Simulation  # noqa: E402
 
 simulation._time = types.SimpleNamespace(perf_counter=time.process_time)  # type: ignore[assignment]
 """The engine's phase timings in CPU time (``Simulation.timings``), like the ticks here."""
+
+
+NOTES = "## Notes"
+"""A results file's hand-written section from this heading on: kept when the figures are rewritten."""
 
 
 def engine(n: int) -> Simulation:
@@ -140,7 +145,9 @@ def main() -> int:
         f"Machine load (1-minute load average, 2 cores shared with other work): "
         f"{load_start:.1f} at the start, {load_end:.1f} at the end.",
     ]
-    Path(args.out).write_text("\n".join(lines) + "\n")
+    out = Path(args.out)
+    notes = out.read_text().partition(NOTES)[2] if out.exists() else ""
+    out.write_text("\n".join(lines) + "\n" + (f"\n{NOTES}{notes}" if notes else ""))
     Path(args.out).with_suffix(".jsonl").write_text(json.dumps(raw) + "\n")
     print("\n".join(lines))
     return 0

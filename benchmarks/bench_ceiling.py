@@ -45,6 +45,9 @@ simulation._time = types.SimpleNamespace(perf_counter=time.process_time)  # type
 """The engine's phase timings in CPU time (``Simulation.timings``), like the ticks here."""
 
 
+AGREE = 1e-9
+"""Largest difference of one tick allowed: more means the ceiling no longer does the engine's work."""
+
 NOTES = "## Notes"
 """A results file's hand-written section from this heading on: kept when the figures are rewritten."""
 
@@ -103,6 +106,8 @@ def main() -> int:
         for _ in range(args.warmup):
             sim.step()
         agree = check(sim, ticks=1)
+        if not agree <= AGREE:
+            raise SystemExit(f"{n:,} agents: the ceiling and the engine differ by {agree:.1e}")
         rounds = [one_round(n, args.ticks, args.warmup) for _ in range(args.rounds)]
         med = {
             k: statistics.median(r[k] for r in rounds) for k in rounds[0] if k != "phases_cpu_ms"

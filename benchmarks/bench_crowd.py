@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from ceiling_kernel import Ceiling  # noqa: E402
+from ceiling_kernel import SORT_EVERY, Ceiling  # noqa: E402
 
 from behaviortk.commands.scaling import largest_group, scale_definition  # noqa: E402
 from behaviortk.format.loader import load, load_text  # noqa: E402
@@ -64,7 +64,7 @@ def interleaved(n: int, ticks: int, warmup: int, sort: bool = True) -> dict[str,
     """Engine and ceiling on evade_or_flock at ``n`` agents, tick by tick in turn."""
     sim = Simulation(scaled(EVADE, n), engine="batch", kernels="numba")
     assert sim.kernel_name == "numba", "numba kernels did not load"
-    ceiling = Ceiling.from_sim(sim, sort=sort)
+    ceiling = Ceiling.from_sim(sim, sort_every=SORT_EVERY if sort else 0)
     for _ in range(warmup):
         sim.step()
         ceiling.step()

@@ -1,27 +1,31 @@
 """The ceiling: one tick of evade_or_flock written by hand as a single fused numba kernel.
 
 This is what the machine allows for the work of that tick, the yardstick the
-batch engine's compiled path is measured against (``bench_crowd.py``): the
-same grid, the same view distance and field-of-view tests on a wrapped world,
-the same nearest predator, the same forces and the same integration, with
-none of the engine's generality (no trees, no registries, constants as
-scalars, one pass per agent).
+batch engine's compiled path is measured against (``bench_crowd.py``,
+``bench_ceiling.py``). It does the engine's work and no more: the same grid
+(``query_loops.grid_shape`` of the padded view distance), the same exact view
+tests (distance, not oneself, 270-degree field of view on a wrapped world), at
+most ``max_neighbours`` nearest kept, the same nearest predator and nearest
+prey, and the package's own per-row formulas (``steering/formulas.py``,
+``vec.py``, ``world/integrate.py``, ``world/streams.py``), so that one tick of
+it leaves the state one engine tick leaves (``check`` compares them), with
+none of the engine's generality: no trees, no registries, no phases, constants
+as scalars, every prey visited once.
 
-Per tick:
+Per tick, in one call:
 
-1. prey are binned in a grid of cells at least the view distance wide
-   (counting sort) and every prey array is put in cell order, so a cell's
-   agents are contiguous in memory (``sort=False`` skips that, for comparison);
-2. each prey draws its two wander numbers (the engine's counter hash,
-   ``world/streams.py``);
-3. each predator finds its nearest prey (brute force: there are three);
-4. each prey finds its nearest predator; within ``threat`` it evades it
-   (Buckland's linear look-ahead), else if it sees a neighbour (view
-   distance, field of view, at most ``cap`` nearest) it blends separation,
-   alignment and cohesion, else it wanders;
-5. predators pursue their nearest prey (Buckland's facing test);
-6. everyone is integrated (truncate force, ``a = F / m``, truncate speed,
-   move, wrap, heading from velocity).
+1. every ``sort_every`` ticks the prey's rows are put in grid-cell order (the
+   engine re-sorts every 32 ticks, ``sim/cell_order.py``); every tick they are
+   binned by cell (counting sort) with their coordinates copied in cell order,
+   so a cell's candidates are contiguous;
+2. each predator finds its nearest prey (brute force: there are three) and
+   pursues it (Buckland's Pursuit with his linear look-ahead), integrated
+   into the next state;
+3. each prey finds its nearest predator; within ``threat`` it evades it, else
+   if it sees a neighbour it blends separation, alignment and cohesion, else
+   it wanders (jitter, seek); AccumulateForce, then integration (truncate
+   force, ``a = F / m``, truncate speed, move, wrap, heading from velocity)
+   into the next state (two buffers, swapped: nobody reads a moved agent).
 
 Not part of the package: ``benchmarks/`` only.
 """
@@ -29,376 +33,274 @@ Not part of the package: ``benchmarks/`` only.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
-from numba import njit
 
-EPS = 1e-12
-MIN_SEP2 = 1e-6
-GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-M1 = np.uint64(0xBF58476D1CE4E5B9)
-M2 = np.uint64(0x94D049BB133111EB)
+from behaviortk.jit.compile import inline, kernel
+from behaviortk.sense.query_loops import grid_shape, separation_pair
+from behaviortk.steering.formulas import (
+    accumulate,
+    alignment,
+    cohesion,
+    evade,
+    linear_time,
+    pursuit,
+    seek,
+    usable_time,
+    wander_step,
+    wander_target,
+)
+from behaviortk.vec import finite_or_zero, length_xy, normalize_xy, truncate_xy
+from behaviortk.world.integrate import accelerate, advance, heading_of
+from behaviortk.world.sight import FOV_COS_TOLERANCE
+from behaviortk.world.spatial import padded, shortest, shortest_near, wrap_axis
+from behaviortk.world.streams import agent_key, mix, uniform
 
-
-@njit(cache=True, inline="always")
-def _mix(z: np.uint64) -> np.uint64:
-    z = z + GOLDEN
-    z = (z ^ (z >> np.uint64(30))) * M1
-    z = (z ^ (z >> np.uint64(27))) * M2
-    return z ^ (z >> np.uint64(31))
-
-
-@njit(cache=True, inline="always")
-def _neighbour_cell(c: int, n: int, size: float) -> tuple[int, float]:
-    """Cell ``c`` (at most one past either edge) wrapped into ``0..n-1``, and the shift
-    that puts its agents beside the observer (wrapped world)."""
-    if c < 0:
-        return c + n, -size
-    if c >= n:
-        return c - n, size
-    return c, 0.0
+SORT_EVERY = 32
+"""Ticks between re-sorts into cell order, as the engine (``sim/cell_order.SORT_EVERY``)."""
 
 
-@njit(cache=True, inline="always")
-def _uniform(seed: np.uint64, agent: np.int64, tick: np.int64, slot: np.int64) -> float:
-    h = _mix(seed)
-    h = _mix(h ^ np.uint64(agent))
-    h = _mix(h ^ np.uint64(tick))
-    h = _mix(h ^ np.uint64(slot))
-    return float(h >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+@inline
+def _cell(x: float, y: float, fx: float, fy: float, nx: int, ny: int) -> int:
+    """The grid cell of a point inside the wrapped world (the engine's ``_cell_of``)."""
+    cx = min(int(x * fx), nx - 1)
+    cy = min(int(y * fy), ny - 1)
+    return cy * nx + cx
 
 
-@njit(cache=True, inline="always")
-def _wrap_d(d: float, size: float) -> float:
-    if d > 0.5 * size:
-        return d - size
-    if d < -0.5 * size:
-        return d + size
-    return d
+@inline
+def _step(
+    i: int, fx: float, fy: float, pos: np.ndarray, vel: np.ndarray, heading: np.ndarray,
+    max_force: float, max_speed: float, dt: float, width: float, height: float,
+    top_x: float, top_y: float, out_pos: np.ndarray, out_vel: np.ndarray,
+    out_heading: np.ndarray,
+) -> None:  # fmt: skip
+    """AccumulateForce from zero, then the engine's integration step of row ``i`` (mass 1)."""
+    fx, fy = accumulate(0.0, 0.0, fx, fy, max_force)
+    _, _, vx, vy = accelerate(vel[i, 0], vel[i, 1], fx, fy, 1.0, max_force, dt)
+    px, py, vx, vy = advance(pos[i, 0], pos[i, 1], vx, vy, max_speed, dt)
+    out_pos[i, 0] = wrap_axis(px, width, top_x)
+    out_pos[i, 1] = wrap_axis(py, height, top_y)
+    out_vel[i, 0], out_vel[i, 1] = vx, vy
+    out_heading[i, 0], out_heading[i, 1] = heading_of(vx, vy, heading[i, 0], heading[i, 1])
 
 
-@njit(cache=True, inline="always")
-def _wrap_p(p: float, size: float) -> float:
-    if p < 0.0:
-        p += size
-    elif p >= size:
-        p -= size
-    if p < 0.0 or p >= size:
-        p = p - size * math.floor(p / size)
-    return p
-
-
-@njit(cache=True, inline="always")
-def _integrate(
-    i: int,
-    fx: float,
-    fy: float,
-    pos: np.ndarray,
-    vel: np.ndarray,
-    heading: np.ndarray,
-    max_force: float,
-    mass: float,
-    max_speed: float,
-    dt: float,
-    width: float,
-    height: float,
-) -> None:
-    f = math.sqrt(fx * fx + fy * fy)
-    if f > max_force:
-        s = max_force / f
-        fx *= s
-        fy *= s
-    vx = vel[i, 0] + fx / mass * dt
-    vy = vel[i, 1] + fy / mass * dt
-    sp = math.sqrt(vx * vx + vy * vy)
-    if sp > max_speed:
-        s = max_speed / sp
-        vx *= s
-        vy *= s
-        sp = max_speed
-    pos[i, 0] = _wrap_p(pos[i, 0] + vx * dt, width)
-    pos[i, 1] = _wrap_p(pos[i, 1] + vy * dt, height)
-    vel[i, 0] = vx
-    vel[i, 1] = vy
-    if sp > 1e-8:
-        heading[i, 0] = vx / sp
-        heading[i, 1] = vy / sp
-
-
-@njit(cache=True)
+@kernel
 def tick(
     tick_no: int,
     seed: int,
-    # prey state (rows permuted into cell order when sort is on)
+    # prey state (rows re-sorted into cell order every sort_every ticks), the next state
     pos: np.ndarray,
     vel: np.ndarray,
     heading: np.ndarray,
     wander: np.ndarray,
     ids: np.ndarray,
-    # predators
+    out_pos: np.ndarray,
+    out_vel: np.ndarray,
+    out_heading: np.ndarray,
+    # predators and their next state
     ppos: np.ndarray,
     pvel: np.ndarray,
     pheading: np.ndarray,
-    # scratch (n prey)
+    out_ppos: np.ndarray,
+    out_pvel: np.ndarray,
+    out_pheading: np.ndarray,
+    # scratch: n prey (cell, rows, xs, ys), cells + 1 (start), a re-sort's
     cell: np.ndarray,
-    order: np.ndarray,
+    rows: np.ndarray,
+    xs: np.ndarray,
+    ys: np.ndarray,
+    vxs: np.ndarray,
+    vys: np.ndarray,
+    start: np.ndarray,
     scratch2: np.ndarray,
     scratch1: np.ndarray,
-    force: np.ndarray,
-    # world, prey and predator constants
+    dist_buf: np.ndarray,
+    # world, grid, prey and predator constants
     width: float,
     height: float,
     dt: float,
+    nx: int,
+    ny: int,
     view: float,
-    cos_half: float,
+    cos_limit: float,
     cap: int,
     threat: float,
     prey_max_speed: float,
     prey_max_force: float,
     prey_radius: float,
+    wander_slot: int,
     pred_max_speed: float,
     pred_max_force: float,
     sort: bool,
 ) -> None:
     n = pos.shape[0]
     m = ppos.shape[0]
-    nx = max(3, int(width // view))
-    ny = max(3, int(height // view))
     fx_cell = nx / width
     fy_cell = ny / height
-    n_cells = nx * ny
-    start = np.zeros(n_cells + 1, dtype=np.int64)
+    top_x = np.nextafter(width, 0.0)
+    top_y = np.nextafter(height, 0.0)
+    # 1. bin the prey by cell (stable counting sort); re-sort their rows first when due
+    start[:] = 0
     for i in range(n):
-        cx = min(int(pos[i, 0] * fx_cell), nx - 1)
-        cy = min(int(pos[i, 1] * fy_cell), ny - 1)
-        c = cy * nx + cx
+        c = _cell(pos[i, 0], pos[i, 1], fx_cell, fy_cell, nx, ny)
         cell[i] = c
         start[c + 1] += 1
-    for c in range(n_cells):
+    for c in range(nx * ny):
         start[c + 1] += start[c]
-    fill = start[:-1].copy()
-    for i in range(n):
+    for i in range(n):  # rows[slot]: prey i in cell order (start[c] is the fill pointer)
         c = cell[i]
-        order[fill[c]] = i
-        fill[c] += 1
-    if sort:  # put every prey array in cell order (nearly in order already: cheap)
+        rows[start[c]] = i
+        start[c] += 1
+    for c in range(nx * ny, 0, -1):  # fill pointers back to the cells' first slots
+        start[c] = start[c - 1]
+    start[0] = 0
+    if sort:  # rows into cell order: rows[slot] = slot from now on
         for arr in (pos, vel, heading, wander):
             for k in range(n):
-                scratch2[k, 0] = arr[order[k], 0]
-                scratch2[k, 1] = arr[order[k], 1]
+                scratch2[k, 0] = arr[rows[k], 0]
+                scratch2[k, 1] = arr[rows[k], 1]
             arr[:, :] = scratch2
         for k in range(n):
-            scratch1[k] = ids[order[k]]
-        for k in range(n):
-            ids[k] = np.int64(scratch1[k])
-        for k in range(n):
-            order[k] = k  # rows are now in cell order
-        for c in range(n_cells):
+            scratch1[k] = ids[rows[k]]
+        ids[:] = scratch1
+        for c in range(nx * ny):
             for k in range(start[c], start[c + 1]):
+                rows[k] = k
                 cell[k] = c
-    # predators: nearest prey, pursuit (uses prey state before anyone moves)
-    pforce = np.zeros((m, 2))
+    for s in range(n):
+        xs[s] = pos[rows[s], 0]
+        ys[s] = pos[rows[s], 1]
+        vxs[s] = vel[rows[s], 0]
+        vys[s] = vel[rows[s], 1]
+    last = dist_buf.shape[0] - 1
+    # 2. predators: nearest prey (the first of the smallest), pursuit, integration
+    d2s = np.empty(n)
     for p in range(m):
+        xp, yp = ppos[p, 0], ppos[p, 1]
         best = np.inf
-        pick = -1
-        for i in range(n):
-            dx = _wrap_d(pos[i, 0] - ppos[p, 0], width)
-            dy = _wrap_d(pos[i, 1] - ppos[p, 1], height)
+        for j in range(n):
+            dx = shortest_near(pos[j, 0] - xp, width, True)
+            dy = shortest_near(pos[j, 1] - yp, height, True)
             d2 = dx * dx + dy * dy
-            if d2 < best:
-                best = d2
-                pick = i
-        if pick < 0:
-            continue
-        tx = ppos[p, 0] + _wrap_d(pos[pick, 0] - ppos[p, 0], width)
-        ty = ppos[p, 1] + _wrap_d(pos[pick, 1] - ppos[p, 1], height)
-        tox, toy = tx - ppos[p, 0], ty - ppos[p, 1]
-        ahead = tox * pheading[p, 0] + toy * pheading[p, 1] > 0.0
-        facing = pheading[p, 0] * heading[pick, 0] + pheading[p, 1] * heading[pick, 1] < -0.95
-        if not (ahead and facing):
-            tvx, tvy = vel[pick, 0], vel[pick, 1]
-            den = pred_max_speed + math.sqrt(tvx * tvx + tvy * tvy)
-            t = math.sqrt(tox * tox + toy * toy) / den if den > EPS else 0.0
-            tx += tvx * t
-            ty += tvy * t
-        ax, ay = tx - ppos[p, 0], ty - ppos[p, 1]
-        al = math.sqrt(ax * ax + ay * ay)
-        if al > EPS:
-            ax, ay = ax / al, ay / al
-        else:
-            ax, ay = 0.0, 0.0
-        pforce[p, 0] = ax * pred_max_speed - pvel[p, 0]
-        pforce[p, 1] = ay * pred_max_speed - pvel[p, 1]
-    # prey: decide and steer
-    useed = np.uint64(seed)
-    dist_buf = np.empty(4096)
+            d2s[j] = d2
+            best = min(best, d2)
+        fx = fy = 0.0
+        if n > 0:
+            a = 0
+            while d2s[a] != best:
+                a += 1
+            tx = xp + shortest(pos[a, 0] - xp, width, True)
+            ty = yp + shortest(pos[a, 1] - yp, height, True)
+            tvx, tvy = vel[a, 0], vel[a, 1]
+            ahead = usable_time(linear_time(tx - xp, ty - yp, pred_max_speed, tvx, tvy))
+            found = pursuit(
+                xp, yp, pvel[p, 0], pvel[p, 1], pheading[p, 0], pheading[p, 1], pred_max_speed,
+                tx, ty, tvx, tvy, heading[a, 0], heading[a, 1], ahead, True, False, -0.95,
+            )  # fmt: skip
+            fx, fy = finite_or_zero(found[0]), finite_or_zero(found[1])
+        _step(
+            p, fx, fy, ppos, pvel, pheading, pred_max_force, pred_max_speed, dt, width, height,
+            top_x, top_y, out_ppos, out_pvel, out_pheading,
+        )  # fmt: skip
+    # 3. prey: decide, steer, integrate
+    seeded = mix(np.uint64(seed))
+    utick = np.uint64(tick_no)
+    r2 = view * view
     for i in range(n):
         xi, yi = pos[i, 0], pos[i, 1]
-        # nearest predator
+        vxi, vyi = vel[i, 0], vel[i, 1]
+        hx, hy = heading[i, 0], heading[i, 1]
+        # nearest predator (strict <: the lowest row of the smallest), within threat?
         best = np.inf
         pick = -1
-        bdx = 0.0
-        bdy = 0.0
         for p in range(m):
-            dx = _wrap_d(ppos[p, 0] - xi, width)
-            dy = _wrap_d(ppos[p, 1] - yi, height)
+            dx = shortest_near(ppos[p, 0] - xi, width, True)
+            dy = shortest_near(ppos[p, 1] - yi, height, True)
             d2 = dx * dx + dy * dy
             if d2 < best:
-                best, pick, bdx, bdy = d2, p, dx, dy
-        fx = 0.0
-        fy = 0.0
-        if pick >= 0 and math.sqrt(best) <= threat:
+                best, pick = d2, p
+        threatened = False
+        tx = ty = 0.0
+        if pick >= 0:
+            tx = xi + shortest(ppos[pick, 0] - xi, width, True)
+            ty = yi + shortest(ppos[pick, 1] - yi, height, True)
+            threatened = length_xy(tx - xi, ty - yi) <= threat
+        if threatened:
             tvx, tvy = pvel[pick, 0], pvel[pick, 1]
-            den = prey_max_speed + math.sqrt(tvx * tvx + tvy * tvy)
-            t = math.sqrt(best) / den if den > EPS else 0.0
-            awx = -(bdx + tvx * t)
-            awy = -(bdy + tvy * t)
-            al = math.sqrt(awx * awx + awy * awy)
-            if al > EPS:
-                awx, awy = awx / al, awy / al
-            else:
-                awx, awy = heading[i, 0], heading[i, 1]
-            fx = awx * prey_max_speed - vel[i, 0]
-            fy = awy * prey_max_speed - vel[i, 1]
+            ahead = usable_time(linear_time(tx - xi, ty - yi, prey_max_speed, tvx, tvy))
+            found = evade(xi, yi, vxi, vyi, hx, hy, prey_max_speed, tx, ty, tvx, tvy, ahead, np.inf)
+            fx, fy = finite_or_zero(found[0]), finite_or_zero(found[1])
         else:
+            # neighbours in the 3 x 3 cells: one run of slots per stencil row (two where it
+            # wraps), the exact tests, sums on the fly; over the cap, a second pass keeps
+            # the nearest cap (never at this density: the cap is 64)
             c = cell[i]
             cx = c % nx
             cy = c // nx
-            hx, hy = heading[i, 0], heading[i, 1]
-            count = 0
-            sx = sy = ax = ay = cxs = cys = 0.0
-            r2 = view * view
-            for oy in range(-1, 2):
-                gy, shy = _neighbour_cell(cy + oy, ny, height)
-                for ox in range(-1, 2):
-                    gx, shx = _neighbour_cell(cx + ox, nx, width)
-                    g = gy * nx + gx
-                    for k in range(start[g], start[g + 1]):
-                        j = order[k]
-                        if j == i:
-                            continue
-                        dx = pos[j, 0] + shx - xi
-                        dy = pos[j, 1] + shy - yi
-                        d2 = dx * dx + dy * dy
-                        if d2 > r2:
-                            continue
-                        dd = math.sqrt(d2)
-                        if hx * dx + hy * dy < dd * cos_half:
-                            continue
-                        if count < dist_buf.shape[0]:
-                            dist_buf[count] = dd
-                        count += 1
-                        inv = -1.0 / max(d2, MIN_SEP2)
-                        sx += dx * inv
-                        sy += dy * inv
-                        ax += vel[j, 0]
-                        ay += vel[j, 1]
-                        cxs += dx
-                        cys += dy
-            if count > cap:
-                # keep the nearest cap: a second pass above the cap-th distance (rare)
-                kth = np.sort(dist_buf[: min(count, dist_buf.shape[0])])[cap - 1]
-                count = 0
-                sx = sy = ax = ay = cxs = cys = 0.0
-                for oy in range(-1, 2):
-                    gy, shy = _neighbour_cell(cy + oy, ny, height)
-                    for ox in range(-1, 2):
-                        gx, shx = _neighbour_cell(cx + ox, nx, width)
-                        g = gy * nx + gx
-                        for k in range(start[g], start[g + 1]):
-                            j = order[k]
-                            if j == i:
-                                continue
-                            dx = pos[j, 0] + shx - xi
-                            dy = pos[j, 1] + shy - yi
-                            d2 = dx * dx + dy * dy
-                            dd = math.sqrt(d2)
-                            if dd > kth or hx * dx + hy * dy < dd * cos_half or count >= cap:
-                                continue
-                            count += 1
-                            inv = -1.0 / max(d2, MIN_SEP2)
-                            sx += dx * inv
-                            sy += dy * inv
-                            ax += vel[j, 0]
-                            ay += vel[j, 1]
-                            cxs += dx
-                            cys += dy
-            if count > 0:
-                # blend: 1.5 separation + 1.0 alignment + 0.8 cohesion, truncated
-                inv_n = 1.0 / count
-                ax = ax * inv_n - vel[i, 0]
-                ay = ay * inv_n - vel[i, 1]
-                tx, ty = cxs * inv_n, cys * inv_n
-                tl = math.sqrt(tx * tx + ty * ty)
-                if tl > EPS:
-                    tx, ty = tx / tl, ty / tl
-                else:
-                    tx, ty = 0.0, 0.0
-                kx = tx * prey_max_speed - vel[i, 0]
-                ky = ty * prey_max_speed - vel[i, 1]
-                fx = 1.5 * sx + ax + 0.8 * kx
-                fy = 1.5 * sy + ay + 0.8 * ky
+            if cx == 0:
+                a0, a1, b0, b1 = nx - 1, nx, 0, 2
+            elif cx == nx - 1:
+                a0, a1, b0, b1 = nx - 2, nx, 0, 1
             else:
-                # wander (Buckland): jitter the circle target, seek it
-                r = 1.2 * prey_radius
-                wx, wy = wander[i, 0], wander[i, 1]
-                if not (math.isfinite(wx) and math.isfinite(wy)):
-                    wx, wy = r, 0.0
+                a0, a1, b0, b1 = cx - 1, cx + 2, 0, 0
+            count = 0
+            sx = sy = ax = ay = ox = oy = 0.0
+            kth = np.inf
+            for rounds in range(2):
+                for gy in range(cy - 1, cy + 2):
+                    row = (gy + ny if gy < 0 else gy - ny if gy >= ny else gy) * nx
+                    for part in range(2):
+                        lo = start[row + a0] if part == 0 else start[row + b0]
+                        hi = start[row + a1] if part == 0 else start[row + b1]
+                        for s in range(lo, hi):
+                            j = rows[s]
+                            dx = shortest_near(xs[s] - xi, width, True)
+                            dy = shortest_near(ys[s] - yi, height, True)
+                            d2 = dx * dx + dy * dy
+                            dist = math.sqrt(d2)
+                            if d2 > r2 or j == i or hx * dx + hy * dy < dist * cos_limit:
+                                continue
+                            if rounds == 1 and (dist > kth or count >= cap):
+                                continue
+                            if rounds == 0 and count <= last:
+                                dist_buf[count] = dist
+                            count += 1
+                            tx, ty = separation_pair(i, j, dx, dy)
+                            sx += tx
+                            sy += ty
+                            ax += vxs[s]
+                            ay += vys[s]
+                            ox += dx
+                            oy += dy
+                if count <= cap:
+                    break
+                kth = np.sort(dist_buf[: min(count, last + 1)])[cap - 1]
+                count = 0
+                sx = sy = ax = ay = ox = oy = 0.0
+            if count > 0:  # flock: 1.5 separation + 1.0 alignment + 0.8 cohesion, truncated
+                fax, fay = alignment(count, ax, ay, vxi, vyi)
+                fcx, fcy = cohesion(count, ox, oy, xi, yi, vxi, vyi, prey_max_speed)
+                fx = finite_or_zero(sx) * 1.5 + finite_or_zero(fax) + finite_or_zero(fcx) * 0.8
+                fy = finite_or_zero(sy) * 1.5 + finite_or_zero(fay) + finite_or_zero(fcy) * 0.8
+                fx, fy = truncate_xy(fx, fy, prey_max_force)
+            else:  # wander (Buckland): jitter the remembered circle target, seek it
+                key = agent_key(seeded, np.uint64(ids[i]), utick)
+                u0 = uniform(key, np.uint64(wander_slot))
+                u1 = uniform(key, np.uint64(wander_slot + 1))
                 step = 80.0 * prey_radius * dt
-                u0 = _uniform(useed, ids[i], tick_no, 0)
-                u1 = _uniform(useed, ids[i], tick_no, 1)
-                wx += (2.0 * u0 - 1.0) * step
-                wy += (2.0 * u1 - 1.0) * step
-                wl = math.sqrt(wx * wx + wy * wy)
-                if wl > EPS:
-                    wx, wy = wx / wl * r, wy / wl * r
-                else:
-                    wx, wy = r, 0.0
-                wander[i, 0], wander[i, 1] = wx, wy
-                lx = wx + 2.0 * prey_radius
-                gx = xi + hx * lx - hy * wy
-                gy = yi + hy * lx + hx * wy
-                dx, dy = gx - xi, gy - yi
-                dl = math.sqrt(dx * dx + dy * dy)
-                if dl > EPS:
-                    dx, dy = dx / dl, dy / dl
-                else:
-                    dx, dy = 0.0, 0.0
-                fx = dx * prey_max_speed - vel[i, 0]
-                fy = dy * prey_max_speed - vel[i, 1]
-        force[i, 0] = fx
-        force[i, 1] = fy
-    for i in range(n):
-        _integrate(
-            i,
-            force[i, 0],
-            force[i, 1],
-            pos,
-            vel,
-            heading,
-            prey_max_force,
-            1.0,
-            prey_max_speed,
-            dt,
-            width,
-            height,
-        )
-    for p in range(m):
-        _integrate(
-            p,
-            pforce[p, 0],
-            pforce[p, 1],
-            ppos,
-            pvel,
-            pheading,
-            pred_max_force,
-            1.0,
-            pred_max_speed,
-            dt,
-            width,
-            height,
-        )
+                lx, ly = wander_step(wander[i, 0], wander[i, 1], u0, u1, step, 1.2 * prey_radius)
+                wander[i, 0], wander[i, 1] = lx, ly
+                ux, uy = normalize_xy(hx, hy)
+                gx, gy = wander_target(lx, ly, 2.0 * prey_radius, xi, yi, ux, uy)
+                fx, fy = seek(xi, yi, vxi, vyi, gx, gy, prey_max_speed)
+            fx, fy = finite_or_zero(fx), finite_or_zero(fy)
+        _step(
+            i, fx, fy, pos, vel, heading, prey_max_force, prey_max_speed, dt, width, height,
+            top_x, top_y, out_pos, out_vel, out_heading,
+        )  # fmt: skip
 
 
 @dataclass
@@ -417,68 +319,108 @@ class Ceiling:
     height: float
     dt: float
     seed: int
-    sort: bool = True
-    tick_no: int = 0
+    tick_no: int
+    wander_slot: int
+    sort_every: int = SORT_EVERY
+    """Ticks between re-sorts into cell order (1: every tick; 0: never)."""
+    view: float = 60.0
+    fov_deg: float = 270.0
+    cap: int = 64
+    threat: float = 100.0
+    prey: tuple[float, float, float] = (110.0, 260.0, 5.0)  # max speed, max force, radius
+    predator: tuple[float, float] = (95.0, 200.0)  # max speed, max force
+    _scratch: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def from_sim(cls, sim: object, sort: bool = True) -> Ceiling:
-        ag = sim.agents  # type: ignore[attr-defined]
+    def from_sim(cls, sim: Any, sort_every: int = SORT_EVERY) -> Ceiling:
+        """The prey and predators of ``sim`` (evade_or_flock) as they are now, at its tick;
+        the wander targets the engine remembers, if it has ticked."""
+        ag = sim.agents
         prey, pred = ag.slices["prey"], ag.slices["predator"]
-        w = sim.world  # type: ignore[attr-defined]
+        tree = sim.trees["prey"]
+        leaf = next(k for k, s in enumerate(tree.steering) if tree.nodes[s].rand_slot >= 0)
+        memory = sim.memory.get(("prey", leaf), {}).get("wander_target")
         n = prey.stop - prey.start
+        wander = np.full((n, 2), np.nan) if memory is None else memory[prey].copy()
+        w = sim.world
         return cls(
             pos=ag.pos[prey].copy(),
             vel=ag.vel[prey].copy(),
             heading=ag.heading[prey].copy(),
-            wander=np.full((n, 2), np.nan),
+            wander=wander,
             ids=ag.ids[prey].copy(),
             ppos=ag.pos[pred].copy(),
             pvel=ag.vel[pred].copy(),
             pheading=ag.heading[pred].copy(),
             width=float(w.width),
             height=float(w.height),
-            dt=float(sim.dt),  # type: ignore[attr-defined]
-            seed=int(sim.seed),  # type: ignore[attr-defined]
-            sort=sort,
+            dt=float(sim.dt),
+            seed=int(sim.seed),
+            tick_no=int(sim.tick),
+            wander_slot=int(tree.nodes[tree.steering[leaf]].rand_slot),
+            sort_every=sort_every,
         )
 
     def __post_init__(self) -> None:
         n = self.pos.shape[0]
-        self._cell = np.empty(n, dtype=np.int64)
-        self._order = np.empty(n, dtype=np.int64)
-        self._s2 = np.empty((n, 2))
-        self._s1 = np.empty(n, dtype=np.int64)
-        self._force = np.empty((n, 2))
+        nx, ny, rx, ry = grid_shape(self.width, self.height, padded(self.view), n, self.cap)
+        if rx != 1 or ry != 1 or nx < 3 or ny < 3:
+            raise ValueError("the ceiling covers crowds whose grid cells are a view wide")
+        self._grid = (nx, ny)
+        s = self._scratch
+        s["cell"] = np.empty(n, dtype=np.int64)
+        s["rows"] = np.empty(n, dtype=np.int64)
+        s["xs"], s["ys"] = np.empty(n), np.empty(n)
+        s["vxs"], s["vys"] = np.empty(n), np.empty(n)
+        s["start"] = np.zeros(nx * ny + 1, dtype=np.int64)
+        s["s2"], s["s1"] = np.empty((n, 2)), np.empty(n, dtype=np.int64)
+        s["dist"] = np.empty(4096)
+        s["next"] = [np.empty_like(a) for a in (self.pos, self.vel, self.heading)]
+        s["pnext"] = [np.empty_like(a) for a in (self.ppos, self.pvel, self.pheading)]
 
     def step(self) -> None:
+        s = self._scratch
+        nx, ny = self._grid
+        every = self.sort_every
+        sort = every > 0 and self.tick_no % every == 0
+        half = math.radians(self.fov_deg) / 2.0
+        nxt, pnxt = s["next"], s["pnext"]
         tick(
-            self.tick_no,
-            self.seed,
-            self.pos,
-            self.vel,
-            self.heading,
-            self.wander,
-            self.ids,
-            self.ppos,
-            self.pvel,
-            self.pheading,
-            self._cell,
-            self._order,
-            self._s2,
-            self._s1,
-            self._force,
-            self.width,
-            self.height,
-            self.dt,
-            60.0,
-            math.cos(math.radians(135.0)) - 1e-9,
-            64,
-            100.0,
-            110.0,
-            260.0,
-            5.0,
-            95.0,
-            200.0,
-            self.sort,
-        )
+            self.tick_no, self.seed,
+            self.pos, self.vel, self.heading, self.wander, self.ids, *nxt,
+            self.ppos, self.pvel, self.pheading, *pnxt,
+            s["cell"], s["rows"], s["xs"], s["ys"], s["vxs"], s["vys"], s["start"], s["s2"], s["s1"], s["dist"],
+            self.width, self.height, self.dt, nx, ny, self.view,
+            math.cos(half) - FOV_COS_TOLERANCE, self.cap, self.threat, *self.prey,
+            self.wander_slot, *self.predator, sort,
+        )  # fmt: skip
+        s["next"] = [self.pos, self.vel, self.heading]
+        s["pnext"] = [self.ppos, self.pvel, self.pheading]
+        self.pos, self.vel, self.heading = nxt
+        self.ppos, self.pvel, self.pheading = pnxt
         self.tick_no += 1
+
+
+def check(sim: Any, ticks: int = 1) -> float:
+    """Step ``sim`` (evade_or_flock, batch engine) and a ceiling taken from it ``ticks`` times;
+    the largest difference of any prey's or predator's position, velocity or heading
+    (agents matched by id): the two do the same work when this is round-off."""
+    ceiling = Ceiling.from_sim(sim)
+    for _ in range(ticks):
+        sim.step()
+        ceiling.step()
+    ag = sim.agents
+    prey, pred = ag.slices["prey"], ag.slices["predator"]
+    order = np.argsort(ag.ids[prey])
+    mine = np.argsort(ceiling.ids)
+    worst = 0.0
+    for theirs, ours in (
+        (ag.pos[prey][order], ceiling.pos[mine]),
+        (ag.vel[prey][order], ceiling.vel[mine]),
+        (ag.heading[prey][order], ceiling.heading[mine]),
+        (ag.pos[pred], ceiling.ppos),
+        (ag.vel[pred], ceiling.pvel),
+        (ag.heading[pred], ceiling.pheading),
+    ):
+        worst = max(worst, float(np.abs(theirs - ours).max()))
+    return worst

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from behaviortk.format.loader import load_text
 from behaviortk.sim.simulation import Simulation
-from behaviortk.world.rows import RowPlan, room, rows_at
+from behaviortk.world.rows import RowPlan, carry, room, rows_at
 
 SLICES = {"a": slice(0, 5), "b": slice(5, 8)}
 
@@ -165,6 +165,57 @@ def test_a_plan_equals_the_whole_gather(
     order = iter([new for name in slices for new in fresh.get(name, [])])
     news = [next(order) if r < 0 else f"n{r}" for r in src.tolist()]
     assert names == news  # new agents in spawn order, group by group
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data(), st.integers(0, 30), st.booleans(), st.booleans())
+def test_carry_is_the_masked_store(data: Any, n: int, permutation: bool, same_type: bool) -> None:
+    """``carry`` (an ``np.take`` where every row has a source) writes what the masked store
+    ``dst[kept] = src[source[kept]]`` writes, along either axis; new rows keep ``dst``'s."""
+    old = data.draw(st.integers(max(n, 1), 40))
+    if permutation:
+        source = np.array(data.draw(st.permutations(range(n))), dtype=np.int64)
+    else:
+        drawn = data.draw(st.lists(st.integers(-1, old - 1), min_size=n, max_size=n))
+        source = np.array(drawn, dtype=np.int64)
+    src = np.arange(old * 3, dtype=np.float64).reshape(old, 3) - 5.0
+    for axis in (0, 1):
+        rows = src if axis == 0 else np.ascontiguousarray(src.T)
+        shape = (n, 3) if axis == 0 else (3, n)
+        dst = np.full(shape, -1, dtype=np.float64 if same_type else np.float32)
+        expected = dst.copy()
+        kept = np.flatnonzero(source >= 0)
+        if axis == 0:
+            expected[kept] = rows[source[kept]]
+        else:
+            expected[:, kept] = rows[:, source[kept]]
+        carry(dst, rows, source, axis=axis)
+        assert np.array_equal(dst, expected)
+        if n == old:  # in place (dst is src): the same as from a copy
+            alone = rows.copy()
+            carry(alone, alone, source, axis=axis)
+            carry(rows, rows.copy(), source, axis=axis)
+            assert np.array_equal(alone, rows)
+
+
+def test_a_re_sort_moves_every_bit_of_tree_state_with_its_agent() -> None:
+    """Rows permuted (the cell-order re-sort's path: ``Simulation._rearrange``) mid-run: each
+    agent's statuses, current children, wait timer, blackboard stamps and wander memory
+    follow it, so the run goes on exactly as one never re-sorted (compared by id)."""
+    plain, moved = crowd("batch"), crowd("batch")
+    rng = np.random.default_rng(9)
+    for tick in range(24):
+        if tick % 5 == 3:
+            moved._rearrange({"a": rng.permutation(40)})
+            moved.blackboard(int(moved.ids[7]))["k"] = 5.0
+            plain.blackboard(int(moved.ids[7]))["k"] = 5.0
+        plain.step()
+        moved.step()
+        rows = moved.rows_of(plain.ids)
+        assert np.array_equal(moved.agents.pos[rows], plain.agents.pos)
+        assert np.array_equal(moved.decisions["a"].status[rows], plain.decisions["a"].status)
+    for agent in plain.ids.tolist():
+        assert moved.blackboard(agent).stored_tick("k") == plain.blackboard(agent).stored_tick("k")
 
 
 def crowd(engine: str) -> Simulation:

@@ -693,15 +693,14 @@ class Simulation:
     def _rearrange(self, keep: dict[str, np.ndarray]) -> None:
         """New rows: each group's agents in the order ``keep`` gives (old local rows)."""
         old = self._agents
-        src, names, changes, start = [], [], {}, 0
+        src, changes, start = [], {}, 0
         for name, rows in old.slices.items():
             src.append(rows.start + keep[name])
-            names += pick(old.names, (rows.start + keep[name]).tolist())
             n = keep[name].size
             changes[name] = RowChange(rows=slice(start, start + n), source=keep[name])
             start += n
         mapping = np.concatenate(src)
-        agents = rearrange(old, mapping, names)
+        agents = rearrange(old, mapping, pick(old.names, mapping.tolist()))
         if old.smoother is not None:
             agents.smoother = old.smoother.rerow(mapping, agents.heading)
         self._agents = agents

@@ -16,7 +16,7 @@ import numpy as np
 from behaviortk.sense.sensing import Sense, TargetFacts
 from behaviortk.steering.debug import DebugBuffer
 from behaviortk.vec import Array
-from behaviortk.world.rows import RowPlan
+from behaviortk.world.rows import RowPlan, carry
 from behaviortk.world.state import Agents, World
 
 if TYPE_CHECKING:
@@ -64,10 +64,9 @@ class LeafMemory(dict[str, np.ndarray]):
 
     def rerow(self, src: np.ndarray, n: int) -> None:
         """Row ``r`` takes old row ``src[r]``; rows where ``src < 0`` start from the fill."""
-        kept = src >= 0
         for key, arr in self.items():
             new = np.full((n, *arr.shape[1:]), self.fills.get(key, 0), dtype=arr.dtype)
-            new[kept] = arr[src[kept]]
+            carry(new, arr, src)
             self[key] = new
 
     def move(self, plan: RowPlan) -> None:

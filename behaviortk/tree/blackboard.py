@@ -34,6 +34,7 @@ import numpy as np
 from behaviortk.errors import SimulationError
 from behaviortk.format.blackboard_keys import KeySpec, Mismatch, coerce, wrong_type
 from behaviortk.registry import choices
+from behaviortk.world.rows import carry
 
 
 class BlackboardError(KeyError, SimulationError):
@@ -169,9 +170,8 @@ class Stamps:
     def carry(self, old: Stamps, source: np.ndarray) -> None:
         """Survivors' stamps: row ``r`` takes old row ``source[r]``; rows where ``source`` is
         -1 (new agents) keep this object's."""
-        kept = np.flatnonzero(source >= 0)
         for key, ticks in self.ticks.items():
-            ticks[kept] = old.ticks[key][source[kept]]
+            carry(ticks, old.ticks[key], source)
 
 
 class Store(Protocol):

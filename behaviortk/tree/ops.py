@@ -37,6 +37,7 @@ import numpy as np
 from behaviortk.tree.blackboard import Keys
 from behaviortk.tree.clock import Clock
 from behaviortk.tree.status import RUNNING
+from behaviortk.world.rows import carry
 
 if TYPE_CHECKING:
     from behaviortk.sense.sensing import Sense
@@ -179,9 +180,8 @@ def carry_rows(old: Any, new: Any, source: Rows) -> None:
     """Copy the survivors' rows of every array ``old`` names in ``per_agent`` into ``new``'s:
     new row ``r`` takes old row ``source[r]``; rows where ``source`` is -1 (new agents) keep
     ``new``'s."""
-    kept = np.flatnonzero(source >= 0)
     for name in getattr(type(old), "per_agent", ()):
-        getattr(new, name)[kept] = getattr(old, name)[source[kept]]
+        carry(getattr(new, name), getattr(old, name), source)
 
 
 def is_leaf_ops(impl: Any) -> bool:

@@ -63,7 +63,7 @@ def rearrange(old: Agents, src: np.ndarray, names: list[str]) -> Agents:
     for name in (*PER_AGENT, "group"):
         arr = getattr(old, name)
         out = empty_rows(src.size, arr.shape[1:], old.ids, arr.dtype)  # keeps the spare rows
-        np.take(arr, src, axis=0, out=out)
+        np.take(arr, src, axis=0, out=out, mode="clip")  # src is valid: no buffered copy
         arrays[name] = out
     make: Any = Agents
     return make(
@@ -72,6 +72,23 @@ def rearrange(old: Agents, src: np.ndarray, names: list[str]) -> Agents:
         slices=slices_of(arrays["group"], old.group_names),
         **arrays,
     )
+
+
+def carry(dst: np.ndarray, src: np.ndarray, source: np.ndarray, axis: int = 0) -> None:
+    """Row ``r`` of ``dst`` (along ``axis``, 0 or 1) takes row ``source[r]`` of ``src``; rows
+    where ``source`` is -1 (new agents) keep ``dst``'s. When every row has a source (the
+    cell-order re-sort: a permutation) that is one ``np.take`` into ``dst``, several times
+    faster than a masked store."""
+    n = source.shape[0]
+    whole = n == dst.shape[axis] and dst.dtype == src.dtype
+    if whole and (n == 0 or int(source.min()) >= 0):
+        np.take(src, source, axis=axis, out=dst, mode="clip")  # indices valid: no buffering
+        return
+    kept = np.flatnonzero(source >= 0)
+    if axis == 0:
+        dst[kept] = src[source[kept]]
+    else:
+        dst[:, kept] = src[:, source[kept]]
 
 
 def pick(values: list[str], rows: list[int]) -> list[str]:

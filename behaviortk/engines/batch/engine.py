@@ -34,7 +34,7 @@ from behaviortk.tree.clock import ticks_for
 from behaviortk.tree.flat import Decision, FlatNode, FlatTree
 from behaviortk.tree.ops import NodeContext, carry_rows
 from behaviortk.tree.status import FAILURE, SUCCESS
-from behaviortk.world.rows import lengthened, move_local
+from behaviortk.world.rows import carry, lengthened, move_local
 
 _fuse_failed = False
 
@@ -313,9 +313,8 @@ class BatchEngine(EngineBase[GroupProgram]):
         """A fresh compile for the new size, then the survivors' rows of every state array."""
         new = self.build_group(g.name, change.rows, g.flat)
         source = change.source
-        kept = np.flatnonzero(source >= 0)
-        new.state.status[:, kept] = g.state.status[:, source[kept]]
-        new.state.current[:, kept] = g.state.current[:, source[kept]]
+        carry(new.state.status, g.state.status, source, axis=1)
+        carry(new.state.current, g.state.current, source, axis=1)
         assert isinstance(new.board, bl.ArrayBoard) and isinstance(g.board, bl.ArrayBoard)
         new.board.carry(g.board, source)
         for index, ops in g.ops.items():

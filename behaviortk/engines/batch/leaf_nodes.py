@@ -19,7 +19,7 @@ from behaviortk.tree.blackboard import UNSET_TICK, Keys, Stamps
 from behaviortk.tree.clock import Clock
 from behaviortk.tree.ops import Codes, LeafOps, Rows
 from behaviortk.tree.status import FAILURE, RUNNING, SUCCESS
-from behaviortk.world.rows import GroupMove, move_local
+from behaviortk.world.rows import GroupMove, carry, move_local
 
 
 class GroupFacts:
@@ -141,17 +141,16 @@ class ArrayBoard:
         """Take over ``old``'s values and its survivors' rows of every key (row ``r`` takes
         old row ``source[r]``); rows where ``source`` is -1 (new agents) keep this board's
         defaults, renumbered into old's values."""
-        kept = np.flatnonzero(source >= 0)
         for key, old_ids in old.ids.items():
             mine, my_values = self.ids[key], self.values[key]
             self.values[key], self._index[key] = list(old.values[key]), dict(old._index[key])
             remap = np.array([-1, *(self._value_id(key, v) for v in my_values)], dtype=np.int32)
             ids = remap[mine + 1]
-            ids[kept] = old_ids[source[kept]]
+            carry(ids, old_ids, source)
             self.ids[key] = ids
             self._version[key] += 1
         for key, old_xy in old.xy.items():
-            self.xy[key][kept] = old_xy[source[kept]]
+            carry(self.xy[key], old_xy, source)
         self.stamps.carry(old.stamps, source)
 
     def move(self, m: GroupMove) -> None:

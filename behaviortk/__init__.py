@@ -12,7 +12,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from behaviortk.errors import SimulationError
+    from behaviortk.errors import SimulationError, SnapshotError
     from behaviortk.format.issues import DefinitionError, Issue
     from behaviortk.format.loader import Scenario, load, load_text
     from behaviortk.registry import load_plugin
@@ -29,6 +29,7 @@ __all__ = [
     "Scenario",
     "Simulation",
     "SimulationError",
+    "SnapshotError",
     "load",
     "load_plugin",
     "load_text",
@@ -47,6 +48,7 @@ _LAZY = {
     "Event": "behaviortk.sim.embed",
     "AgentView": "behaviortk.sim.embed",
     "SimulationError": "behaviortk.errors",
+    "SnapshotError": "behaviortk.errors",
 }
 """Public name -> module that defines it (imported by ``__getattr__`` on first use)."""
 

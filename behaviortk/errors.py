@@ -23,3 +23,10 @@ def shown(text: str, limit: int = 40) -> str:
     while len(repr(text[:keep])) > limit:
         keep //= 2
     return f"{text[:keep]!r}... ({len(text):,} characters)"
+
+
+class SnapshotError(SimulationError):
+    """A snapshot that cannot be saved or restored (``Simulation.save`` / ``restore``): a
+    file that is empty, truncated, damaged, of another format or a newer version, holds
+    arrays of the wrong shape or type, or a definition that no longer validates. The
+    message names the file and what is wrong, in one line."""

@@ -7,10 +7,11 @@ checking at construction that every node can be built, the per-group record
 and sensed conditions for whole groups, ``engines/facts.py``), the decide loop,
 locating an agent, the snapshot text and blackboard access (each group's
 declared keys, a plain snapshot, a live view for the game). An engine supplies
-only its builders (``builders.py``) and five hooks: ``build_group``,
-``store_facts``, ``tick_group``, ``display`` and ``group_ops`` (the group's
-shared ops objects, whose ``prepare(sense)`` the skeleton calls each tick
-before any tree ticks, ``tree/ops.py``).
+only its builders (``builders.py``) and its hooks: ``build_group``,
+``store_facts``, ``tick_group``, ``display``, ``node_ops`` (the group's shared
+ops objects by node, whose ``prepare(sense)`` the skeleton calls each tick
+before any tree ticks, ``tree/ops.py``), ``resize_group``, and ``export_tree`` /
+``import_tree`` (a snapshot's tree state, :class:`SavedGroup`).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from behaviortk.engines.facts import TickFacts, compute_facts, sensed_nodes
 from behaviortk.errors import SimulationError
 from behaviortk.registry import Registries
 from behaviortk.sense.sensing import Sense
-from behaviortk.tree.blackboard import BlackboardView, Keys
+from behaviortk.tree.blackboard import BlackboardView, Keys, SavedKey
 from behaviortk.tree.flat import Decision, FlatNode, FlatTree
 from behaviortk.tree.ops import NULL_SINK, Board, NodeContext
 from behaviortk.world.rows import GroupMove
@@ -120,6 +121,26 @@ class GroupRuntime:
         return self.rows.stop - self.rows.start
 
 
+@dataclass
+class SavedGroup:
+    """One group's decide state, the same whichever engine held it (a snapshot's,
+    ``sim/snapshot.py``), so a py_trees snapshot restores on batch and back.
+
+    ``status`` and ``current`` are ``(nodes, n)``: each node's status code and, for a
+    composite, the position of py_trees' ``current_child`` (-1: None). ``arrays`` hold the
+    rest, each ``(n, ...)``: ``node<k>.<name>`` a decorator's own counters and clocks (the
+    batch nodes' ``per_agent`` names: ``repeat`` and ``retry`` ``count``, ``one_shot``
+    ``final``, a status code, ``timeout`` ``start``, ``cooldown`` ``ready_at``, in ticks),
+    ``ops<k>.<name>`` the ``per_agent`` arrays of node ``k``'s ops (``wait``'s ``start``),
+    ``prev<k>`` a sensed node's last result (hysteresis). ``board``: the blackboards.
+    """
+
+    status: np.ndarray
+    current: np.ndarray
+    arrays: dict[str, np.ndarray]
+    board: dict[str, SavedKey]
+
+
 G = TypeVar("G", bound=GroupRuntime)
 
 
@@ -165,8 +186,21 @@ class EngineBase(ABC, Generic[G]):
         """Tick the group's trees once for every agent."""
 
     @abstractmethod
+    def node_ops(self, g: G) -> dict[int, Any]:
+        """The group's shared ops objects (``tree/ops.py``) by flat node index."""
+
     def group_ops(self, g: G) -> Iterable[Any]:
-        """The group's shared ops objects (``tree/ops.py``), each once."""
+        """The group's shared ops objects, each once."""
+        return self.node_ops(g).values()
+
+    @abstractmethod
+    def export_tree(self, g: G) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+        """``(status, current, node arrays)`` of ``g``'s agents as :class:`SavedGroup` has them
+        (copies)."""
+
+    @abstractmethod
+    def import_tree(self, g: G, saved: SavedGroup) -> None:
+        """Set ``g``'s trees to ``saved``'s statuses, current children and node arrays."""
 
     @abstractmethod
     def display(self, g: G, local: int) -> py_trees.behaviour.Behaviour:
@@ -198,6 +232,34 @@ class EngineBase(ABC, Generic[G]):
                 for index, prev in old.prev.items():
                     new.prev[index][kept] = prev[src[kept]]
             self.groups[name] = new
+        self._prepared = None
+
+    # ----------------------------------------------------------- snapshots
+    def export_state(self) -> dict[str, SavedGroup]:
+        """Every group's decide state, engine-neutral (:class:`SavedGroup`; copies)."""
+        out = {}
+        for name, g in self.groups.items():
+            status, current, arrays = self.export_tree(g)
+            for k, ops in sorted(self.node_ops(g).items()):
+                for field in type(ops).per_agent:
+                    arrays[f"ops{k}.{field}"] = getattr(ops, field)[: g.n].copy()
+            for k, prev in g.prev.items():
+                arrays[f"prev{k}"] = prev[: g.n].copy()
+            out[name] = SavedGroup(status, current, arrays, g.board.saved())
+        return out
+
+    def import_state(self, saved: dict[str, SavedGroup]) -> None:
+        """Hold ``saved``: :meth:`export_state` of an engine of either kind with the same trees
+        and rows (the snapshot reader has checked its names, shapes and values)."""
+        for name, g in self.groups.items():
+            s = saved[name]
+            self.import_tree(g, s)
+            for k, ops in self.node_ops(g).items():
+                for field in type(ops).per_agent:
+                    getattr(ops, field)[: g.n] = s.arrays[f"ops{k}.{field}"]
+            for k, prev in g.prev.items():
+                prev[: g.n] = s.arrays[f"prev{k}"]
+            g.board.load_saved(s.board)
         self._prepared = None
 
     # ----------------------------------------------------------- shared

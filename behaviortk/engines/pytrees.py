@@ -37,29 +37,30 @@ import itertools
 import operator
 import typing
 import weakref
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import py_trees
 from py_trees import behaviour, common
 from py_trees.common import Status
 
-from behaviortk.engines.base import EngineBase, GroupRuntime, RowChange, as_point
+from behaviortk.engines.base import EngineBase, GroupRuntime, RowChange, SavedGroup, as_point
 from behaviortk.engines.builders import Builders, always, decorator_ops, leaf_ops, sensed
 from behaviortk.engines.facts import TickFacts, guard_condition, is_sensed
 from behaviortk.engines.sim_time import SimCooldown, SimTimeout
 from behaviortk.leaves.conditions import compare
 from behaviortk.registry import (
     ACTION,
+    COMPOSITE,
     CONDITION,
     DECORATOR,
     STEERING,
     Registries,
 )
 from behaviortk.sense.sensing import Sense
-from behaviortk.tree.blackboard import Keys, Stamps
+from behaviortk.tree.blackboard import Keys, SavedKey, Stamps, saved_keys
 from behaviortk.tree.clock import Clock
 from behaviortk.tree.flat import Decision, FlatNode, FlatTree
 from behaviortk.tree.ops import NodeContext, Rows, carry_rows
@@ -187,6 +188,25 @@ class ClientBoard:
         for row in rows.tolist():
             self.clients[row].unset(key)
         self.stamps.clear(key, rows)
+
+    def saved(self) -> dict[str, SavedKey]:
+        """Every declared key's rows, values and stamps, engine-neutral (a snapshot's)."""
+        return saved_keys(self.declared, self.stamps, len(self.clients), self.get)
+
+    def load_saved(self, saved: dict[str, SavedKey]) -> None:
+        """Hold what :meth:`saved` gave (checked by the snapshot reader), for every agent."""
+        for key, s in saved.items():
+            self.stamps.ticks[key][:] = s.ticks
+            if s.xy is not None:
+                stored: list[Any] = [None if x != x else (x, y) for x, y in s.xy.tolist()]
+            else:
+                assert s.ids is not None
+                stored = [None if i < 0 else s.values[i] for i in s.ids.tolist()]
+            for client, value in zip(self.clients, stored, strict=True):
+                if value is None:
+                    client.unset(key)
+                else:
+                    client.set(key, value, overwrite=True)
 
     def passes(self, key: str, op: str, rhs: Any, rows: Rows) -> np.ndarray:
         return np.array([compare(op, self.get(key, r), rhs) for r in rows.tolist()], dtype=bool)
@@ -525,6 +545,41 @@ def display_tree(tree: FlatTree, registries: Registries) -> list[behaviour.Behav
     return build_behaviours(tree, BuildEnv(registries, None))
 
 
+class SavedField(NamedTuple):
+    """A py_trees decorator's own per-agent state under its batch node's ``per_agent`` name
+    (``engines/base.SavedGroup``), so snapshots move between engines."""
+
+    name: str
+    dtype: Any
+    read: Callable[[Any], int]
+    write: Callable[[Any, int], None]
+
+
+def _set(attr: str) -> Callable[[Any, int], None]:
+    return lambda b, value: setattr(b, attr, value)
+
+
+SAVED_FIELDS: dict[type, SavedField] = {
+    SimTimeout: SavedField("start", np.int64, operator.attrgetter("start"), _set("start")),
+    SimCooldown: SavedField(
+        "ready_at", np.int64, operator.attrgetter("ready_at"), _set("ready_at")
+    ),
+    py_trees.decorators.Repeat: SavedField(
+        "count", np.int64, operator.attrgetter("success"), _set("success")
+    ),
+    py_trees.decorators.Retry: SavedField(
+        "count", np.int64, operator.attrgetter("failures"), _set("failures")
+    ),
+    py_trees.decorators.OneShot: SavedField(
+        "final",
+        np.int8,
+        lambda b: 0 if b.final_status is None else CODE[b.final_status],
+        lambda b, code: setattr(b, "final_status", STATUSES[code] if code else None),
+    ),
+}
+"""Decorators that keep per-agent state besides their status, and how it is saved."""
+
+
 @dataclass
 class GroupTrees(GroupRuntime):
     """All agents' trees of one group, and what their leaves read this tick."""
@@ -540,6 +595,16 @@ def _release(clients: list[py_trees.blackboard.Client]) -> None:
     for client in clients:
         with contextlib.suppress(KeyError):
             client.unregister(clear=True)
+
+
+def _composites(tree: FlatTree) -> list[int]:
+    return [node.index for node in tree.nodes if node.kind == COMPOSITE]
+
+
+def _saved_fields(behaviours: list[behaviour.Behaviour]) -> list[tuple[int, SavedField]]:
+    """The nodes of one agent's tree whose behaviours keep per-agent state, with its field."""
+    found = ((k, SAVED_FIELDS.get(type(b))) for k, b in enumerate(behaviours))
+    return [(k, f) for k, f in found if f is not None]
 
 
 class PyTreesEngine(EngineBase[GroupTrees]):
@@ -655,8 +720,46 @@ class PyTreesEngine(EngineBase[GroupTrees]):
         emitted = np.frombuffer(g.facts.emitted, dtype=bool).reshape(g.n, g.facts.width)
         return Decision(emitted=emitted, status=TreeStatuses(g.nodes, len(g.flat)))
 
-    def group_ops(self, g: GroupTrees) -> Iterable[Any]:
-        return () if g.env is None else g.env.ops.values()
+    def _saved_fields(self, g: GroupTrees) -> list[tuple[int, SavedField]]:
+        """``g``'s nodes that keep per-agent state (read off a display-only tree: a group
+        may have no agents)."""
+        nodes = self._skeletons.get(g.name)
+        if nodes is None:
+            nodes = self._skeletons[g.name] = display_tree(g.flat, self.registries)
+        return _saved_fields(nodes)
+
+    def node_ops(self, g: GroupTrees) -> dict[int, Any]:
+        return {} if g.env is None else g.env.ops
+
+    def export_tree(self, g: GroupTrees) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+        n, width = g.n, len(g.flat)
+        flat = [b for behaviours in g.nodes for b in behaviours]
+        status = np.ascontiguousarray(status_codes(flat).reshape(n, width).T)
+        current = np.full((width, n), -1, dtype=np.int16)
+        for k in _composites(g.flat):
+            for r, behaviours in enumerate(g.nodes):
+                b = typing.cast(py_trees.composites.Composite, behaviours[k])
+                if b.current_child is not None:
+                    current[k, r] = b.children.index(b.current_child)
+        arrays = {
+            f"node{k}.{f.name}": np.array([f.read(row[k]) for row in g.nodes], dtype=f.dtype)
+            for k, f in self._saved_fields(g)
+        }
+        return status, current, arrays
+
+    def import_tree(self, g: GroupTrees, saved: SavedGroup) -> None:
+        composites = _composites(g.flat)
+        codes, current = saved.status.T.tolist(), saved.current.T.tolist()
+        for behaviours, row, cur in zip(g.nodes, codes, current, strict=True):
+            for b, code in zip(behaviours, row, strict=True):
+                b.status = STATUSES[code]
+            for k in composites:
+                c = typing.cast(py_trees.composites.Composite, behaviours[k])
+                c.current_child = c.children[cur[k]] if cur[k] >= 0 else None
+        for k, f in self._saved_fields(g):
+            values = saved.arrays[f"node{k}.{f.name}"].tolist()
+            for behaviours, value in zip(g.nodes, values, strict=True):
+                f.write(behaviours[k], value)
 
     def display(self, g: GroupTrees, local: int) -> behaviour.Behaviour:
         return g.trees[local].root

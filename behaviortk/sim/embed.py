@@ -167,6 +167,20 @@ class EventLog:
         """:meth:`add` for ``Event(tick, agent, name)`` of each of ``agents``, made when read."""
         self._recorded.append((tick, agents, name))
 
+    def saved(self) -> tuple[list[Recorded], dict[int, np.ndarray]]:
+        """What the next step's events still need (a snapshot's): the spawn / despawn events
+        recorded since the last step, as ``(tick, ids, name)``, and each watched agent's
+        statuses as last seen. Subscriptions are the game's: not saved."""
+        recorded = [
+            (e.tick, [e.agent], e.name) if isinstance(e, Event) else e for e in self._recorded
+        ]
+        return recorded, dict(self._watched)
+
+    def load_saved(self, recorded: list[Recorded], watched: dict[int, np.ndarray]) -> None:
+        """Hold what :meth:`saved` gave."""
+        self._recorded = [(tick, list(ids), name) for tick, ids, name in recorded]
+        self._watched = dict(watched)
+
     # -------------------------------------------------------- watching
     def watch(self, ids: Any) -> None:
         """Watch ``ids`` (one id or many); all are checked before any is added."""

@@ -136,7 +136,10 @@ class Simulation:
         seed: int | None = None,
         debug: bool = False,
         kernels: str = "auto",
+        _state: tuple[World, Agents, int] | None = None,
     ) -> None:
+        """``_state``: the world, agents and next id to start from instead of the
+        definition's (``Simulation.restore``, ``sim/snapshot.py``)."""
         _check_engine(engine)
         seed = _check_seed(seed)
         from behaviortk.sim import choice
@@ -153,13 +156,14 @@ class Simulation:
         self._pending: Pending | None = None  # spawns / despawns not applied to rows yet
         self.world: World
         self._agents: Agents
-        self.world, self._agents = build(definition, self.seed)
-        self._next_id = self._agents.n
+        self.world, self._agents = build(definition, self.seed) if _state is None else _state[:2]
+        self._next_id = self._agents.n if _state is None else _state[2]
         self._row_of = np.arange(self._agents.n, dtype=np.int64)
         """Id -> row (-1: despawned or never spawned, ``SPAWNING``), with room past ``_next_id``."""
-        self._sizes = {name: s.stop - s.start for name, s in self._agents.slices.items()}
+        self._sizes: dict[str, int] = {}
         """Each group's live agents, spawned ones not placed yet included."""
-        self._live = self._agents.n
+        self._live = 0
+        self._index_rows()
         self._new_rows = NewRows(self.seed)
         self._specs: tuple[Any, dict[str, Any]] = (None, {})  # (definition, its groups by name)
         self._shown_ids: tuple[np.ndarray | None, np.ndarray] = (None, self._row_of[:0])
@@ -209,6 +213,41 @@ class Simulation:
                 self.compile_s += compile_trees()
             if self.non_penetration is not None:
                 self.non_penetration.kernels = self.kernels
+
+    def _index_rows(self) -> None:
+        """Id -> row, group sizes and the live count, from the rows (no batch pending)."""
+        ag = self._agents
+        if not (ag.n == self._next_id and np.array_equal(ag.ids, self._row_of[: ag.n])):
+            self._row_of = np.full(grown(self._next_id), -1, dtype=np.int64)
+            self._row_of[ag.ids] = np.arange(ag.n)
+        self._sizes = {name: s.stop - s.start for name, s in ag.slices.items()}
+        self._live = ag.n
+
+    # ------------------------------------------------------------ snapshots (sim/snapshot.py)
+    def save(self, path: str | Path) -> int:
+        """Write a snapshot of everything this run needs to continue to ``path`` (replaced
+        whole, never half-written); returns its size in bytes. ``on`` subscriptions are the
+        game's and are not saved. ``SnapshotError`` when it cannot be written."""
+        from behaviortk.sim.snapshot import save
+
+        return save(self, path)
+
+    @classmethod
+    def restore(
+        cls,
+        path: str | Path,
+        engine: str | None = None,
+        *,
+        kernels: str = "auto",
+        debug: bool = False,
+        registries: Any = None,
+    ) -> Simulation:
+        """The Simulation saved in ``path``, continuing as the saved run would have, on the
+        engine it was saved on or ``engine``. ``SnapshotError`` for a file that is not a
+        complete snapshot this version reads (``sim/snapshot.py``)."""
+        from behaviortk.sim.snapshot import restore
+
+        return restore(path, engine, kernels=kernels, debug=debug, registries=registries)
 
     @property
     def kernel_name(self) -> str:

@@ -27,6 +27,7 @@ it to tell how old a memory is, and the game with
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, MutableMapping
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
@@ -172,6 +173,41 @@ class Stamps:
         -1 (new agents) keep this object's."""
         for key, ticks in self.ticks.items():
             carry(ticks, old.ticks[key], source)
+
+
+@dataclass
+class SavedKey:
+    """One declared key of a group's boards as a snapshot holds it, the same whichever board
+    stored it (``sim/snapshot.py``; ``ArrayBoard`` and ``ClientBoard`` export and import it).
+
+    A point key is ``xy``, ``(n, 2)`` floats, NaN where unset; any other key is ``ids``,
+    ``(n,)`` int32 indices into ``values`` (the distinct values, as :meth:`Keys.coerce`
+    stores them), -1 where unset. ``ticks`` are the stamps (:class:`Stamps`)."""
+
+    ticks: np.ndarray
+    xy: np.ndarray | None = None
+    ids: np.ndarray | None = None
+    values: list[Any] = field(default_factory=list)
+
+
+def saved_keys(keys: Keys, stamps: Stamps, n: int, value: Any) -> dict[str, SavedKey]:
+    """Every declared key of ``n`` rows as :class:`SavedKey` s, reading row ``r``'s value of a
+    key with ``value(key, r)`` (None: unset); a board without arrays of its own uses it."""
+    out: dict[str, SavedKey] = {}
+    for key, spec in keys.specs.items():
+        ticks = stamps.ticks[key][:n].copy()
+        stored = [value(key, r) for r in range(n)]
+        if spec.type == "point":
+            xy = np.array([(np.nan, np.nan) if v is None else v for v in stored], dtype=np.float64)
+            out[key] = SavedKey(ticks, xy=xy.reshape(n, 2))
+            continue
+        index: dict[tuple[type, Any], int] = {}
+        ids = np.array(
+            [-1 if v is None else index.setdefault((type(v), v), len(index)) for v in stored],
+            dtype=np.int32,
+        )
+        out[key] = SavedKey(ticks, ids=ids, values=[v for _, v in index])
+    return out
 
 
 class Store(Protocol):

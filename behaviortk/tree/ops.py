@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import numpy as np
 
-from behaviortk.tree.blackboard import Keys
+from behaviortk.tree.blackboard import Keys, SavedKey
 from behaviortk.tree.clock import Clock
 from behaviortk.tree.status import RUNNING
 from behaviortk.world.rows import carry
@@ -92,6 +92,14 @@ class Board(Protocol):
 
     def points(self, key: str, rows: Rows) -> np.ndarray:
         """``(n, 2)`` points under ``key``; NaN where unset or not a point."""
+        ...
+
+    def saved(self) -> dict[str, SavedKey]:
+        """Every declared key of every row, the same on every board (a snapshot's)."""
+        ...
+
+    def load_saved(self, saved: dict[str, SavedKey]) -> None:
+        """Hold ``saved``, keys and rows as :meth:`saved` gives them."""
         ...
 
 

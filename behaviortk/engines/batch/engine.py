@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +21,7 @@ import numpy as np
 import py_trees
 from py_trees.common import Status
 
-from behaviortk.engines.base import EngineBase, GroupRuntime, RowChange
+from behaviortk.engines.base import EngineBase, GroupRuntime, RowChange, SavedGroup
 from behaviortk.engines.batch import core as bc
 from behaviortk.engines.batch import fused as batch_fused
 from behaviortk.engines.batch import leaf_nodes as bl
@@ -185,17 +184,22 @@ class GroupProgram(GroupRuntime):
     in_place: bool = True  # rows move in place on spawn / despawn (set by _holders)
 
 
+def _nodes(g: GroupProgram) -> list[bc.Node]:
+    """The group's compiled nodes, depth first."""
+    nodes: list[bc.Node] = []
+    stack: list[Any] = [g.root]
+    while stack:
+        node = stack.pop()
+        nodes.append(node)
+        stack.extend(reversed(node.children))
+    return nodes
+
+
 def _holders(g: GroupProgram) -> list[tuple[Any, tuple[str, ...]]]:
     """The group's nodes (depth first) and ops that name ``per_agent`` arrays, with those
     names; worked out once per group (its tree does not change)."""
     if g.holders is None:
-        nodes: list[Any] = []
-        stack: list[Any] = [g.root]
-        while stack:
-            node = stack.pop()
-            nodes.append(node)
-            stack.extend(reversed(node.children))
-        found = nodes + [g.ops[k] for k in sorted(g.ops)]
+        found = [*_nodes(g), *(g.ops[k] for k in sorted(g.ops))]
         # behaviortk's own nodes and ops keep all per-agent state in ``per_agent`` arrays, so
         # rows move in place; a plugin's may size other arrays by the group
         # (``NodeContext.n_agents``): its group is rebuilt instead
@@ -352,8 +356,25 @@ class BatchEngine(EngineBase[GroupProgram]):
         )
         return Decision(emitted=facts.emitted, status=status)
 
-    def group_ops(self, g: GroupProgram) -> Iterable[Any]:
-        return g.ops.values()
+    def node_ops(self, g: GroupProgram) -> dict[int, Any]:
+        return g.ops
+
+    def export_tree(self, g: GroupProgram) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+        n = g.n
+        arrays = {
+            f"node{node.k}.{name}": getattr(node, name)[:n].copy()
+            for node in _nodes(g)
+            for name in type(node).per_agent
+        }
+        return g.state.status[:, :n].copy(), g.state.current[:, :n].copy(), arrays
+
+    def import_tree(self, g: GroupProgram, saved: SavedGroup) -> None:
+        n = g.n
+        g.state.status[:, :n] = saved.status
+        g.state.current[:, :n] = saved.current
+        for node in _nodes(g):
+            for name in type(node).per_agent:
+                getattr(node, name)[:n] = saved.arrays[f"node{node.k}.{name}"]
 
     def node_status(self, agent: int) -> np.ndarray:
         g, local = self.locate(agent)

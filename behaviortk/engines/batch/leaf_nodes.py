@@ -15,7 +15,7 @@ import numpy as np
 
 from behaviortk.engines.batch import core as bc
 from behaviortk.leaves.conditions import compare, compare_points
-from behaviortk.tree.blackboard import UNSET_TICK, Keys, Stamps
+from behaviortk.tree.blackboard import UNSET_TICK, Keys, SavedKey, Stamps
 from behaviortk.tree.clock import Clock
 from behaviortk.tree.ops import Codes, LeafOps, Rows
 from behaviortk.tree.status import FAILURE, RUNNING, SUCCESS
@@ -168,6 +168,31 @@ class ArrayBoard:
         for key, ticks in self.stamps.ticks.items():
             fresh = tick if key in defaults else UNSET_TICK
             self.stamps.ticks[key] = move_local(ticks, m, fresh)
+
+    def saved(self) -> dict[str, SavedKey]:
+        """Every declared key's rows, values and stamps, engine-neutral (a snapshot's)."""
+        n, out = self.n, {}
+        for key in self.declared:
+            ticks = self.stamps.ticks[key][:n].copy()
+            if key in self.xy:
+                out[key] = SavedKey(ticks, xy=self.xy[key][:n].copy())
+            else:
+                out[key] = SavedKey(ticks, ids=self.ids[key][:n].copy(), values=list(self.values[key]))
+        return out
+
+    def load_saved(self, saved: dict[str, SavedKey]) -> None:
+        """Hold what :meth:`saved` gave (checked by the snapshot reader), for every row."""
+        n = self.n
+        for key, s in saved.items():
+            self.stamps.ticks[key][:n] = s.ticks
+            if s.xy is not None:
+                self.xy[key][:n] = s.xy
+                continue
+            assert s.ids is not None
+            self.ids[key][:n] = s.ids
+            self.values[key] = list(s.values)
+            self._index[key] = {(type(v), v): i for i, v in enumerate(s.values)}
+            self._version[key] += 1
 
     def get(self, key: str, row: int) -> Any:
         xy = self.xy.get(key)

@@ -74,7 +74,9 @@ def check_continuations(
             restored = Simulation.restore(tmp / f"{engine}-{tick}.btks", engine=other)
             assert (restored.tick, restored.engine.name) == (tick, other)
             got = lines(restored, end - tick)
-            first = next((k for k, (a, b) in enumerate(zip(got, run[tick:])) if a != b), None)
+            first = next(
+                (k for k, (a, b) in enumerate(zip(got, run[tick:], strict=False)) if a != b), None
+            )
             assert got == run[tick:], f"saved at {tick} on {engine}, on {other}: tick {first}"
     return seen
 
@@ -137,7 +139,9 @@ EXPIRES = {"type": "timeout", "duration": 0.1, "child": {"type": "wait", "durati
 
 def test_timers_counters_and_clocks_continue_on_both_engines(tmp_path: Path) -> None:
     """Saved inside a running timeout, cooldown, repeat, retry and one_shot."""
-    scenario = load_text(scenario_text({"type": "selector", "memory": False, "children": [TIMERS, EXPIRES]}, 5))
+    scenario = load_text(
+        scenario_text({"type": "selector", "memory": False, "children": [TIMERS, EXPIRES]}, 5)
+    )
     seen = check_continuations(scenario, "batch", list(range(2, 90, 4)), 94, tmp_path)
     assert {"wait", "timeout", "cooldown", "memory sequence"} <= seen
 

@@ -80,6 +80,26 @@ class RowChange:
         return src.size == self.n == n_old and bool((src == np.arange(src.size)).all())
 
 
+@dataclass
+class SavedGroup:
+    """One group's decide state, the same whichever engine held it (a snapshot's,
+    ``sim/snapshot.py``), so a py_trees snapshot restores on batch and back.
+
+    ``status`` and ``current`` are ``(nodes, n)``: each node's status code and, for a
+    composite, the position of py_trees' ``current_child`` (-1: None). ``arrays`` hold the
+    rest, each ``(n, ...)``: ``node<k>.<name>`` a decorator's own counters and clocks (the
+    batch nodes' ``per_agent`` names: ``repeat`` and ``retry`` ``count``, ``one_shot``
+    ``final``, a status code, ``timeout`` ``start``, ``cooldown`` ``ready_at``, in ticks),
+    ``ops<k>.<name>`` the ``per_agent`` arrays of node ``k``'s ops (``wait``'s ``start``),
+    ``prev<k>`` a sensed node's last result (hysteresis). ``board``: the blackboards.
+    """
+
+    status: np.ndarray
+    current: np.ndarray
+    arrays: dict[str, np.ndarray]
+    board: dict[str, SavedKey]
+
+
 class Engine(Protocol):
     """What a Simulation needs of an engine."""
 
@@ -104,6 +124,14 @@ class Engine(Protocol):
         """Agents spawned or despawned: the groups' new rows (``sim.agents`` already has them)."""
         ...
 
+    def export_state(self) -> dict[str, SavedGroup]:
+        """Every group's decide state, engine-neutral (a snapshot's)."""
+        ...
+
+    def import_state(self, saved: dict[str, SavedGroup]) -> None:
+        """Hold what ``export_state`` of an engine of either kind gave."""
+        ...
+
 
 @dataclass
 class GroupRuntime:
@@ -119,26 +147,6 @@ class GroupRuntime:
     @property
     def n(self) -> int:
         return self.rows.stop - self.rows.start
-
-
-@dataclass
-class SavedGroup:
-    """One group's decide state, the same whichever engine held it (a snapshot's,
-    ``sim/snapshot.py``), so a py_trees snapshot restores on batch and back.
-
-    ``status`` and ``current`` are ``(nodes, n)``: each node's status code and, for a
-    composite, the position of py_trees' ``current_child`` (-1: None). ``arrays`` hold the
-    rest, each ``(n, ...)``: ``node<k>.<name>`` a decorator's own counters and clocks (the
-    batch nodes' ``per_agent`` names: ``repeat`` and ``retry`` ``count``, ``one_shot``
-    ``final``, a status code, ``timeout`` ``start``, ``cooldown`` ``ready_at``, in ticks),
-    ``ops<k>.<name>`` the ``per_agent`` arrays of node ``k``'s ops (``wait``'s ``start``),
-    ``prev<k>`` a sensed node's last result (hysteresis). ``board``: the blackboards.
-    """
-
-    status: np.ndarray
-    current: np.ndarray
-    arrays: dict[str, np.ndarray]
-    board: dict[str, SavedKey]
 
 
 G = TypeVar("G", bound=GroupRuntime)

@@ -247,7 +247,7 @@ class Simulation:
         complete snapshot this version reads (``sim/snapshot.py``)."""
         from behaviortk.sim.snapshot import restore
 
-        return restore(path, engine, kernels=kernels, debug=debug, registries=registries)
+        return restore(cls, path, engine, kernels=kernels, debug=debug, registries=registries)
 
     @property
     def kernel_name(self) -> str:

@@ -42,25 +42,25 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from behaviortk.engines.base import SavedGroup
 from behaviortk.engines.names import ENGINES
-from behaviortk.errors import SimulationError, SnapshotError
+from behaviortk.errors import SimulationError
 from behaviortk.format.blackboard_keys import Mismatch, coerce
 from behaviortk.sim.snapshot_file import FORMAT, VERSION, SnapshotFile, write
 from behaviortk.steering.context import LeafMemory
-from behaviortk.tree.blackboard import SavedKey
+from behaviortk.tree.blackboard import Keys, SavedKey
 from behaviortk.tree.flat import Decision
 from behaviortk.world.build import build
 from behaviortk.world.rows import PER_AGENT, slices_of
 from behaviortk.world.smoothing import HeadingSmoother
 from behaviortk.world.state import Agents
 
-if TYPE_CHECKING:
-    from behaviortk.sim.simulation import Simulation
+Simulation = Any
+"""A ``sim/simulation.Simulation`` (which imports this module: no import back)."""
 
 MAX_IDS = 2**31
 """Ids a restored run may have handed out (its id -> row map holds one entry per id)."""
@@ -84,7 +84,7 @@ def save(sim: Simulation, path: str | Path) -> int:
     smoother = ag.smoother
     if smoother is not None:
         arrays["smoother"] = smoother.history[:, :n]
-    memory = []
+    memory: list[dict[str, Any]] = []
     for (group, leaf), mem in sim.memory.items():
         for key, values in mem.items():
             arrays[f"memory/{len(memory)}"] = values[:n]
@@ -97,7 +97,9 @@ def save(sim: Simulation, path: str | Path) -> int:
             arrays[f"tree{i}/{name}"] = values
         board = []
         for j, (key, s) in enumerate(saved.board.items()):
-            arrays[f"tree{i}/board{j}"] = s.xy if s.xy is not None else s.ids  # type: ignore[assignment]
+            rows = s.xy if s.xy is not None else s.ids
+            assert rows is not None
+            arrays[f"tree{i}/board{j}"] = rows
             arrays[f"tree{i}/board{j}.ticks"] = s.ticks
             board.append({"key": key, "values": None if s.xy is not None else s.values})
         decision = sim.decisions.get(group)
@@ -148,6 +150,7 @@ def _definition_text(sim: Simulation) -> str:
 
 # ---------------------------------------------------------------------------- restoring
 def restore(
+    make: Any,
     path: str | Path,
     engine: Any = None,
     *,
@@ -155,9 +158,8 @@ def restore(
     debug: bool = False,
     registries: Any = None,
 ) -> Simulation:
-    """The Simulation saved in ``path`` (see the module docstring)."""
-    from behaviortk.sim.simulation import Simulation
-
+    """The Simulation saved in ``path`` (see the module docstring); ``make`` is the
+    ``Simulation`` class."""
     f = SnapshotFile(path)
     scenario = _scenario(f, registries)
     seed = f.key("seed", int)
@@ -176,7 +178,7 @@ def restore(
         raise f.error(f"its seed {seed!r} cannot be used ({exc})") from None
     agents = _agents(f, fresh, next_id)
     try:
-        sim = Simulation(
+        sim = make(
             scenario, engine, seed=seed, debug=debug, kernels=kernels,
             _state=(world, agents, next_id),
         )  # fmt: skip
@@ -206,7 +208,9 @@ def _scenario(f: SnapshotFile, registries: Any) -> Any:
         return load_text(text, f"{f.path} (saved definition)", registries=registries)
     except DefinitionError as exc:
         first = exc.issues[0] if exc.issues else "invalid"
-        raise f.error(f"its saved definition does not validate with this behaviortk: {first}")
+        raise f.error(
+            f"its saved definition does not validate with this behaviortk: {first}"
+        ) from None
 
 
 def _finite(value: Any) -> bool:
@@ -231,13 +235,13 @@ def _agents(f: SnapshotFile, fresh: Agents, next_id: int) -> Agents:
     """The saved agents, checked against a fresh build's arrays (types, trailing shapes)."""
     n = _whole(f, "agents")
     if f.key("groups", list) != fresh.group_names:
-        raise f.error(
-            f"it has groups {f.manifest['groups']}, its definition {fresh.group_names}"
-        )
+        raise f.error(f"it has groups {f.manifest['groups']}, its definition {fresh.group_names}")
     names = f.key("names", list)
     if len(names) != n or not all(isinstance(name, str) for name in names):
         raise f.error(f"the manifest's 'names' must be {n} strings")
-    arrays = {field: f.array(f"agents/{field}", getattr(fresh, field), n) for field in _AGENT_ARRAYS}
+    arrays = {
+        field: f.array(f"agents/{field}", getattr(fresh, field), n) for field in _AGENT_ARRAYS
+    }
     ids, group = arrays["ids"], arrays["group"]
     if n and (int(ids.min()) < 0 or int(ids.max()) >= next_id):
         raise f.error(f"agent ids must be in 0..{next_id - 1} (next_id {next_id})")
@@ -316,7 +320,7 @@ def _trees(f: SnapshotFile, sim: Simulation) -> None:
             else f.array(f"tree{i}/{name}", like)
             for name, like in t.arrays.items()
         }
-        board = _board(f, i, entry, t.board, sim.engine.declared(group))
+        board = _board(f, i, entry, t.board, Keys(sim.scenario.blackboards.get(group, {})))
         saved[group] = SavedGroup(status, current, arrays, board)
         if f.key("decision", bool, entry):
             n = t.status.shape[1]
@@ -337,7 +341,7 @@ def _codes(f: SnapshotFile, name: str, like: np.ndarray) -> np.ndarray:
 
 
 def _board(
-    f: SnapshotFile, i: int, entry: Any, template: dict[str, SavedKey], keys: Any
+    f: SnapshotFile, i: int, entry: Any, template: dict[str, SavedKey], keys: Keys
 ) -> dict[str, SavedKey]:
     listed = f.key("board", list, entry)
     names = [f.key("key", str, b) for b in listed]
@@ -386,10 +390,9 @@ def _events(f: SnapshotFile, sim: Simulation) -> None:
     watched: dict[int, np.ndarray] = {}
     for item in f.key("watched", list):
         agent = item[0] if isinstance(item, list) and len(item) == 2 else None
-        row = sim._row_of[agent] if type(agent) is int and 0 <= agent < sim._next_id else -1
-        if row < 0:
+        if type(agent) is not int or not 0 <= agent < sim._next_id or sim._row_of[agent] < 0:
             raise f.error(f"a watched agent is not [live id, statuses]: {item!r}"[:200])
-        group = sim.agents.group_names[int(sim.agents.group[row])]
+        group, _ = sim.locate(int(sim._row_of[agent]))
         codes = item[1]
         nodes = len(sim.trees[group]) if group in sim.trees else 0
         if not (

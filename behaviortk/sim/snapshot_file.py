@@ -46,7 +46,15 @@ MANIFEST = "manifest.json"
 SUFFIX = ".btks"
 """The suffix ``run --save-every`` gives snapshots (any name works)."""
 
-_ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, struct.error, zlib.error)
+_ZIP_ERRORS = (
+    zipfile.BadZipFile,
+    zipfile.LargeZipFile,
+    EOFError,
+    struct.error,
+    zlib.error,
+    NotImplementedError,  # an unknown zip version or compression
+    RuntimeError,  # an encrypted member
+)
 _LOCAL_HEADER = b"PK\x03\x04"
 
 

@@ -177,7 +177,9 @@ class ArrayBoard:
             if key in self.xy:
                 out[key] = SavedKey(ticks, xy=self.xy[key][:n].copy())
             else:
-                out[key] = SavedKey(ticks, ids=self.ids[key][:n].copy(), values=list(self.values[key]))
+                out[key] = SavedKey(
+                    ticks, ids=self.ids[key][:n].copy(), values=list(self.values[key])
+                )
         return out
 
     def load_saved(self, saved: dict[str, SavedKey]) -> None:

@@ -3,7 +3,8 @@
 A headless run shows a progress bar on a terminal (``commands/progress.py``)
 and ends with a summary table: the engine that ran (and why, for ``auto``),
 ticks, simulated and wall time, ticks/s, agents per group at the end, events
-counted by name, time per phase, and the trace's path, size and lines.
+counted by name, time per phase, the trace's path, size and lines, and the
+snapshots kept. ``--resume`` and ``--save-every`` are ``commands/saves.py``'s.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import IO, Any
 
+from behaviortk.commands import saves
 from behaviortk.commands.options import (
     TICKS_LIMIT,
     add_engine_option,
@@ -65,6 +67,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     )
     add_engine_option(parser)
     add_kernels_option(parser)
+    saves.add_options(parser)
     return parser
 
 
@@ -103,24 +106,30 @@ def summary(
     events: Counter[str] | None = None,
     trace: tuple[str, int, str] | None = None,
     overlap: Any = None,
+    ran: int | None = None,
+    extra: tuple[tuple[str, str], ...] = (),
 ) -> str:
     """The end of a headless run: what ran, how fast, who is left, what happened, where it went.
 
     ``engine`` says which engine ran (``engine_note``), ``events`` the events
     counted by name, ``trace`` the trace's ``(path, bytes, what it holds)`` (the
     writer's ``written``: ``"5 lines"``, or ``"600 ticks, 37,800 rows"`` for Parquet), ``overlap``
-    an ``OverlapLog`` of the run (``world/overlap.py``).
+    an ``OverlapLog`` of the run (``world/overlap.py``), ``ran`` the ticks this command
+    stepped (default ``sim.tick``; fewer for a resumed run), ``extra`` rows at the end.
     """
     from behaviortk.sim.simulation import PHASES
 
-    ticks = max(sim.tick, 1)
-    rate = sim.tick / wall if wall > 0 else float("inf")
+    ran = sim.tick if ran is None else ran
+    ticks = max(ran, 1)
+    rate = ran / wall if wall > 0 else float("inf")
+    first = sim.tick - ran
+    span = f"{sim.tick:,}" if first == 0 else f"{first:,} to {sim.tick:,}"
     groups = ", ".join(f"{name} {s.stop - s.start:,}" for name, s in sim.agents.slices.items())
     phases = ", ".join(f"{p} {1000.0 * sim.timings[p] / ticks:.3f} ms" for p in PHASES)
     counted = ", ".join(f"{name} {n:,}" for name, n in sorted((events or Counter()).items()))
     rows = [
         ("engine", engine or str(sim.engine.name)),
-        ("ticks", f"{sim.tick:,} (seed {sim.seed})"),
+        ("ticks", f"{span} (seed {sim.seed})"),
         ("simulated", f"{sim.time:,.2f} s (dt {float(sim.dt):.4g} s)"),
         ("wall", f"{wall:,.2f} s, {rate:,.1f} ticks/s"),
         ("agents", f"{groups} ({sim.agents.n:,} in all)"),
@@ -134,7 +143,8 @@ def summary(
     if trace is not None:
         path, size, what = trace
         rows.append(("trace", f"{path} ({size_text(size)}, {what})"))
-    return f"{sim.name}: {sim.tick:,} ticks headless\n" + table(rows)
+    rows += extra
+    return f"{sim.name}: {ran:,} ticks headless\n" + table(rows)
 
 
 def _load(path: str) -> Any:
@@ -155,20 +165,31 @@ def run_headless(args: argparse.Namespace) -> int:
     from behaviortk.world.overlap import OverlapLog
 
     scenario = _load(args.file)
-    sim = Simulation(scenario, engine=args.engine, seed=args.seed)
+    if args.resume is not None:
+        sim = saves.resumed(args, scenario)
+        engine = f"{sim.engine.name} (resumed at tick {sim.tick:,})"
+    else:
+        sim = Simulation(scenario, engine=args.engine, seed=args.seed)
+        engine = engine_note(args.engine, sim)
+    keeper = None
+    if args.save_every is not None:
+        keeper = saves.Keeper(args.save_every, args.save_dir)
+        keeper.check(sim.tick, args.ticks)
     freeze_gc()
     tally = Tally()
     overlap = OverlapLog()
     start = time.perf_counter()
     with Progress(args.ticks, f"{sim.name} ({sim.engine.name})", unit="ticks") as progress:
         if args.trace:
-            writer = _run_traced(args, sim, progress, tally)
+            writer = _run_traced(args, sim, progress, tally, keeper)
             overlap = writer.overlap
         else:
             for done in range(1, args.ticks + 1):
                 sim.step()
                 tally.after_tick(sim)
                 overlap.measure(sim.world, sim.agents)
+                if keeper is not None:
+                    keeper.after_tick(sim)
                 progress.update(done)
             writer = None
     wall = time.perf_counter() - start
@@ -179,13 +200,24 @@ def run_headless(args: argparse.Namespace) -> int:
         summary(
             sim,
             wall,
-            engine=engine_note(args.engine, sim),
+            engine=engine,
             events=tally.counts,
             trace=trace,
             overlap=overlap,
+            ran=args.ticks,
+            extra=() if keeper is None else (kept(keeper),),
         )
     )
     return 0
+
+
+def kept(keeper: saves.Keeper) -> tuple[str, str]:
+    """The summary's row of the snapshots ``--save-every`` kept."""
+    if not keeper.saved:
+        return ("snapshots", f"none (no tick was a multiple of {keeper.every})")
+    path, size = keeper.saved[-1]
+    count = f"{len(keeper.saved):,} in {keeper.folder}"
+    return ("snapshots", f"{count} (last {os.path.basename(path)}, {size_text(size)})")
 
 
 PARQUET_SUFFIXES = (".parquet", ".pq")
@@ -207,20 +239,29 @@ def trace_writer(out: IO[Any], sim: Any, every: int, columnar: bool) -> Any:
     return TraceWriter(out, sim, every=every)
 
 
-def _run_traced(args: argparse.Namespace, sim: Any, progress: Progress, tally: Tally) -> Any:
+def _run_traced(
+    args: argparse.Namespace,
+    sim: Any,
+    progress: Progress,
+    tally: Tally,
+    keeper: saves.Keeper | None = None,
+) -> Any:
     """Run ``args.ticks`` ticks writing the trace; re-raise what cut the run short."""
     from behaviortk.files import atomic_output
 
     stopped: BaseException | None = None
     columnar = is_parquet(args.trace)
     mode = "wb" if columnar else "w"
-    with atomic_output(args.trace, mode, inputs=[args.file], what="trace") as out:
+    inputs = [args.file] if args.resume is None else [args.file, args.resume]
+    with atomic_output(args.trace, mode, inputs=inputs, what="trace") as out:
         writer = trace_writer(out, sim, args.every, columnar)
         try:
             for done in range(1, args.ticks + 1):
                 sim.step()
                 writer.on_tick(sim)
                 tally.after_tick(sim)
+                if keeper is not None:
+                    keeper.after_tick(sim)
                 progress.update(done)
         except BaseException as exc:  # an error or ^C: end the trace saying so, then re-raise
             if exc is writer.write_error:
@@ -259,17 +300,28 @@ def run_window(args: argparse.Namespace) -> int:
     if opener is None:
         print("behaviortk run: the viewer is not available; use --headless", file=sys.stderr)
         return 1
-    _load(args.file)  # report definition errors before a window opens
-    return int(opener(args.file, engine=args.engine, seed=args.seed))
+    scenario = _load(args.file)  # report definition errors before a window opens
+    if args.resume is None:
+        return int(opener(args.file, engine=args.engine, seed=args.seed))
+    sim = saves.resumed(args, scenario, debug=True)  # errors too
+    return int(opener(args.file, engine=sim.engine.name, sim=sim))
 
 
 def run(args: argparse.Namespace) -> int:
     from behaviortk.commands.diagnostics import print_issues
+    from behaviortk.errors import SnapshotError
     from behaviortk.format.issues import DefinitionError
 
+    problem = saves.usage_problem(args)
+    if problem is not None:
+        print(f"behaviortk run: error: {problem}", file=sys.stderr)
+        return 2
     apply_kernels_option(args)
     try:
         return run_headless(args) if args.headless else run_window(args)
     except DefinitionError as exc:
         print_issues(exc.issues)
+        return 1
+    except SnapshotError as exc:
+        print(f"behaviortk run: error: {exc}", file=sys.stderr)
         return 1

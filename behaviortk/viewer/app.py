@@ -180,10 +180,17 @@ class ViewerView(arcade.View):
 
 
 def run_viewer(
-    path: str | Path, engine: str = "py_trees", seed: int | None = None, overlays: Any = ()
+    path: str | Path,
+    engine: str = "py_trees",
+    seed: int | None = None,
+    overlays: Any = (),
+    sim: Any = None,
 ) -> int:
-    """Open the window on ``path`` and run until it is closed (raises DefinitionError first)."""
-    session = Session(path, engine=engine, seed=seed)
+    """Open the window on ``path`` and run until it is closed (raises DefinitionError first).
+
+    ``sim``: a Simulation to show instead of a new one of ``path`` (``run --resume``: a
+    restored snapshot, made with ``debug=True``); a restart or reload starts ``path`` anew."""
+    session = Session(path, engine=engine, seed=seed, sim=sim)
     session.opts.overlays = set(overlays)
     window = arcade.Window(
         *WINDOW_SIZE,

@@ -165,7 +165,7 @@ def test_a_false_guard_stops_its_child_and_the_selector_moves_on() -> None:
     emitted = np.zeros((1, 2), dtype=bool)
     status = np.empty((1, 4), dtype=np.int8)
     leaf2, leaf3 = np.array([RUNNING], np.int8), np.array([RUNNING], np.int8)
-    decide(st_, cur, emitted, status, leaf2, leaf3, np.array([False]))
+    decide(np.arange(1), st_, cur, emitted, status, leaf2, leaf3, np.array([False]))
     # guard 1 fails, seek 2 stopped to INVALID, wander 3 runs and wins: the selector's
     # current child moves from 0 to 1, it is RUNNING, only wander asked for a force
     assert st_[:, 0].tolist() == [RUNNING, FAILURE, INVALID, RUNNING]

@@ -23,7 +23,7 @@ from behaviortk.steering.act_loops import act
 from behaviortk.vec import Array
 from behaviortk.world import integrate_loops, streams_loops
 from behaviortk.world import non_penetration_loops as knp
-from behaviortk.world.spatial import SMALL_SIDE, padded
+from behaviortk.world.spatial import SMALL_SIDE, observer_rows, padded
 from behaviortk.world.state import World
 
 
@@ -102,10 +102,15 @@ class Kernels:
         return DrawnLater(seed, ids, tick, slots)
 
     @staticmethod
-    def neighbours(world: World, agents: Any, a: slice, b: slice) -> Neighbours:
+    def neighbours(
+        world: World, agents: Any, a: slice | np.ndarray, b: slice, pairs: bool = False
+    ) -> Neighbours:
         """``Sense._compute_neighbours(a, b)``: the same pairs, offsets and distances
-        (:class:`QueriedNeighbours`: pairs made when first asked for)."""
-        n_a = max(0, a.stop - a.start)
+        (:class:`QueriedNeighbours`: pairs made when first asked for; with ``pairs``, made
+        at once, in the same pass). ``a`` is a range or sorted rows (the agents that think
+        this tick, ``sim/think.py``)."""
+        observers = observer_rows(a)
+        n_a = observers.size
         view = np.ascontiguousarray(agents.view_distance[a], dtype=np.float64)
         radius = float(view.max()) if n_a else 0.0
         if n_a == 0 or b.stop <= b.start or not radius >= 0:
@@ -132,20 +137,22 @@ class Kernels:
             np.ascontiguousarray(cos_limit, dtype=np.float64),
             all_round,
             cap,
-            a.start,
-            a.stop,
+            observers,
             b.start,
             b.stop,
             float(world.width),
             float(world.height),
             world.edges == "wrap",
             fov,
-            a.start < b.stop and b.start < a.stop,
+            int(observers[0]) < b.stop and b.start <= int(observers[-1]),
             nx,
             ny,
             rx,
             ry,
         )
+        if pairs:
+            offsets, _, i, j, d, dist = spatial.neighbour_query(*args, True)
+            return Neighbours(i, j, offsets, d, dist)
         offsets, sums, *_ = spatial.neighbour_query(*args, False)
         return QueriedNeighbours(offsets, sums, lambda: spatial.neighbour_query(*args, True)[2:])
 
@@ -280,7 +287,7 @@ class Kernels:
         streams_loops.uniforms_rows(np.uint64(1), i64, i64[:2], np.uint64(0), 1, 2)
         for pairs in (False, True):
             spatial.neighbour_query(
-                pos, vel, head, f, f, ~yes, i64, 0, n, 0, n, 10.0, 10.0, True, True, True, 3, 3,
+                pos, vel, head, f, f, ~yes, i64, i64, 0, n, 10.0, 10.0, True, True, True, 3, 3,
                 1, 1, pairs,
             )  # fmt: skip
         spatial.nearest_small(pos, 0, 2, 2, n, 5.0, 10.0, 10.0, True)

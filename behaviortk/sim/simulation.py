@@ -324,6 +324,12 @@ class Simulation:
             thinking=thinking,
         )
 
+    @property
+    def think(self) -> ThinkSchedule:
+        """Who thinks each tick (``think_every``, ``lod``; ``sim/think.py``): its ``active``
+        says whether some group does not think every tick."""
+        return self._think
+
     def _thinking(self) -> Thinking | None:
         """This tick's thinkers (``sim/think.py``), recorded as thinking; None when every
         agent thinks every tick."""

@@ -8,19 +8,27 @@ think_every without LOD; an agent that never thought thinks). Both engines, alwa
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyarrow.parquet as pq
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from trace_support import run_recorded
 
 import behaviortk
 from behaviortk.errors import SimulationError
 from behaviortk.format.loader import load_text
+from behaviortk.record.jsonl import TraceWriter
+from behaviortk.record.parquet import ParquetTraceWriter
+from behaviortk.record.reader import open_recording
+from behaviortk.record.tick_state import thought_of
 from behaviortk.sim.simulation import Simulation
 from behaviortk.sim.think import ThinkSchedule
 from behaviortk.tree.status import RUNNING
+from behaviortk.viewer.recorded import RecordedView, RecordedWorld
 
 ENGINES = ("py_trees", "batch")
 STILL = {"type": "wait", "duration": 1000}  # a tree that never steers: nobody moves
@@ -383,3 +391,81 @@ def test_an_external_group_has_nothing_to_think() -> None:
     player = {**external("player", [[1, 1]]), "think_every": 2}
     (issue,) = issues(scene([placed("a", [[50, 50]]), player]))
     assert issue.startswith("/groups/1: an external group has no tree to think")
+
+
+# ------------------------------------------------------------------ traces and the viewer
+def recorded(text: str, tmp_path: Path, ticks: int) -> tuple[list[Any], Path, Path]:
+    """Run ``text`` with both trace writers; the live ``thought`` of every tick."""
+    sim = Simulation(load_text(text))
+    jsonl, parquet = tmp_path / "t.jsonl", tmp_path / "t.parquet"
+    with jsonl.open("w", encoding="utf-8") as out:
+        writers = [TraceWriter(out, sim), ParquetTraceWriter(str(parquet), sim)]
+        live = run_recorded(sim, ticks, *writers)
+    return [live[t].thought for t in range(ticks)], jsonl, parquet
+
+
+def test_traces_record_who_thought(tmp_path: Path) -> None:
+    """With LOD: a ``thought`` flag per agent (JSONL, last key) and column (Parquet), read
+    back as recorded; the external player never thinks, its thinking group every tick."""
+    lod = {"focus": {"group": "player"}, "near": 50, "far_think_every": 4}
+    groups = [
+        placed("a", [[100, 100], [800, 800], [500, 500]], think_every=2, lod=lod),
+        placed("c", [[300, 300]]),
+        external("player", [[90, 100]]),
+    ]
+    live, jsonl, parquet = recorded(scene(groups), tmp_path, 5)
+    # ids 0 (near: rate 2), 1 and 2 (far: rate 4), c's id 3 every tick, the player id 4 never
+    assert [np.flatnonzero(t).tolist() for t in live] == [
+        [0, 1, 2, 3],
+        [1, 3],
+        [0, 2, 3],
+        [3],
+        [0, 3],
+    ]
+    line = json.loads(jsonl.read_text().splitlines()[2])
+    assert [list(agent)[-1] for agent in line["agents"]] == ["thought"] * 5
+    assert [agent["thought"] for agent in line["agents"]] == live[1].tolist()
+    assert "thought" in pq.read_schema(parquet).names
+    for path in (jsonl, parquet):
+        rec = open_recording(path)
+        for t in range(5):
+            np.testing.assert_array_equal(rec.state(t).thought, live[t])
+        assert thought_of(RecordedView(rec, RecordedWorld(rec), rec.state(3))).tolist() == [
+            False,
+            False,
+            False,
+            True,
+            False,
+        ]
+
+
+def test_traces_without_lod_are_as_before(tmp_path: Path) -> None:
+    live, jsonl, parquet = recorded(scene([placed("a", [[100, 100]])]), tmp_path, 2)
+    assert live == [None, None]
+    assert all("thought" not in a for a in json.loads(jsonl.read_text().splitlines()[1])["agents"])
+    assert "thought" not in pq.read_schema(parquet).names
+    assert open_recording(parquet).state(1).thought is None
+
+
+def test_the_thinking_overlay_rings_the_agents_that_thought() -> None:
+    """Ids 0 and 1, think_every 2: after tick 1 only id 1 thought; with the overlay on (key
+    d) a halo lights the floor beside it, and nothing changes beside id 0."""
+    from viewer_support import draw, painter, pixel_at
+
+    from behaviortk.viewer.overlays import BY_KEY
+    from behaviortk.viewer.scene import ViewOptions
+
+    assert BY_KEY["d"].name == "thinking"
+    text = scene([placed("a", [[300, 500], [700, 500]], think_every=2, radius=30)])
+    sim = Simulation(load_text(text))
+    sim.step()
+    sim.step()
+    assert sim.decisions["a"].thought.tolist() == [False, True]
+    off, _ = draw(sim, ViewOptions())
+    on, _ = draw(sim, ViewOptions(overlays={"thinking"}))
+    vp = painter().viewport(sim.world)
+    beside = np.array([30.0 * 1.4 * vp.scale, 0.0])  # outside the body, inside the halo
+    idle = vp.to_screen(sim.agents.pos[0]) + beside
+    busy = vp.to_screen(sim.agents.pos[1]) + beside
+    np.testing.assert_array_equal(pixel_at(on, idle), pixel_at(off, idle))
+    assert int(pixel_at(on, busy).sum()) > int(pixel_at(off, busy).sum()) + 300

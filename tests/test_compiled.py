@@ -90,7 +90,7 @@ def check_tick(sim: Simulation, kernels: Any) -> None:
     thinking = sim._thinking()
     twin_thinking = None
     if thinking is not None:
-        twin_thinking = Thinking(thinking.rows, copy.deepcopy(thinking.held), sim._rows_of_ids)
+        twin_thinking = Thinking(thinking.rows, copy.deepcopy(thinking.held), thinking.row_of)
     ref = sim.sense(thinking)
     mine = compiled_sense(sim, ref, kernels, twin_thinking)
     for group, g in sim.engine.groups.items():

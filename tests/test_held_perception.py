@@ -50,10 +50,11 @@ def sense(ag: Any, thinking: Thinking | None, kernels: Any) -> Sense:
     return Sense(WORLD, ag, np.zeros((ag.n, 1)), 0, 0.0, thinking=thinking, kernels=kernels)
 
 
-def rows_of(ag: Any, top: int) -> Any:
+def rows_of(ag: Any, top: int) -> np.ndarray:
+    """Agent id -> row in ``ag``, -1 for ids not there (despawned)."""
     table = np.full(top, -1, dtype=np.int64)
     table[ag.ids] = np.arange(ag.n)
-    return lambda ids: table[ids]
+    return table
 
 
 def check(seed: int, share: float, kernels: Any) -> None:
@@ -92,13 +93,13 @@ def check(seed: int, share: float, kernels: Any) -> None:
             continue
         old = int(ids[order[r]])  # the agent's id; its tick-A row is its id
         seen = before.ids[nb_a.j[nb_a.offsets[old] : nb_a.offsets[old + 1]]]
-        expected = np.sort(row_after(seen)[row_after(seen) >= 0])
+        expected = np.sort(row_after[seen][row_after[seen] >= 0])
         assert nb.j[mine].tolist() == expected.tolist(), f"row {r}"
         d = displacement(after.pos[r], after.pos[expected], WORLD)
         np.testing.assert_allclose(nb.d[mine], d, rtol=0, atol=1e-9)
         np.testing.assert_allclose(nb.dist[mine], np.hypot(d[:, 0], d[:, 1]), rtol=0, atol=1e-9)
         target = int(near_a[old])
-        expect = -1 if target < 0 else int(row_after(np.array([before.ids[target]]))[0])
+        expect = -1 if target < 0 else int(row_after[before.ids[target]])
         assert near[r] == expect, f"row {r}"
         if expect >= 0:
             gap = displacement(after.pos[r], after.pos[expect], WORLD)

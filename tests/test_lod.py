@@ -198,7 +198,7 @@ def test_nobody_starves_whatever_the_focus_does(every: int, extra: int, near: li
     last = [-1] * 6
     for t, on in enumerate(near):
         schedule.focus(None if on else [])
-        thinkers = set(schedule.thinkers(t, sim.agents, sim.world)["a"].tolist())
+        thinkers = set(schedule.thinkers(t, sim.agents, sim.world, 6)["a"].tolist())
         for i in range(6):
             if i in thinkers:
                 last[i] = t

@@ -14,10 +14,13 @@ for everyone: there is no identity to hold.
 
 The identities are kept by agent id (ids are never reused), so spawns, despawns
 and re-sorted rows keep them: target ids in a dense array indexed by observer id,
-neighbour pairs as ``(observer, neighbour)`` rows with a copy of the ids they were
-taken under, mapped to the current rows when the rows changed. Only the thinking
-rows are queried (``Sense`` passes the fresh answers in), which is where the time
-goes: the rest is a few gathers per agent.
+neighbour pairs as rows with a copy of the ids they were taken under, mapped to the
+current rows when the rows changed. Only the thinking rows are queried (``Sense``
+passes the fresh answers in), which is where the time goes. Every observer's
+neighbour count is known at once (a condition reads it); the pairs of the whole
+group, each observer's block from the fresh query or from what it holds, are put
+together when first read (flocking, in the act phase). The passes over every
+agent and every held pair have compiled twins in ``held_loops.py``.
 """
 
 from __future__ import annotations
@@ -29,25 +32,33 @@ from typing import Any
 import numpy as np
 
 from behaviortk.vec import Array
-from behaviortk.world.rows import grown
-from behaviortk.world.spatial import displacement, displacement_columns
+from behaviortk.world.spatial import displacement_columns
 
-RowsOfIds = Callable[[np.ndarray], np.ndarray]
-"""Agent ids -> their current rows, -1 where despawned (``Simulation``'s lookup)."""
+Pairs = tuple[np.ndarray, np.ndarray, Array, Array]
+"""``(i, j, d, dist)`` of neighbour pairs, sorted by ``(i, j)``."""
+Fresh = tuple[np.ndarray, np.ndarray, Array, Array]
+"""``(j, offsets, d, dist)`` of the thinkers' query: CSR over the thinkers, in row order."""
 
 
-@dataclass
 class HeldPairs:
-    """One group's neighbour pairs as of the tick they were made, every observer's.
+    """One tick's neighbour pairs of a group that does not all think: each observer's
+    count now, its pairs (``arrays``) merged when first asked for.
 
-    ``i``/``j`` are rows sorted by ``(i, j)``, valid while ``agents.ids`` is the array
-    object ``under``; ``ids`` is a copy of the ids then, to find the agents again after
-    the rows changed."""
+    They stay valid while ``agents.ids`` is the array object ``under``; ``ids`` is a copy of
+    the ids then, to find the agents again after the rows changed."""
 
-    i: np.ndarray
-    j: np.ndarray
-    under: np.ndarray
-    ids: np.ndarray
+    def __init__(self, offsets: np.ndarray, merge: Callable[[], Pairs], ids: np.ndarray) -> None:
+        self.offsets = offsets
+        self._merge: Callable[[], Pairs] | None = merge
+        self._pairs: Pairs | None = None
+        self.under = ids
+        self.ids = ids.copy()
+
+    def arrays(self) -> Pairs:
+        if self._pairs is None:
+            assert self._merge is not None
+            self._pairs, self._merge = self._merge(), None  # drops what the merge held
+        return self._pairs
 
 
 @dataclass
@@ -67,7 +78,8 @@ class Thinking:
     rows: dict[str, np.ndarray]
     """Group -> its sorted local rows that think this tick (groups that do not all think)."""
     held: HeldPerception
-    rows_of_ids: RowsOfIds
+    row_of: np.ndarray
+    """Agent id -> its current row, -1 once despawned (every id handed out has an entry)."""
 
     def thinkers(self, group: str, start: int) -> np.ndarray | None:
         """The global rows of ``group`` that think this tick, None when all of them do."""
@@ -83,27 +95,30 @@ def held_nearest(
     agents: Any,
     world: Any,
     fresh: tuple[np.ndarray, Array],
+    kernels: Any = None,
 ) -> tuple[np.ndarray, Array]:
     """``(target row or -1, distance or inf)`` for every row of ``group`` (``rows``):
     ``fresh`` (the query's answer for its thinking rows) where the agent thinks, else the
     target its last think found, where it is now."""
     local = thinking.rows[group]
+    row_of = thinking.row_of
     ids = agents.ids[rows]
     store = thinking.held.targets.get(key)
-    top = int(ids.max()) + 1 if ids.size else 0
-    if store is None or store.size < top:
-        more = np.full(grown(top), -1, dtype=np.int64)
+    if store is None or store.size < row_of.size:
+        more = np.full(row_of.size, -1, dtype=np.int64)
         if store is not None:
             more[: store.size] = store
         store = thinking.held.targets[key] = more
     agent, dist = fresh
-    store[ids[local]] = np.where(agent >= 0, agents.ids[np.maximum(agent, 0)], -1)
-    held = store[ids]
-    target = np.where(held >= 0, thinking.rows_of_ids(np.maximum(held, 0)), -1)
-    found = np.flatnonzero(target >= 0)
-    out = np.full(ids.size, np.inf)
-    d = displacement(agents.pos[rows.start + found], agents.pos[target[found]], world)
-    out[found] = np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1])
+    store[ids.take(local)] = np.where(agent >= 0, agents.ids.take(agent), -1)
+    if kernels is not None:
+        target, out = kernels.held_targets(store, ids, row_of, agents.pos, rows.start, world)
+    else:
+        held = store.take(ids)
+        target = np.where(held >= 0, row_of.take(held), -1)  # take(-1) is masked out
+        own = np.arange(rows.start, rows.stop, dtype=np.int64)
+        dx, dy = displacement_columns(agents.pos, own, target, world)
+        out = np.where(target >= 0, np.sqrt(dx * dx + dy * dy), np.inf)
     target[local] = agent  # the thinkers' own answers, bit for bit
     out[local] = dist
     return target, out
@@ -115,47 +130,90 @@ def held_pairs(
     rows: slice,
     agents: Any,
     world: Any,
-    fresh: tuple[np.ndarray, np.ndarray, Array, Array],
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, Array, Array]:
-    """``(i, j, offsets, d, dist)`` of the neighbour pairs of group ``key[0]`` (``rows``),
-    sorted by ``(i, j)``: ``fresh`` (the query's pairs of its thinking rows) for the agents
-    that think, the pairs of their last think, measured now, for the others."""
+    fresh: Fresh,
+    kernels: Any = None,
+) -> HeldPairs:
+    """The neighbour pairs of group ``key[0]`` (``rows``): ``fresh`` (``(j, offsets, d,
+    dist)`` of the query of its thinking rows) for the agents that think, the pairs of
+    their last think, measured when merged, for the others; kept for the next tick."""
     local = thinking.rows[key[0]]
     n = rows.stop - rows.start
-    fi, fj, fd, fdist = fresh
+    fj, fo, fd, fdist = fresh
     old = thinking.held.pairs.get(key)
-    hi: np.ndarray = np.zeros(0, dtype=np.int64)
-    hj: np.ndarray = hi
-    if old is not None:
-        hi, hj = _current(old, agents.ids, thinking.rows_of_ids)
-        kept = np.ones(n, dtype=bool)
-        kept[local] = False
-        keep = kept[hi - rows.start]
-        hi, hj = hi[keep], hj[keep]
-    hx, hy = displacement_columns(agents.pos, hi, hj, world)
-    i = np.concatenate([hi, fi])
-    order = np.argsort(i, kind="stable")  # two runs, each sorted by (i, j): a merge
-    i = i[order]
-    j = np.concatenate([hj, fj])[order]
-    held_d = np.stack([hx, hy], axis=1) if hi.size else np.zeros((0, 2))
-    d = np.concatenate([held_d, np.asarray(fd).reshape(-1, 2)])[order]
-    dist = np.concatenate([np.sqrt(hx * hx + hy * hy), fdist])[order]
+    if old is None:
+        ho, hj = np.zeros(n + 1, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    else:
+        ho, hj = _current(old, agents.ids, thinking.row_of, rows)
+    thinks = np.zeros(n, dtype=bool)
+    thinks[local] = True
+    counts = np.diff(ho)
+    counts[local] = np.diff(fo)
     offsets = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(i - rows.start, minlength=n), out=offsets[1:])
-    thinking.held.pairs[key] = HeldPairs(i, j, agents.ids, agents.ids.copy())
-    return i, j, offsets, d, dist
+    np.cumsum(counts, out=offsets[1:])
+    pos = agents.pos
+
+    def merge() -> Pairs:
+        if kernels is not None:
+            args = (rows.start, offsets, thinks, fo, fj, fd, fdist, ho, hj, pos, world)
+            out: Pairs = kernels.merge_pairs(*args)
+            return out
+        return merged(rows.start, offsets, local, thinks, fresh, ho, hj, pos, world)
+
+    pairs = thinking.held.pairs[key] = HeldPairs(offsets, merge, agents.ids)
+    return pairs
+
+
+def merged(
+    start: int,
+    offsets: np.ndarray,
+    local: np.ndarray,
+    thinks: np.ndarray,
+    fresh: Fresh,
+    ho: np.ndarray,
+    hj: np.ndarray,
+    pos: Array,
+    world: Any,
+) -> Pairs:
+    """Every observer's block at ``offsets``: the thinkers' (``local``) from ``fresh``, the
+    others' their held pairs ``ho``/``hj`` measured now; placed, not sorted."""
+    fj, fo, fd, fdist = fresh
+    n = thinks.size
+    total = int(offsets[-1])
+    observers = np.arange(start, start + n, dtype=np.int64)
+    held_counts = np.where(thinks, 0, np.diff(ho))
+    keep = np.repeat(~thinks, np.diff(ho))
+    hi, hj = np.repeat(observers, held_counts), hj[keep]
+    hx, hy = displacement_columns(pos, hi, hj, world)
+    at = np.repeat(offsets[local] - fo[:-1], np.diff(fo)) + np.arange(fj.size)  # fresh pairs
+    rest = np.ones(total, dtype=bool)
+    rest[at] = False
+    there = np.flatnonzero(rest)  # the held pairs fill the other places, in order
+    i = np.repeat(observers, np.diff(offsets))
+    j = np.empty(total, dtype=np.int64)
+    j[at], j[there] = fj, hj
+    d = np.empty((total, 2))
+    d[at] = fd
+    d[there, 0], d[there, 1] = hx, hy
+    dist = np.empty(total)
+    dist[at], dist[there] = fdist, np.sqrt(hx * hx + hy * hy)
+    return i, j, d, dist
 
 
 def _current(
-    old: HeldPairs, ids: np.ndarray, rows_of_ids: RowsOfIds
+    old: HeldPairs, ids: np.ndarray, row_of: np.ndarray, rows: slice
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``old``'s pairs in today's rows, sorted by ``(i, j)``; pairs with a despawned agent
-    dropped."""
+    """``old``'s pairs in today's rows: per-observer offsets and neighbour rows (sorted by
+    observer, then neighbour); pairs with a despawned agent dropped."""
+    i, j, _, _ = old.arrays()
     if old.under is ids:
-        return old.i, old.j
-    i = rows_of_ids(old.ids[old.i])
-    j = rows_of_ids(old.ids[old.j])
+        return old.offsets, j
+    i = row_of.take(old.ids.take(i))
+    j = row_of.take(old.ids.take(j))
     keep = (i >= 0) & (j >= 0)
     i, j = i[keep], j[keep]
     order = np.lexsort((j, i))
-    return i[order], j[order]
+    i, j = i[order], j[order]
+    n = rows.stop - rows.start
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(i - rows.start, minlength=n), out=offsets[1:])
+    return offsets, j

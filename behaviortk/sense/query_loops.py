@@ -499,8 +499,7 @@ def neighbour_query(
 @kernel
 def nearest_small(
     pos: np.ndarray,
-    a_lo: int,
-    a_hi: int,
+    observers: np.ndarray,
     b_lo: int,
     b_hi: int,
     radius: float,
@@ -508,20 +507,22 @@ def nearest_small(
     height: float,
     wrap: bool,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``SpatialIndex._nearest_small``: the closest row of ``b`` (not itself) per row of ``a``.
+    """``SpatialIndex._nearest_small``: the closest row of ``b`` (not itself) per row of the
+    sorted ``observers`` (a group's rows, or those that think this tick).
 
     Brute force over the smaller side, with its tie rules: looping over ``b``
     the first (lowest) ``b`` row at the smallest distance wins, looping over
     ``a`` the first minimum of each row. Returns ``(row or -1, distance or inf)``.
     """
-    n_a = a_hi - a_lo
+    n_a = observers.shape[0]
     n_b = b_hi - b_lo
     best = np.empty(n_a)
     pick = np.empty(n_a, dtype=np.int64)
-    apart = a_hi <= b_lo or b_hi <= a_lo  # no row is in both: no "not oneself" test
+    # no row is in both: no "not oneself" test
+    apart = n_a == 0 or observers[n_a - 1] < b_lo or b_hi <= observers[0]
     if n_b <= n_a:  # a few b rows: strict < keeps the lowest one
         for r in range(n_a):
-            i = a_lo + r
+            i = observers[r]
             xi, yi = pos[i, 0], pos[i, 1]
             b2 = np.inf
             bj = -1
@@ -539,7 +540,7 @@ def nearest_small(
     else:  # many b rows: every distance (vectorises), then the first smallest
         d2s = np.empty(n_b)
         for r in range(n_a):
-            i = a_lo + r
+            i = observers[r]
             xi, yi = pos[i, 0], pos[i, 1]
             b2 = np.inf
             for q in range(n_b):

@@ -75,6 +75,38 @@ class Neighbours:
         return np.diff(self.offsets)
 
 
+class LazyNeighbours(Neighbours):
+    """``Neighbours`` whose offsets are known at once and whose pairs (``i``, ``j``, ``d``,
+    ``dist``) are made by ``make`` on first use (a query that summed as it went, or held
+    pairs merged: ``sense/held.py``)."""
+
+    def __init__(self, offsets: np.ndarray, make: Callable[[], Any]) -> None:
+        # a frozen dataclass: set through __dict__
+        self.__dict__.update(offsets=offsets, _make=make, _pairs=None)
+
+    def _get(self) -> tuple[np.ndarray, np.ndarray, Array, Array]:
+        pairs = self.__dict__["_pairs"]
+        if pairs is None:
+            pairs = self.__dict__["_pairs"] = tuple(self.__dict__["_make"]())
+        return pairs
+
+    @property
+    def i(self) -> np.ndarray:
+        return self._get()[0]
+
+    @property
+    def j(self) -> np.ndarray:
+        return self._get()[1]
+
+    @property
+    def d(self) -> Array:
+        return self._get()[2]
+
+    @property
+    def dist(self) -> Array:
+        return self._get()[3]
+
+
 @dataclass(frozen=True)
 class TargetFacts:
     """Where a target is for each row of a group; ``valid`` False where there is none."""
@@ -602,12 +634,11 @@ class Sense:
         if found is None:
             a, b = self.rows(group), self.other_rows(group, of_group)
             thinkers = self._thinkers(group)
+            observers = a if thinkers is None else thinkers
             if self.kernels is not None:
-                found = self.kernels.nearest(self.world, self.agents.pos, a, b, r)
-                if found is not None and thinkers is not None:
-                    found = (found[0][thinkers - a.start], found[1][thinkers - a.start])
+                found = self.kernels.nearest(self.world, self.agents.pos, observers, b, r)
             if found is None:
-                found = self.index.nearest(a if thinkers is None else thinkers, b, r)
+                found = self.index.nearest(observers, b, r)
             if thinkers is not None:
                 found = self._held_nearest(("nearest", *key), group, found)
             self._nearest[key] = found
@@ -652,8 +683,8 @@ class Sense:
     ) -> tuple[np.ndarray, Array]:
         """A nearest-agent answer for every row of ``group`` from the thinkers' ``fresh`` one."""
         assert self.thinking is not None
-        rows = self.rows(group)
-        return held_nearest(self.thinking, key, group, rows, self.agents, self.world, fresh)
+        rows, ag = self.rows(group), self.agents
+        return held_nearest(self.thinking, key, group, rows, ag, self.world, fresh, self.kernels)
 
     def _held_neighbours(self, group: str, of: str) -> Neighbours:
         """Neighbours of every row of ``group``: queried for the thinkers, held for the rest."""
@@ -665,11 +696,10 @@ class Sense:
             fresh = self.kernels.neighbours(self.world, self.agents, thinkers, b, pairs=True)
         else:
             fresh = self._compute_neighbours(thinkers, b)
-        parts = (fresh.i, fresh.j, fresh.d, fresh.dist)
-        i, j, offsets, d, dist = held_pairs(
-            self.thinking, (group, of), rows, self.agents, self.world, parts
-        )
-        return Neighbours(i=i, j=j, offsets=offsets, d=d, dist=dist)
+        parts = (fresh.j, fresh.offsets, fresh.d, fresh.dist)
+        ag, world = self.agents, self.world
+        held = held_pairs(self.thinking, (group, of), rows, ag, world, parts, self.kernels)
+        return LazyNeighbours(held.offsets, held.arrays)
 
     # -------------------------------------------------------------- targets
     def target(self, spec: Any, group: str) -> TargetFacts:

@@ -14,8 +14,9 @@ from typing import Any
 import numpy as np
 
 from behaviortk.leaves import conditions_loops
+from behaviortk.sense import held_loops
 from behaviortk.sense import query_loops as spatial
-from behaviortk.sense.sensing import FOV_COS_TOLERANCE, Neighbours, TargetFacts
+from behaviortk.sense.sensing import FOV_COS_TOLERANCE, LazyNeighbours, Neighbours, TargetFacts
 from behaviortk.sim.cell_order import cell_order
 from behaviortk.steering import combiner_loops as kcomb
 from behaviortk.steering import flock_loops, memory_loops, shape_loops
@@ -27,7 +28,7 @@ from behaviortk.world.spatial import SMALL_SIDE, observer_rows, padded
 from behaviortk.world.state import World
 
 
-class QueriedNeighbours(Neighbours):
+class QueriedNeighbours(LazyNeighbours):
     """``Neighbours`` from :func:`spatial.neighbour_query`: the offsets and every observer's
     flocking sums at once, the pairs (``i``, ``j``, ``d``, ``dist``) computed on first use.
 
@@ -39,30 +40,8 @@ class QueriedNeighbours(Neighbours):
     sums: Array
 
     def __init__(self, offsets: np.ndarray, sums: Array, make: Callable[[], Any]) -> None:
-        # a frozen dataclass: set through __dict__
-        self.__dict__.update(offsets=offsets, sums=sums, _make=make, _pairs=None)
-
-    def _get(self) -> tuple[np.ndarray, np.ndarray, Array, Array]:
-        pairs = self.__dict__["_pairs"]
-        if pairs is None:
-            pairs = self.__dict__["_pairs"] = tuple(self.__dict__["_make"]())
-        return pairs
-
-    @property
-    def i(self) -> np.ndarray:
-        return self._get()[0]
-
-    @property
-    def j(self) -> np.ndarray:
-        return self._get()[1]
-
-    @property
-    def d(self) -> Array:
-        return self._get()[2]
-
-    @property
-    def dist(self) -> Array:
-        return self._get()[3]
+        super().__init__(offsets, make)
+        self.__dict__.update(sums=sums)
 
 
 class DrawnLater:
@@ -158,18 +137,19 @@ class Kernels:
 
     @staticmethod
     def nearest(
-        world: World, pos: Array, a: slice, b: slice, radius: float
+        world: World, pos: Array, a: slice | np.ndarray, b: slice, radius: float
     ) -> tuple[np.ndarray, Array] | None:
         """``SpatialIndex.nearest`` when one side has at most ``SMALL_SIDE`` rows (brute force,
-        the same tie rules); None otherwise (the NumPy path's tree answers)."""
-        n_a = max(0, a.stop - a.start)
+        the same tie rules); None otherwise (the NumPy path's tree answers). ``a`` is a
+        range or sorted rows (the agents that think this tick)."""
+        observers = observer_rows(a)
+        n_a = observers.size
         n_b = max(0, b.stop - b.start)
         if n_a == 0 or n_b == 0 or not radius >= 0 or min(n_a, n_b) > SMALL_SIDE:
             return None
         return spatial.nearest_small(
             pos,
-            a.start,
-            a.stop,
+            observers,
             b.start,
             b.stop,
             float(radius),
@@ -177,6 +157,37 @@ class Kernels:
             float(world.height),
             world.edges == "wrap",
         )
+
+    @staticmethod
+    def held_targets(
+        store: np.ndarray, ids: np.ndarray, row_of: np.ndarray, pos: Array, start: int, world: World
+    ) -> tuple[np.ndarray, Array]:
+        """``sense/held.held_nearest``'s pass over every row (``sense/held_loops.py``)."""
+        return held_loops.held_targets(
+            store, ids, row_of, pos, start, float(world.width), float(world.height),
+            world.edges == "wrap",
+        )  # fmt: skip
+
+    @staticmethod
+    def merge_pairs(
+        start: int,
+        offsets: np.ndarray,
+        thinks: np.ndarray,
+        fo: np.ndarray,
+        fj: np.ndarray,
+        fd: Array,
+        fdist: Array,
+        ho: np.ndarray,
+        hj: np.ndarray,
+        pos: Array,
+        world: World,
+    ) -> tuple[np.ndarray, np.ndarray, Array, Array]:
+        """``sense/held.merged``: the held and fresh pairs in one pass (``held_loops.py``)."""
+        fd = np.ascontiguousarray(fd, dtype=np.float64).reshape(-1, 2)
+        return held_loops.merge_pairs(
+            start, offsets, thinks, fo, fj, fd, np.ascontiguousarray(fdist, dtype=np.float64),
+            ho, hj, pos, float(world.width), float(world.height), world.edges == "wrap",
+        )  # fmt: skip
 
     @staticmethod
     def agent_facts(world: World, agents: Any, own: Array, agent: np.ndarray) -> TargetFacts:
@@ -290,8 +301,13 @@ class Kernels:
                 pos, vel, head, f, f, ~yes, i64, i64, 0, n, 10.0, 10.0, True, True, True, 3, 3,
                 1, 1, pairs,
             )  # fmt: skip
-        spatial.nearest_small(pos, 0, 2, 2, n, 5.0, 10.0, 10.0, True)
+        spatial.nearest_small(pos, i64[:2], 2, n, 5.0, 10.0, 10.0, True)
         spatial.agent_facts(pos, pos, vel, i64, 10.0, 10.0, True)
+        held_loops.held_targets(i64, i64, i64, pos, 0, 10.0, 10.0, True)
+        offsets = np.arange(n + 1, dtype=np.int64)
+        held_loops.merge_pairs(
+            0, offsets, yes, offsets, i64, pos, f, offsets, i64, pos, 10.0, 10.0, True
+        )
         conditions_loops.in_range(pos, pos, yes, 1.0, 0.5, yes)
         outs = [np.empty((n, 2)) for _ in range(4)] + [np.empty(n), np.empty(n)]
         integrate_loops.step(

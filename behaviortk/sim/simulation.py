@@ -337,12 +337,8 @@ class Simulation:
         schedule.follow(self.scenario.definition)  # a tuning change may set think_every
         if not schedule.active:
             return None
-        rows = schedule.thinkers(self.tick, self.agents, self.world)
-        return Thinking(rows, self._held, self._rows_of_ids)
-
-    def _rows_of_ids(self, ids: np.ndarray) -> np.ndarray:
-        """Rows of ids handed out before (-1 where despawned)."""
-        return self._row_of[ids]
+        rows = schedule.thinkers(self.tick, self.agents, self.world, self._row_of.size)
+        return Thinking(rows, self._held, self._row_of)
 
     def focus(self, points: Any) -> None:
         """Move the think-rate LOD's focus (the camera): ``[x, y]`` or a list of points

@@ -82,6 +82,7 @@ class ThinkSchedule:
         """Per agent id, the last tick it thought (``NEVER``: not yet)."""
         self.override: np.ndarray | None = None
         """The game's focus points (``Simulation.focus``), or None: each group's own."""
+        self._phases: dict[str, tuple[Any, ...]] = {}  # _slots
 
     def follow(self, definition: Any) -> None:
         """The rates of ``definition`` from now on (a tuning change replaces the definition;
@@ -100,23 +101,42 @@ class ThinkSchedule:
         none at all making every agent far); None gives each group its own focus back."""
         self.override = None if points is None else focus_points(points)
 
-    def thinkers(self, tick: int, agents: Agents, world: World) -> dict[str, np.ndarray]:
-        """Per group of ``rates``, the sorted local rows that think on ``tick``; records it."""
-        self._room(agents.ids)
+    def thinkers(
+        self, tick: int, agents: Agents, world: World, ids_bound: int
+    ) -> dict[str, np.ndarray]:
+        """Per group of ``rates``, the sorted local rows that think on ``tick``; records it.
+        ``ids_bound``: more than every id handed out so far."""
+        if self.last.size < ids_bound:
+            more = np.full(grown(ids_bound), NEVER, dtype=np.int64)
+            more[: self.last.size] = self.last
+            self.last = more
         out: dict[str, np.ndarray] = {}
         for name, rate in self.rates.items():
             rows = agents.slices[name]
             ids = agents.ids[rows]
-            every: int | np.ndarray = rate.every
+            near_slot, far_slot = self._slots(name, rate, agents.ids, rows)
+            due = near_slot == tick % rate.every
             if rate.near is not None and rate.far != rate.every:
                 near = within(agents.pos[rows], self._focus(rate, agents), rate.near, world)
-                every = np.where(near, rate.every, rate.far)
-            due = (tick - ids) % every == 0
-            due |= tick - self.last[ids] >= rate.far
+                due = np.where(near, due, far_slot == tick % rate.far)
+            due |= self.last.take(ids) <= tick - rate.far
             local = np.flatnonzero(due)
-            self.last[ids[local]] = tick
+            self.last[ids.take(local)] = tick
             out[name] = local
         return out
+
+    def _slots(
+        self, name: str, rate: Rate, ids: np.ndarray, rows: slice
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``(ids % every, ids % far)`` of the group's rows: ``(t - i) % r == 0`` is
+        ``i % r == t % r``; kept while the rows stay (``agents.ids`` is a new array object
+        whenever rows change)."""
+        found = self._phases.get(name)
+        if found is None or found[:3] != (id(ids), rows.start, rows.stop) or found[3] is not rate:
+            own = ids[rows]
+            found = (id(ids), rows.start, rows.stop, rate, ids, own % rate.every, own % rate.far)
+            self._phases[name] = found
+        return found[5], found[6]
 
     def _focus(self, rate: Rate, agents: Agents) -> np.ndarray:
         if self.override is not None:
@@ -124,14 +144,6 @@ class ThinkSchedule:
         if rate.focus_group is not None:
             return agents.pos[agents.slices[rate.focus_group]]
         return rate.focus_points
-
-    def _room(self, ids: np.ndarray) -> None:
-        """``last`` long enough for every id (new ids: ``NEVER``)."""
-        top = int(ids.max()) + 1 if ids.size else 0
-        if top > self.last.size:
-            more = np.full(grown(top), NEVER, dtype=np.int64)
-            more[: self.last.size] = self.last
-            self.last = more
 
 
 def focus_points(points: Any) -> np.ndarray:

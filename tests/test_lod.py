@@ -469,3 +469,59 @@ def test_the_thinking_overlay_rings_the_agents_that_thought() -> None:
     busy = vp.to_screen(sim.agents.pos[1]) + beside
     np.testing.assert_array_equal(pixel_at(on, idle), pixel_at(off, idle))
     assert int(pixel_at(on, busy).sum()) > int(pixel_at(off, busy).sum()) + 300
+
+
+FLOCK = {
+    "flock": {
+        "root": {
+            "type": "selector",
+            "memory": False,
+            "children": [
+                {
+                    "type": "eternal_guard",
+                    "condition": {"type": "neighbours", "min_count": 1},
+                    "child": {
+                        "type": "blend",
+                        "children": [
+                            {"type": "separation"},
+                            {"type": "alignment"},
+                            {"type": "cohesion"},
+                        ],
+                    },
+                },
+                {"type": "pursuit", "target": {"kind": "nearest", "group": "b", "radius": 120}},
+                {"type": "wander"},
+            ],
+        }
+    }
+}
+
+
+@pytest.mark.parametrize("kernels", ["numpy", "numba"])
+def test_spawns_and_despawns_keep_both_engines_equal(kernels: str) -> None:
+    """Every tick two agents of each group come and two go, the rows move (and are
+    re-sorted by cell on compiled kernels): held targets and neighbour sets follow the ids,
+    the engines agree tick for tick."""
+    area = {"kind": "area", "min": [0, 0], "max": [300, 300]}
+    lod = {"focus": {"group": "b"}, "near": 60, "far_think_every": 5}
+    a = {"name": "a", "count": 60, "spawn": area, "tree": "flock", "think_every": 2, "lod": lod}
+    b = {"name": "b", "count": 8, "spawn": area, "tree": "flock", "think_every": 3}
+    text = scene([a, b], FLOCK, width=300, height=300, edges="wrap")
+    sims = [Simulation(load_text(text), engine=e, kernels=kernels) for e in ENGINES]
+    rng = np.random.default_rng(4)
+    for t in range(40):
+        for group in ("a", "b"):
+            ids = sims[0].ids[sims[0].agents.slices[group]]
+            gone = rng.choice(ids, 2, replace=False)
+            for sim in sims:
+                sim.spawn(group, 2)
+                sim.despawn(gone)
+        for sim in sims:
+            sim.step()
+        for group in ("a", "b"):
+            da, db = sims[0].decisions[group], sims[1].decisions[group]
+            np.testing.assert_array_equal(da.thought, db.thought, err_msg=f"{t} {group}")
+            np.testing.assert_array_equal(da.emitted, db.emitted, err_msg=f"{t} {group}")
+            np.testing.assert_array_equal(da.status, db.status, err_msg=f"{t} {group}")
+        np.testing.assert_array_equal(sims[0].agents.pos, sims[1].agents.pos, err_msg=str(t))
+    assert not sims[0].decisions["a"].thought.all()

@@ -42,23 +42,48 @@ Fresh = tuple[np.ndarray, np.ndarray, Array, Array]
 
 class HeldPairs:
     """One tick's neighbour pairs of a group that does not all think: each observer's
-    count now, its pairs (``arrays``) merged when first asked for.
+    count now; its pairs (``arrays``), only who they are (``identities``, what the next
+    tick holds) or, compiled, the flocking sums (``sums``) worked out when first asked for.
 
     They stay valid while ``agents.ids`` is the array object ``under``; ``ids`` is a copy of
     the ids then, to find the agents again after the rows changed."""
 
-    def __init__(self, offsets: np.ndarray, merge: Callable[[], Pairs], ids: np.ndarray) -> None:
+    def __init__(
+        self,
+        start: int,
+        offsets: np.ndarray,
+        merge: Callable[[bool], Pairs],
+        ids: np.ndarray,
+        sums: Callable[[], Array] | None = None,
+    ) -> None:
+        self.start = start  # the group's first row then: observer k is row start + k
         self.offsets = offsets
-        self._merge: Callable[[], Pairs] | None = merge
+        self._merge: Callable[[bool], Pairs] | None = merge
+        self._sums = sums
         self._pairs: Pairs | None = None
+        self._held: np.ndarray | None = None
         self.under = ids
         self.ids = ids.copy()
 
     def arrays(self) -> Pairs:
+        """``(i, j, d, dist)`` of every pair, measured on the tick they were made for."""
         if self._pairs is None:
             assert self._merge is not None
-            self._pairs, self._merge = self._merge(), None  # drops what the merge held
+            self._pairs = self._merge(True)
         return self._pairs
+
+    def identities(self) -> np.ndarray:
+        """The neighbour row of every pair (``j``), in the order of ``arrays``."""
+        if self._pairs is not None:
+            return self._pairs[1]
+        if self._held is None:
+            assert self._merge is not None
+            self._held = self._merge(False)[1]
+        return self._held
+
+    def sums(self) -> Array | None:
+        """Every observer's flocking sums (``query_loops.SUMS``), or None off the compiled path."""
+        return None if self._sums is None else self._sums()
 
 
 @dataclass
@@ -132,10 +157,12 @@ def held_pairs(
     world: Any,
     fresh: Fresh,
     kernels: Any = None,
+    fresh_sums: Array | None = None,
 ) -> HeldPairs:
     """The neighbour pairs of group ``key[0]`` (``rows``): ``fresh`` (``(j, offsets, d,
-    dist)`` of the query of its thinking rows) for the agents that think, the pairs of
-    their last think, measured when merged, for the others; kept for the next tick."""
+    dist)`` of the query of its thinking rows; compiled, ``fresh_sums`` too) for the
+    agents that think, the pairs of their last think, measured when merged, for the
+    others; kept for the next tick."""
     local = thinking.rows[key[0]]
     n = rows.stop - rows.start
     fj, fo, fd, fdist = fresh
@@ -150,16 +177,25 @@ def held_pairs(
     counts[local] = np.diff(fo)
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
-    pos = agents.pos
+    pos, vel = agents.pos, agents.vel
 
-    def merge() -> Pairs:
+    def merge(measure: bool) -> Pairs:
         if kernels is not None:
             args = (rows.start, offsets, thinks, fo, fj, fd, fdist, ho, hj, pos, world)
-            out: Pairs = kernels.merge_pairs(*args)
+            out: Pairs = kernels.merge_pairs(*args, measure)
             return out
         return merged(rows.start, offsets, local, thinks, fresh, ho, hj, pos, world)
 
-    pairs = thinking.held.pairs[key] = HeldPairs(offsets, merge, agents.ids)
+    sums = None
+    if kernels is not None and fresh_sums is not None:
+
+        def sums() -> Array:
+            args = (rows.start, thinks, fresh_sums, ho, hj, pos, vel, world)
+            found: Array = kernels.held_sums(*args)
+            return found
+
+    pairs = HeldPairs(rows.start, offsets, merge, agents.ids, sums)
+    thinking.held.pairs[key] = pairs
     return pairs
 
 
@@ -204,9 +240,11 @@ def _current(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``old``'s pairs in today's rows: per-observer offsets and neighbour rows (sorted by
     observer, then neighbour); pairs with a despawned agent dropped."""
-    i, j, _, _ = old.arrays()
+    j = old.identities()
     if old.under is ids:
         return old.offsets, j
+    observers = np.arange(old.start, old.start + old.offsets.size - 1, dtype=np.int64)
+    i = np.repeat(observers, np.diff(old.offsets))
     i = row_of.take(old.ids.take(i))
     j = row_of.take(old.ids.take(j))
     keep = (i >= 0) & (j >= 0)

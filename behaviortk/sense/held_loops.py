@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from behaviortk.jit.compile import kernel
+from behaviortk.sense.query_loops import SUMS, separation_pair
 from behaviortk.world.spatial import shortest_near
 
 
@@ -63,27 +64,31 @@ def merge_pairs(
     width: float,
     height: float,
     wrap: bool,
+    measure: bool,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(i, j, d, dist)`` of every observer's block at ``offsets``: a thinker's (the
     ``t``-th) from the fresh pairs ``fo[t]:fo[t + 1]``, any other's from its held pairs
-    ``ho[k]:ho[k + 1]`` (neighbour rows ``hj``), measured from the current positions."""
+    ``ho[k]:ho[k + 1]`` (neighbour rows ``hj``), measured from the current positions.
+    Without ``measure`` only ``j`` (``i``, ``d`` and ``dist`` empty): who is held."""
     n = thinks.shape[0]
     total = offsets[n]
-    out_i = np.empty(total, dtype=np.int64)
+    size = total if measure else 0
+    out_i = np.empty(size, dtype=np.int64)
     out_j = np.empty(total, dtype=np.int64)
-    out_d = np.empty((total, 2))
-    out_dist = np.empty(total)
+    out_d = np.empty((size, 2))
+    out_dist = np.empty(size)
     t = 0
     for k in range(n):
         i = start + k
         p = offsets[k]
         if thinks[k]:
             for q in range(fo[t], fo[t + 1]):
-                out_i[p] = i
                 out_j[p] = fj[q]
-                out_d[p, 0] = fd[q, 0]
-                out_d[p, 1] = fd[q, 1]
-                out_dist[p] = fdist[q]
+                if measure:
+                    out_i[p] = i
+                    out_d[p, 0] = fd[q, 0]
+                    out_d[p, 1] = fd[q, 1]
+                    out_dist[p] = fdist[q]
                 p += 1
             t += 1
             continue
@@ -91,12 +96,62 @@ def merge_pairs(
         yi = pos[i, 1]
         for q in range(ho[k], ho[k + 1]):
             j = hj[q]
-            dx = shortest_near(pos[j, 0] - xi, width, wrap)
-            dy = shortest_near(pos[j, 1] - yi, height, wrap)
-            out_i[p] = i
             out_j[p] = j
-            out_d[p, 0] = dx
-            out_d[p, 1] = dy
-            out_dist[p] = math.sqrt(dx * dx + dy * dy)
+            if measure:
+                dx = shortest_near(pos[j, 0] - xi, width, wrap)
+                dy = shortest_near(pos[j, 1] - yi, height, wrap)
+                out_i[p] = i
+                out_d[p, 0] = dx
+                out_d[p, 1] = dy
+                out_dist[p] = math.sqrt(dx * dx + dy * dy)
             p += 1
     return out_i, out_j, out_d, out_dist
+
+
+@kernel
+def held_sums(
+    start: int,
+    thinks: np.ndarray,
+    fresh: np.ndarray,
+    ho: np.ndarray,
+    hj: np.ndarray,
+    pos: np.ndarray,
+    vel: np.ndarray,
+    width: float,
+    height: float,
+    wrap: bool,
+) -> np.ndarray:
+    """Every observer's flocking sums: a thinker's (the ``t``-th) row ``fresh[t]`` of the
+    query's, any other's over its held pairs ``ho[k]:ho[k + 1]`` measured now, in the
+    query's order and terms (``query_loops.neighbour_query``)."""
+    n = thinks.shape[0]
+    sums = np.empty((n, SUMS))
+    t = 0
+    for k in range(n):
+        if thinks[k]:
+            for c in range(SUMS):
+                sums[k, c] = fresh[t, c]
+            t += 1
+            continue
+        i = start + k
+        xi = pos[i, 0]
+        yi = pos[i, 1]
+        sx = sy = ax = ay = ox = oy = 0.0
+        for q in range(ho[k], ho[k + 1]):
+            j = hj[q]
+            dx = shortest_near(pos[j, 0] - xi, width, wrap)
+            dy = shortest_near(pos[j, 1] - yi, height, wrap)
+            tx, ty = separation_pair(i, j, dx, dy)
+            sx += tx
+            sy += ty
+            ax += vel[j, 0]
+            ay += vel[j, 1]
+            ox += dx
+            oy += dy
+        sums[k, 0] = sx
+        sums[k, 1] = sy
+        sums[k, 2] = ax
+        sums[k, 3] = ay
+        sums[k, 4] = ox
+        sums[k, 5] = oy
+    return sums

@@ -23,7 +23,7 @@ from behaviortk.format.budget import (
     NEIGHBOUR_WORKING_SET,
 )
 from behaviortk.registry import Registries, default
-from behaviortk.sense.held import Thinking, held_nearest, held_pairs
+from behaviortk.sense.held import HeldPairs, Thinking, held_nearest, held_pairs
 from behaviortk.vec import EPS, Array, formula, length_xy, normalize, normalize_xy, select
 from behaviortk.world.grid import chunk_bounds
 from behaviortk.world.sight import FOV_COS_TOLERANCE
@@ -105,6 +105,25 @@ class LazyNeighbours(Neighbours):
     @property
     def dist(self) -> Array:
         return self._get()[3]
+
+
+class HeldNeighbours(LazyNeighbours):
+    """The neighbours of a group that does not all think (``sense/held.py``): counts at once;
+    pairs, or on compiled kernels the flocking sums (what compiled flocking reads), when
+    first asked for."""
+
+    def __init__(self, held: HeldPairs) -> None:
+        super().__init__(held.offsets, held.arrays)
+        self.__dict__.update(_held=held)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "sums":  # only on compiled kernels (getattr(nb, "sums", None) elsewhere)
+            sums = self.__dict__["_held"].sums()
+            if sums is None:
+                raise AttributeError(name)
+            self.__dict__["sums"] = sums
+            return sums
+        raise AttributeError(name)
 
 
 @dataclass(frozen=True)
@@ -697,9 +716,9 @@ class Sense:
         else:
             fresh = self._compute_neighbours(thinkers, b)
         parts = (fresh.j, fresh.offsets, fresh.d, fresh.dist)
-        ag, world = self.agents, self.world
-        held = held_pairs(self.thinking, (group, of), rows, ag, world, parts, self.kernels)
-        return LazyNeighbours(held.offsets, held.arrays)
+        ag, world, sums = self.agents, self.world, getattr(fresh, "sums", None)
+        held = held_pairs(self.thinking, (group, of), rows, ag, world, parts, self.kernels, sums)
+        return HeldNeighbours(held)
 
     # -------------------------------------------------------------- targets
     def target(self, spec: Any, group: str) -> TargetFacts:

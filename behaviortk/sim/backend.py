@@ -129,9 +129,9 @@ class Kernels:
             rx,
             ry,
         )
-        if pairs:
-            offsets, _, i, j, d, dist = spatial.neighbour_query(*args, True)
-            return Neighbours(i, j, offsets, d, dist)
+        if pairs:  # the sums as well, and the pairs already made
+            offsets, sums, *made = spatial.neighbour_query(*args, True)
+            return QueriedNeighbours(offsets, sums, lambda: made)
         offsets, sums, *_ = spatial.neighbour_query(*args, False)
         return QueriedNeighbours(offsets, sums, lambda: spatial.neighbour_query(*args, True)[2:])
 
@@ -181,12 +181,31 @@ class Kernels:
         hj: np.ndarray,
         pos: Array,
         world: World,
+        measure: bool,
     ) -> tuple[np.ndarray, np.ndarray, Array, Array]:
-        """``sense/held.merged``: the held and fresh pairs in one pass (``held_loops.py``)."""
+        """``sense/held.merged``: the held and fresh pairs in one pass (``held_loops.py``);
+        without ``measure`` only the neighbour rows."""
         fd = np.ascontiguousarray(fd, dtype=np.float64).reshape(-1, 2)
         return held_loops.merge_pairs(
             start, offsets, thinks, fo, fj, fd, np.ascontiguousarray(fdist, dtype=np.float64),
-            ho, hj, pos, float(world.width), float(world.height), world.edges == "wrap",
+            ho, hj, pos, float(world.width), float(world.height), world.edges == "wrap", measure,
+        )  # fmt: skip
+
+    @staticmethod
+    def held_sums(
+        start: int,
+        thinks: np.ndarray,
+        fresh: Array,
+        ho: np.ndarray,
+        hj: np.ndarray,
+        pos: Array,
+        vel: Array,
+        world: World,
+    ) -> Array:
+        """Every observer's flocking sums, held pairs measured now (``held_loops.py``)."""
+        return held_loops.held_sums(
+            start, thinks, fresh, ho, hj, pos, vel, float(world.width), float(world.height),
+            world.edges == "wrap",
         )  # fmt: skip
 
     @staticmethod
@@ -305,8 +324,12 @@ class Kernels:
         spatial.agent_facts(pos, pos, vel, i64, 10.0, 10.0, True)
         held_loops.held_targets(i64, i64, i64, pos, 0, 10.0, 10.0, True)
         offsets = np.arange(n + 1, dtype=np.int64)
-        held_loops.merge_pairs(
-            0, offsets, yes, offsets, i64, pos, f, offsets, i64, pos, 10.0, 10.0, True
+        for measure in (False, True):
+            held_loops.merge_pairs(
+                0, offsets, yes, offsets, i64, pos, f, offsets, i64, pos, 10.0, 10.0, True, measure
+            )
+        held_loops.held_sums(
+            0, yes, np.zeros((n, spatial.SUMS)), offsets, i64, pos, vel, 10.0, 10.0, True
         )
         conditions_loops.in_range(pos, pos, yes, 1.0, 0.5, yes)
         outs = [np.empty((n, 2)) for _ in range(4)] + [np.empty(n), np.empty(n)]

@@ -63,10 +63,11 @@ class FocusGroup(Model):
 
 class Lod(Model):
     """Think-rate level of detail: agents near a focus think every `think_every` ticks, the
-    others every `far_think_every` (Unreal Engine's AI tick intervals set by a significance
-    manager; Millington's "level of detail" for AI). An agent is near when its distance to the
-    nearest focus point (the shortest image on a wrapped world), at the start of the tick, is at
-    most `near`. The game may move the focus with `Simulation.focus(points)` (the camera)."""
+    others every `far_think_every` (Unreal Engine's tick intervals set by its Significance
+    Manager; Millington, AI for Games, "Execution Management": level of detail). An agent is
+    near when its distance to the nearest focus point (the shortest image on a wrapped
+    world), at the start of the tick, is at most `near`. The game may move the focus with
+    `Simulation.focus(points)` (the camera). Details: docs/lod.md."""
 
     focus: FocusGroup | Annotated[list[Point], Field(min_length=1)] = doc(
         'Where the player looks: {"group": name} (its agents\' current positions) or a list '

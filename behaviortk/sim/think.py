@@ -1,9 +1,9 @@
 """Which agents think (tick their tree) this tick: ``think_every`` and the think-rate LOD.
 
 A group with ``"think_every": k`` runs each agent's tree every k ticks, staggered by id
-so that a k-th of the group thinks each tick (Millington & Funge, *Artificial
-Intelligence for Games*, 2nd ed., ch. 9 "Execution Management": frequency and phase
-scheduling; Unreal Engine's AI tick intervals). With ``"lod"`` the rate depends on
+so that a k-th of the group thinks each tick (Millington, *AI for Games*, 3rd ed.,
+"Execution Management": scheduling by frequency and phase; Unreal Engine's tick
+intervals). With ``"lod"`` the rate depends on
 where the agent is: within ``near`` of a focus point it is ``k``, else
 ``far_think_every`` (K >= k) (Unreal's significance-based LOD). The rule, at tick
 ``t`` (the tick being decided) for the agent of id ``i`` whose rate this tick is ``r``:

@@ -240,7 +240,7 @@ class EngineBase(ABC, Generic[G]):
 
     def prepare(self, sim: Any, sense: Sense) -> None:
         memory = getattr(self.sim, "memory", {})
-        thinking = getattr(sense, "thinking", None)
+        thinking = sense.thinking
         for g in self.groups.values():
             g.thinking = None if thinking is None else thinking.rows.get(g.name)
             if g.thinking is None:

@@ -14,7 +14,8 @@ evade_or_flock scaled with ``--grow prey`` (the world grown to keep the density;
 
 The simulations of each part run side by side, one tick each in turn, so both see the
 same machine load; the figures are medians over the rounds, after a warm-up (every agent
-thinks on its first tick, so the first ticks are left out).
+thinks on its first tick, so the first ticks are left out), with the garbage collector
+frozen as ``behaviortk run`` and ``bench`` freeze it.
 
     .venv/bin/python benchmarks/bench_lod.py [--agents 100000] [--rounds 60]
         [--py-trees 5000:5,1000:1] [--py-trees-kernels auto,numba] [--skip-batch]
@@ -33,7 +34,7 @@ from typing import Any
 
 from behaviortk.commands.scaling import scale_definition
 from behaviortk.format.loader import load_text
-from behaviortk.sim.simulation import Simulation
+from behaviortk.sim.simulation import Simulation, freeze_gc
 
 ROOT = Path(__file__).resolve().parent.parent
 WARMUP = 12
@@ -61,7 +62,10 @@ def phases(sim: Simulation) -> dict[str, float]:
 
 
 def interleaved(sims: list[Simulation], rounds: int) -> list[dict[str, float]]:
-    """Per simulation, the median seconds of each phase over ``rounds`` ticks taken in turn."""
+    """Per simulation, the median seconds of each phase over ``rounds`` ticks taken in turn
+    (the collector frozen first, as ``behaviortk run`` and ``bench`` do: py_trees' many
+    long-lived objects are then not walked by every full collection)."""
+    freeze_gc()
     for _ in range(WARMUP):
         for sim in sims:
             sim.step()

@@ -525,3 +525,27 @@ def test_spawns_and_despawns_keep_both_engines_equal(kernels: str) -> None:
             np.testing.assert_array_equal(da.status, db.status, err_msg=f"{t} {group}")
         np.testing.assert_array_equal(sims[0].agents.pos, sims[1].agents.pos, err_msg=str(t))
     assert not sims[0].decisions["a"].thought.all()
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    focus=st.sampled_from([1, 5, 40]),
+    edges=st.sampled_from(["wrap", "contain"]),
+)
+def test_near_is_within_near_of_some_focus_point(seed: int, focus: int, edges: str) -> None:
+    """``within`` (a loop over a few points, a tree over many) against every distance."""
+    from behaviortk.sim.think import within
+    from behaviortk.world.spatial import displacement
+    from behaviortk.world.state import World
+
+    rng = np.random.default_rng(seed)
+    world = World(width=400.0, height=300.0, edges=edges)
+    pos = rng.uniform(-20.0, 420.0, (300, 2))
+    points = rng.uniform(0.0, 400.0, (focus, 2))
+    near = float(rng.uniform(5.0, 80.0))
+    want = np.zeros(pos.shape[0], dtype=bool)
+    for point in points:
+        d = displacement(pos, point, world)
+        want |= np.hypot(d[:, 0], d[:, 1]) <= near
+    np.testing.assert_array_equal(within(pos, points, near, world), want)

@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from behaviortk.sense.held import HeldPerception, Thinking
+from behaviortk.sense.query_loops import separation_pair
 from behaviortk.sense.sensing import Sense
 from behaviortk.sim import choice
 from behaviortk.world.factory import make_agents
@@ -58,55 +59,63 @@ def rows_of(ag: Any, top: int) -> np.ndarray:
 
 
 def check(seed: int, share: float, kernels: Any) -> None:
+    """Ticks A (all think), B and C (a share thinks; rows moved, re-sorted, a few agents
+    despawned before each): every answer against a model kept by id, by brute force."""
     rng = np.random.default_rng(seed)
     n = N_A + N_B
-    ids = np.arange(n, dtype=np.int64)
     pos = rng.uniform(0.0, 150.0, (n, 2))
     vel = rng.normal(0.0, 10.0, (n, 2))
     held = HeldPerception()
-    before = agents(pos, vel, ids, (N_A, N_B))
-    every = Thinking({"a": np.arange(N_A)}, held, rows_of(before, n))
-    first = sense(before, every, kernels)
-    nb_a, (near_a, _) = first.neighbours("a", "same"), first.nearest("a", "b")
-    plain = sense(before, None, kernels)
-    assert np.array_equal(nb_a.j, plain.neighbours("a", "same").j)  # all think: a fresh query
-    # tick B: moved, re-sorted within each group, some agents of both groups despawned
-    gone = set(rng.choice(n, size=5, replace=False).tolist())
-    keep_a = [i for i in rng.permutation(N_A).tolist() if i not in gone]
-    keep_b = [i for i in (N_A + rng.permutation(N_B)).tolist() if i not in gone]
-    order = np.array(keep_a + keep_b, dtype=np.int64)
-    moved = pos + rng.normal(0.0, 12.0, pos.shape)
-    after = agents(moved[order], vel[order], ids[order], (len(keep_a), len(keep_b)))
-    think = np.sort(rng.choice(len(keep_a), size=int(share * len(keep_a)), replace=False))
-    lod = Thinking({"a": think}, held, rows_of(after, n))
-    got = sense(after, lod, kernels)
-    nb, (near, dist) = got.neighbours("a", "same"), got.nearest("a", "b")
-    fresh = sense(after, None, None)
-    want_nb, (want_near, want_dist) = fresh.neighbours("a", "same"), fresh.nearest("a", "b")
-    row_after = rows_of(after, n)
-    for r in range(len(keep_a)):
-        mine = slice(int(nb.offsets[r]), int(nb.offsets[r + 1]))
-        if r in think:
-            ref = slice(int(want_nb.offsets[r]), int(want_nb.offsets[r + 1]))
-            assert nb.j[mine].tolist() == want_nb.j[ref].tolist()
-            assert near[r] == want_near[r] and dist[r] == want_dist[r]
-            continue
-        old = int(ids[order[r]])  # the agent's id; its tick-A row is its id
-        seen = before.ids[nb_a.j[nb_a.offsets[old] : nb_a.offsets[old + 1]]]
-        expected = np.sort(row_after[seen][row_after[seen] >= 0])
-        assert nb.j[mine].tolist() == expected.tolist(), f"row {r}"
-        d = displacement(after.pos[r], after.pos[expected], WORLD)
-        np.testing.assert_allclose(nb.d[mine], d, rtol=0, atol=1e-9)
-        np.testing.assert_allclose(nb.dist[mine], np.hypot(d[:, 0], d[:, 1]), rtol=0, atol=1e-9)
-        target = int(near_a[old])
-        expect = -1 if target < 0 else int(row_after[before.ids[target]])
-        assert near[r] == expect, f"row {r}"
-        if expect >= 0:
-            gap = displacement(after.pos[r], after.pos[expect], WORLD)
-            assert dist[r] == pytest.approx(float(np.hypot(*gap)), abs=1e-9)
-        else:
-            assert dist[r] == np.inf
-    assert np.array_equal(nb.i, np.repeat(np.arange(len(keep_a)), np.diff(nb.offsets)))
+    alive = np.arange(n, dtype=np.int64)  # ids, in tick A's rows
+    ag = agents(pos, vel, alive, (N_A, N_B))
+    seen: dict[int, list[int]] = {}  # observer id -> the ids it holds as neighbours
+    target: dict[int, int] = {}  # observer id -> the id of its nearest b (-1: none)
+    for tick in range(3):
+        if tick:  # moved, re-sorted within each group, some agents of both groups gone
+            ids_a, ids_b = (ag.ids[ag.slices[g]] for g in ("a", "b"))
+            gone = set(rng.choice(ag.ids, size=3, replace=False).tolist())
+            keep_a = [i for i in rng.permutation(ids_a).tolist() if i not in gone]
+            keep_b = [i for i in rng.permutation(ids_b).tolist() if i not in gone]
+            alive = np.array(keep_a + keep_b, dtype=np.int64)
+            pos[alive] += rng.normal(0.0, 12.0, (alive.size, 2))
+            ag = agents(pos[alive], vel[alive], alive, (len(keep_a), len(keep_b)))
+        row_of = rows_of(ag, n)
+        size = ag.slices["a"].stop
+        count = size if tick == 0 else int(share * size)
+        think = np.sort(rng.choice(size, size=count, replace=False))
+        got = sense(ag, Thinking({"a": think}, held, row_of), kernels)
+        nb, (near, dist) = got.neighbours("a", "same"), got.nearest("a", "b")
+        sums = getattr(nb, "sums", None)  # compiled: the pass the next tick's identities use
+        assert (sums is None) == (kernels is None)
+        fresh = sense(ag, None, None)
+        want_nb, (want_near, _) = fresh.neighbours("a", "same"), fresh.nearest("a", "b")
+        for r in range(size):
+            me = int(ag.ids[r])
+            if r in think:
+                ref = want_nb.j[want_nb.offsets[r] : want_nb.offsets[r + 1]]
+                seen[me] = ag.ids[ref].tolist()
+                target[me] = int(ag.ids[want_near[r]]) if want_near[r] >= 0 else -1
+            rows = np.sort(np.array([row_of[i] for i in seen[me] if row_of[i] >= 0], np.int64))
+            mine = slice(int(nb.offsets[r]), int(nb.offsets[r + 1]))
+            assert nb.j[mine].tolist() == rows.tolist(), f"tick {tick} row {r}"
+            d = displacement(ag.pos[r], ag.pos[rows], WORLD)
+            np.testing.assert_allclose(nb.d[mine], d, rtol=0, atol=1e-9)
+            np.testing.assert_allclose(nb.dist[mine], np.hypot(d[:, 0], d[:, 1]), atol=1e-9)
+            if sums is not None:  # separation terms, neighbours' velocities, offsets
+                sx = sy = 0.0
+                for q, j in zip(range(mine.start, mine.stop), rows.tolist(), strict=True):
+                    tx, ty = separation_pair(r, j, float(nb.d[q, 0]), float(nb.d[q, 1]))
+                    sx, sy = sx + tx, sy + ty
+                want = [sx, sy, *ag.vel[rows].sum(axis=0), *d.sum(axis=0)]
+                np.testing.assert_allclose(sums[r], want, rtol=0, atol=1e-9)
+            expect = row_of[target[me]] if target[me] >= 0 else -1
+            assert near[r] == expect, f"tick {tick} row {r}"
+            if expect >= 0:
+                gap = displacement(ag.pos[r], ag.pos[expect], WORLD)
+                assert dist[r] == pytest.approx(float(np.hypot(*gap)), abs=1e-9)
+            else:
+                assert dist[r] == np.inf
+        assert np.array_equal(nb.i, np.repeat(np.arange(size), np.diff(nb.offsets)))
 
 
 @settings(max_examples=40, deadline=None)

@@ -54,7 +54,7 @@ class HeldPairs:
         offsets: np.ndarray,
         merge: Callable[[bool], Pairs],
         ids: np.ndarray,
-        sums: Callable[[], Array] | None = None,
+        sums: Callable[[], tuple[Array, np.ndarray]] | None = None,
     ) -> None:
         self.start = start  # the group's first row then: observer k is row start + k
         self.offsets = offsets
@@ -74,7 +74,7 @@ class HeldPairs:
 
     def identities(self) -> np.ndarray:
         """The neighbour row of every pair (``j``), in the order of ``arrays``."""
-        if self._pairs is not None:
+        if self._held is None and self._pairs is not None:
             return self._pairs[1]
         if self._held is None:
             assert self._merge is not None
@@ -82,8 +82,14 @@ class HeldPairs:
         return self._held
 
     def sums(self) -> Array | None:
-        """Every observer's flocking sums (``query_loops.SUMS``), or None off the compiled path."""
-        return None if self._sums is None else self._sums()
+        """Every observer's flocking sums (``query_loops.SUMS``), or None off the compiled path
+        (the pass that sums also gives ``identities``)."""
+        if self._sums is None:
+            return None
+        sums, held = self._sums()
+        if self._held is None:
+            self._held = held
+        return sums
 
 
 @dataclass
@@ -189,9 +195,9 @@ def held_pairs(
     sums = None
     if kernels is not None and fresh_sums is not None:
 
-        def sums() -> Array:
-            args = (rows.start, thinks, fresh_sums, ho, hj, pos, vel, world)
-            found: Array = kernels.held_sums(*args)
+        def sums() -> tuple[Array, np.ndarray]:
+            args = (rows.start, offsets, thinks, fo, fj, fresh_sums, ho, hj, pos, vel, world)
+            found: tuple[Array, np.ndarray] = kernels.held_sums(*args)
             return found
 
     pairs = HeldPairs(rows.start, offsets, merge, agents.ids, sums)

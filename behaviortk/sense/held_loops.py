@@ -111,7 +111,10 @@ def merge_pairs(
 @kernel
 def held_sums(
     start: int,
+    offsets: np.ndarray,
     thinks: np.ndarray,
+    fo: np.ndarray,
+    fj: np.ndarray,
     fresh: np.ndarray,
     ho: np.ndarray,
     hj: np.ndarray,
@@ -120,17 +123,24 @@ def held_sums(
     width: float,
     height: float,
     wrap: bool,
-) -> np.ndarray:
-    """Every observer's flocking sums: a thinker's (the ``t``-th) row ``fresh[t]`` of the
-    query's, any other's over its held pairs ``ho[k]:ho[k + 1]`` measured now, in the
-    query's order and terms (``query_loops.neighbour_query``)."""
+) -> tuple[np.ndarray, np.ndarray]:
+    """Every observer's flocking sums, and the neighbour rows of every pair (``merge_pairs``
+    without ``measure``, in the same pass): a thinker's (the ``t``-th) row ``fresh[t]`` of
+    the query's sums and its fresh pairs ``fo[t]:fo[t + 1]``, any other's over its held
+    pairs ``ho[k]:ho[k + 1]`` measured now, in the query's order and terms
+    (``query_loops.neighbour_query``)."""
     n = thinks.shape[0]
     sums = np.empty((n, SUMS))
+    out_j = np.empty(offsets[n], dtype=np.int64)
     t = 0
     for k in range(n):
+        p = offsets[k]
         if thinks[k]:
             for c in range(SUMS):
                 sums[k, c] = fresh[t, c]
+            for q in range(fo[t], fo[t + 1]):
+                out_j[p] = fj[q]
+                p += 1
             t += 1
             continue
         i = start + k
@@ -139,6 +149,8 @@ def held_sums(
         sx = sy = ax = ay = ox = oy = 0.0
         for q in range(ho[k], ho[k + 1]):
             j = hj[q]
+            out_j[p] = j
+            p += 1
             dx = shortest_near(pos[j, 0] - xi, width, wrap)
             dy = shortest_near(pos[j, 1] - yi, height, wrap)
             tx, ty = separation_pair(i, j, dx, dy)
@@ -154,4 +166,4 @@ def held_sums(
         sums[k, 3] = ay
         sums[k, 4] = ox
         sums[k, 5] = oy
-    return sums
+    return sums, out_j

@@ -194,18 +194,22 @@ class Kernels:
     @staticmethod
     def held_sums(
         start: int,
+        offsets: np.ndarray,
         thinks: np.ndarray,
+        fo: np.ndarray,
+        fj: np.ndarray,
         fresh: Array,
         ho: np.ndarray,
         hj: np.ndarray,
         pos: Array,
         vel: Array,
         world: World,
-    ) -> Array:
-        """Every observer's flocking sums, held pairs measured now (``held_loops.py``)."""
+    ) -> tuple[Array, np.ndarray]:
+        """Every observer's flocking sums, held pairs measured now, and every pair's
+        neighbour row, in one pass (``held_loops.py``)."""
         return held_loops.held_sums(
-            start, thinks, fresh, ho, hj, pos, vel, float(world.width), float(world.height),
-            world.edges == "wrap",
+            start, offsets, thinks, fo, fj, fresh, ho, hj, pos, vel, float(world.width),
+            float(world.height), world.edges == "wrap",
         )  # fmt: skip
 
     @staticmethod
@@ -328,8 +332,9 @@ class Kernels:
             held_loops.merge_pairs(
                 0, offsets, yes, offsets, i64, pos, f, offsets, i64, pos, 10.0, 10.0, True, measure
             )
+        sums = np.zeros((n, spatial.SUMS))
         held_loops.held_sums(
-            0, yes, np.zeros((n, spatial.SUMS)), offsets, i64, pos, vel, 10.0, 10.0, True
+            0, offsets, yes, offsets, i64, sums, offsets, i64, pos, vel, 10.0, 10.0, True
         )
         conditions_loops.in_range(pos, pos, yes, 1.0, 0.5, yes)
         outs = [np.empty((n, 2)) for _ in range(4)] + [np.empty(n), np.empty(n)]

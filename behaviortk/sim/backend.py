@@ -95,7 +95,10 @@ class Kernels:
         if n_a == 0 or b.stop <= b.start or not radius >= 0:
             none = np.zeros(0, dtype=np.int64)
             offsets = np.zeros(n_a + 1, dtype=np.int64)
-            return Neighbours(none, none.copy(), offsets, np.zeros((0, 2)), np.zeros(0))
+            empty = (none, none.copy(), np.zeros((0, 2)), np.zeros(0))
+            if pairs:  # held perception reads the sums too: nobody seen, all zero
+                return QueriedNeighbours(offsets, np.zeros((n_a, spatial.SUMS)), lambda: empty)
+            return Neighbours(empty[0], empty[1], offsets, empty[2], empty[3])
         half = 0.5 * agents.fov[a]
         fov = float(half.min()) < np.pi
         if float(half.max()) == float(half.min()):

@@ -1,7 +1,8 @@
 """Think-rate LOD (issue 25, item 6): what ``think_every`` saves, both targets in one process.
 
 evade_or_flock scaled with ``--grow prey`` (the world grown to keep the density; the
-3 predators as in the file), every tree-driven group given ``think_every: k``.
+3 predators as in the file; ``--proportional``: every group in proportion, as ``bench
+--scale`` does by default), every tree-driven group given ``think_every: k``.
 
 1. *batch*: N agents (default 100,000), batch engine on compiled kernels: the sense +
    decide time of a tick (``sim.timings``: sensing, the facts, ticking the trees) with
@@ -17,7 +18,7 @@ same machine load; the figures are medians over the rounds, after a warm-up (eve
 thinks on its first tick, so the first ticks are left out), with the garbage collector
 frozen as ``behaviortk run`` and ``bench`` freeze it.
 
-    .venv/bin/python benchmarks/bench_lod.py [--agents 100000] [--rounds 60]
+    .venv/bin/python benchmarks/bench_lod.py [--agents 100000] [--rounds 60] [--proportional]
         [--py-trees 5000:5,1000:1] [--py-trees-kernels auto,numba] [--skip-batch]
         [--skip-py-trees]
 """
@@ -78,10 +79,11 @@ def interleaved(sims: list[Simulation], rounds: int) -> list[dict[str, float]]:
     ]
 
 
-def batch(agents: int, rounds: int) -> None:
-    sims = [Simulation(scene(agents, k), engine="batch", kernels="numba") for k in (1, 4)]
+def batch(agents: int, rounds: int, grow: str | None) -> None:
+    sims = [Simulation(scene(agents, k, grow), engine="batch", kernels="numba") for k in (1, 4)]
     one, four = interleaved(sims, rounds)
-    print(f"batch engine, numba kernels, {sims[0].agents.n:,} agents, medians of {rounds}")
+    how = f"--grow {grow}" if grow else "every group in proportion"
+    print(f"batch engine, numba kernels, {sims[0].agents.n:,} agents ({how}), medians of {rounds}")
     print(f"{'think_every':>11} {'sense ms':>9} {'decide ms':>10} {'s+d ms':>8} "
           f"{'act ms':>7} {'integ. ms':>9} {'tick ms':>8}")  # fmt: skip
     for k, m in ((1, one), (4, four)):
@@ -121,12 +123,18 @@ def main() -> None:
         default="auto,numba",
         help="kernels of the py_trees runs (auto: NumPy for py_trees, the default)",
     )
+    parser.add_argument(
+        "--proportional",
+        action="store_true",
+        help="batch part: every group scaled in proportion (bench --scale's default: 4,762 "
+        "predators at 100,000) instead of --grow prey",
+    )
     parser.add_argument("--skip-batch", action="store_true")
     parser.add_argument("--skip-py-trees", action="store_true")
     args = parser.parse_args()
     print(f"load average before: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if not args.skip_batch:
-        batch(args.agents, args.rounds)
+        batch(args.agents, args.rounds, None if args.proportional else "prey")
     if not args.skip_py_trees:
         sizes = [tuple(int(v) for v in part.split(":")) for part in args.py_trees.split(",")]
         kernels = args.py_trees_kernels.split(",")

@@ -29,6 +29,7 @@ from behaviortk.engines.facts import compute_facts
 from behaviortk.engines.names import AUTO_BATCH_AGENTS
 from behaviortk.format.loader import load, load_text
 from behaviortk.registry import Registries, load_plugin
+from behaviortk.sense.held import Thinking
 from behaviortk.sense.sensing import Sense
 from behaviortk.sim import choice
 from behaviortk.sim.simulation import Simulation
@@ -58,8 +59,10 @@ def kernels() -> Any:
     return found
 
 
-def compiled_sense(sim: Simulation, reference: Sense, kernels: Any) -> Sense:
-    """The tick's Sense as the compiled path builds it (same random table)."""
+def compiled_sense(
+    sim: Simulation, reference: Sense, kernels: Any, thinking: Thinking | None = None
+) -> Sense:
+    """The tick's Sense as the compiled path builds it (same random table, same thinkers)."""
     return Sense(
         sim.world,
         sim.agents,
@@ -70,6 +73,7 @@ def compiled_sense(sim: Simulation, reference: Sense, kernels: Any) -> Sense:
         pointer=sim.pointer,
         registries=sim.registries,
         kernels=kernels,
+        thinking=thinking,
     )
 
 
@@ -82,9 +86,14 @@ def close(a: Any, b: Any, what: str) -> None:
 
 
 def check_tick(sim: Simulation, kernels: Any) -> None:
-    """One tick of the NumPy run ``sim``, every compiled answer checked against it."""
-    ref = sim.sense()
-    mine = compiled_sense(sim, ref, kernels)
+    """One tick of the NumPy run ``sim``, every compiled answer checked against it (with
+    think-rate LOD, both from the same held perception)."""
+    thinking = sim._thinking()
+    twin_thinking = None
+    if thinking is not None:
+        twin_thinking = Thinking(thinking.rows, copy.deepcopy(thinking.held), thinking.row_of)
+    ref = sim.sense(thinking)
+    mine = compiled_sense(sim, ref, kernels, twin_thinking)
     for group, g in sim.engine.groups.items():
         for of in ("same", "any", *sim.agents.slices):
             a, b = ref.neighbours(group, of), mine.neighbours(group, of)
@@ -125,6 +134,21 @@ def test_every_shipped_definition_agrees_with_numpy_tick_by_tick(path: Path, ker
     sim = Simulation(load(path), engine="batch", kernels="numpy")
     assert sim.kernels is None
     for _ in range(60):
+        check_tick(sim, kernels)
+
+
+@pytest.mark.parametrize("name", ["evade_or_flock", "flocking_lj_obstacles", "hide"])
+def test_think_rate_lod_agrees_with_numpy_tick_by_tick(name: str, kernels: Any) -> None:
+    """Every tree-driven group thinks every 2 ticks near the world's centre, every 5 away
+    from it: held targets and neighbour sets (``sense/held.py``) on both paths."""
+    data = json.loads((DEFINITIONS / f"{name}.json").read_text())
+    w, h = data["world"]["width"], data["world"]["height"]
+    lod = {"focus": [[w / 2, h / 2]], "near": w / 4, "far_think_every": 5}
+    for group in data["groups"]:
+        if group.get("control") != "external":
+            group.update(think_every=2, lod=lod)
+    sim = Simulation(load_text(json.dumps(data)), engine="batch", kernels="numpy")
+    for _ in range(40):
         check_tick(sim, kernels)
 
 

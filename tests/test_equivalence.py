@@ -14,6 +14,9 @@
    radius, ``arrive`` with a tolerance) and by the blackboard (``blackboard_compare``,
    memories: ``remember`` the nearest within a radius, ``recall``, ``forget``,
    ``arrive`` at the remembered point).
+3. The same random trees with think-rate LOD (``think_every``, an ``lod`` whose focus is
+   the other group): the same agents think, the others hold the same decisions, and the
+   agents move the same.
 """
 
 from __future__ import annotations
@@ -250,7 +253,9 @@ def depth(node: dict[str, Any]) -> int:
 random_trees = st.recursive(leaves(), extend, max_leaves=14).filter(lambda t: depth(t) <= 5)
 
 
-def scenario_text(tree: dict[str, Any], seed: int, non_penetration: bool = False) -> str:
+def scenario_text(
+    tree: dict[str, Any], seed: int, non_penetration: bool = False, **lod: Any
+) -> str:
     group = {
         "spawn": {"kind": "area", "min": [0, 0], "max": [300, 300]},
         "max_speed": 60,
@@ -270,7 +275,7 @@ def scenario_text(tree: dict[str, Any], seed: int, non_penetration: bool = False
                 "non_penetration": non_penetration,
             },
             "groups": [
-                {**group, "name": "a", "count": 12, "tree": "t"},
+                {**group, "name": "a", "count": 12, "tree": "t", **lod},
                 {**group, "name": "b", "count": 3, "tree": "w"},
             ],
             "trees": {
@@ -305,3 +310,32 @@ def test_random_trees_batch_matches_py_trees(
         assert a.engine.blackboard(agent) == b.engine.blackboard(agent)
         views = a.blackboard(agent), b.blackboard(agent)
         assert views[0].stored_tick("seen") == views[1].stored_tick("seen")
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+@given(
+    tree=random_trees,
+    seed=st.integers(0, 10_000),
+    every=st.integers(1, 4),
+    far=st.sampled_from([None, 0, 3]),
+    near=st.sampled_from([0.0, 60.0, 150.0]),
+)
+def test_random_trees_with_lod_batch_matches_py_trees(
+    tree: dict[str, Any], seed: int, every: int, far: int | None, near: float
+) -> None:
+    lod: dict[str, Any] = {"think_every": every}
+    if far is not None:
+        lod["lod"] = {"focus": {"group": "b"}, "near": near, "far_think_every": every + far}
+    scenario = load_text(scenario_text(tree, seed, **lod))
+    a = Simulation(scenario, engine="py_trees")
+    b = Simulation(scenario, engine="batch")
+    for t in range(40):
+        a.step()
+        b.step()
+        assert_same_decisions(a, b, t)
+        np.testing.assert_array_equal(a.decisions["a"].thought, b.decisions["a"].thought)
+        np.testing.assert_array_equal(a.agents.pos, b.agents.pos)

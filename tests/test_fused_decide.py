@@ -7,7 +7,8 @@ Random trees of those nodes (hypothesis) run in a real Simulation; every tick,
 from the same state and the same facts, the node-by-node ``batch/core.py`` tick
 and the generated function (run as plain Python here: numba compiles that very
 source) must leave the same statuses, current children and requests, and the
-function's ``(agents, nodes)`` statuses must be the transposed state. The
+function's ``(agents, nodes)`` statuses must be the transposed state; with
+``think_every`` only the thinking rows tick (the others' state untouched). The
 numba-compiled functions of the shipped trees are checked against the py_trees
 engine in ``tests/test_compiled.py`` (both engines on compiled kernels).
 """
@@ -101,10 +102,11 @@ def checked(engine: Any, fused: dict[str, Any]) -> Any:
 
     def tick_group(g: Any) -> Any:
         status, current = g.state.status.copy(), g.state.current.copy()
-        g.root.tick(g.every)
+        emitted = g.facts.emitted.copy()  # with think_every, the held requests of the others
+        g.root.tick(g.every if g.thinking is None else g.thinking)
         want = g.state.status.copy(), g.state.current.copy(), g.facts.emitted.copy()
         g.state.status[:], g.state.current[:] = status, current
-        g.facts.emitted[:] = False
+        g.facts.emitted[:] = emitted
         g.fused, g.fused_tree = fused[g.name]
         decision = plain(g)
         np.testing.assert_array_equal(g.state.status, want[0], err_msg="statuses")
@@ -121,9 +123,10 @@ def checked(engine: Any, fused: dict[str, Any]) -> Any:
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
-@given(tree=reactive_trees, seed=st.integers(0, 10_000))
-def test_generated_tick_equals_batch_core(tree: dict[str, Any], seed: int) -> None:
-    sim = Simulation(load_text(scenario_text(tree, seed)), engine="batch", kernels="numpy")
+@given(tree=reactive_trees, seed=st.integers(0, 10_000), every=st.sampled_from([1, 1, 3]))
+def test_generated_tick_equals_batch_core(tree: dict[str, Any], seed: int, every: int) -> None:
+    text = scenario_text(tree, seed, think_every=every)
+    sim = Simulation(load_text(text), engine="batch", kernels="numpy")
     fused = {}
     for name, g in sim.engine.groups.items():
         found = batch_fused.source(g.root)
@@ -165,7 +168,7 @@ def test_a_false_guard_stops_its_child_and_the_selector_moves_on() -> None:
     emitted = np.zeros((1, 2), dtype=bool)
     status = np.empty((1, 4), dtype=np.int8)
     leaf2, leaf3 = np.array([RUNNING], np.int8), np.array([RUNNING], np.int8)
-    decide(st_, cur, emitted, status, leaf2, leaf3, np.array([False]))
+    decide(np.arange(1), st_, cur, emitted, status, leaf2, leaf3, np.array([False]))
     # guard 1 fails, seek 2 stopped to INVALID, wander 3 runs and wins: the selector's
     # current child moves from 0 to 1, it is RUNNING, only wander asked for a force
     assert st_[:, 0].tolist() == [RUNNING, FAILURE, INVALID, RUNNING]

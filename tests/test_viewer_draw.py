@@ -178,8 +178,10 @@ OPAQUE_INKS = {
 
 
 # "sight" needs a tree with a can_see node (tests/test_viewer_sight.py), "trails" a history
-# of positions (tests/test_viewer_looks.py).
-@pytest.mark.parametrize("name", [o.name for o in OVERLAYS if o.name not in ("sight", "trails")])
+# of positions (tests/test_viewer_looks.py), "thinking" trees that think (tests/test_lod.py).
+@pytest.mark.parametrize(
+    "name", [o.name for o in OVERLAYS if o.name not in ("sight", "trails", "thinking")]
+)
 def test_each_overlay_is_present_when_on_and_absent_when_off(name):
     agents = make_agents(
         [[100.0, 200.0], [250.0, 200.0], [290.0, 215.0]],

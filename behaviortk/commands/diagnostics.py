@@ -7,7 +7,7 @@ Each located issue prints as::
     21 |       "radus": 5,
        |       ^^^^^^^ unknown key 'radus'
        = in: groups[0] (sheep) > radus
-       = help: did you mean 'radius'? closest of 20: radius, params, mass, names, heading
+       = help: did you mean 'radius'? closest of 22: radius, params, mass, names, heading
 
 after the layout of Rust's and Elm's compiler errors. The first line is exactly
 ``str(issue)`` (``FILE:LINE:COL: /pointer: message [kind]``), so editors and

@@ -34,6 +34,7 @@ OVERLAY_NAMES = (
     "hiding",
     "waypoints",
     "potential",
+    "thinking",
 )
 
 

@@ -12,6 +12,12 @@ only its builders (``builders.py``) and its hooks: ``build_group``,
 ops objects by node, whose ``prepare(sense)`` the skeleton calls each tick
 before any tree ticks, ``tree/ops.py``), ``resize_group``, and ``export_tree`` /
 ``import_tree`` (a snapshot's tree state, :class:`SavedGroup`).
+
+Think-rate LOD (``sim/think.py``): when ``sense.thinking`` names a group's thinkers,
+``GroupRuntime.thinking`` holds them and ``tick_group`` ticks only those rows; every
+other agent keeps its last decision: its tree's statuses (nothing touches them) and its
+requests (``emitted`` starts as the last tick's, ``start_emitted``, and only the
+thinkers' rows are cleared and asked again). ``Decision.thought`` says who thought.
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ from behaviortk.sense.sensing import Sense
 from behaviortk.tree.blackboard import BlackboardView, Keys, SavedKey
 from behaviortk.tree.flat import Decision, FlatNode, FlatTree
 from behaviortk.tree.ops import NULL_SINK, Board, NodeContext
-from behaviortk.world.rows import GroupMove
+from behaviortk.world.rows import GroupMove, moved_copy
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -143,6 +149,11 @@ class GroupRuntime:
     board: Board
     sensed: list[FlatNode]  # sensed conditions and guards, evaluated for every agent every tick
     prev: dict[int, np.ndarray]  # last tick's result per sensed node (hysteresis)
+    thinking: np.ndarray | None = None
+    """This tick's local rows that tick their tree (``sim/think.py``); None: every row."""
+    held: np.ndarray | None = None
+    """The last Decision's ``emitted`` (rows follow spawns), kept while some rows do not
+    think: their requests are held (module docstring)."""
 
     @property
     def n(self) -> int:
@@ -233,12 +244,14 @@ class EngineBase(ABC, Generic[G]):
             if change.keeps_all(old.n):
                 old.rows = change.rows
                 continue
+            held = old.held
             new = self.resize_group(old, change)
             if new is not old:  # rebuilt: carry the survivors' hysteresis
                 src = change.source
                 kept = src >= 0
                 for index, prev in old.prev.items():
                     new.prev[index][kept] = prev[src[kept]]
+            new.held = None if held is None else carried(held, change)
             self.groups[name] = new
         self._prepared = None
 
@@ -297,8 +310,12 @@ class EngineBase(ABC, Generic[G]):
 
     def prepare(self, sim: Any, sense: Sense) -> None:
         memory = getattr(self.sim, "memory", {})
+        thinking = sense.thinking
         for g in self.groups.values():
-            facts = compute_facts(g.flat, g.name, g.sensed, g.prev, sense, memory)
+            g.thinking = None if thinking is None else thinking.rows.get(g.name)
+            if g.thinking is None:
+                g.held = None
+            facts = compute_facts(g.flat, g.name, g.sensed, g.prev, sense, memory, g.thinking)
             self.store_facts(g, facts)
             for ops in self.group_ops(g):
                 ops.prepare(sense)
@@ -308,7 +325,25 @@ class EngineBase(ABC, Generic[G]):
         if self._prepared is not sense:
             self.prepare(sim, sense)
         self._prepared = None
-        return {g.name: self.tick_group(g) for g in self.groups.values()}
+        decisions = {}
+        for g in self.groups.values():
+            decision = decisions[g.name] = self.tick_group(g)
+            if g.thinking is not None:
+                thought = np.zeros(g.n, dtype=bool)
+                thought[g.thinking] = True
+                decision.thought = thought
+                g.held = decision.emitted
+        return decisions
+
+    def start_emitted(self, g: G) -> np.ndarray:
+        """This tick's requests before any tree ticks: none, or with LOD the last tick's,
+        the thinkers' rows cleared (they ask again when their tree ticks)."""
+        width = len(g.flat.steering)
+        if g.thinking is None or g.held is None or g.held.shape != (g.n, width):
+            return np.zeros((g.n, width), dtype=bool)
+        emitted = g.held.copy()
+        emitted[g.thinking] = False
+        return emitted
 
     def locate(self, agent: int) -> tuple[G, int]:
         """The group runtime of global row ``agent`` and its row within the group."""
@@ -344,6 +379,17 @@ class EngineBase(ABC, Generic[G]):
         """``(n, 2)`` points stored under ``key`` for global ``rows``; NaN where unset or not a point."""
         g = self.groups[group]
         return g.board.points(key, np.asarray(rows, dtype=np.int64) - g.rows.start)
+
+
+def carried(rows: np.ndarray, change: RowChange) -> np.ndarray:
+    """A per-agent array after ``change``: survivors keep their rows, new agents get zeros."""
+    if change.move is not None:
+        return moved_copy(rows, change.move, 0)
+    source = change.source
+    out = np.zeros((change.n, *rows.shape[1:]), dtype=rows.dtype)
+    kept = np.flatnonzero(source >= 0)
+    out[kept] = rows[source[kept]]
+    return out
 
 
 def as_point(value: Any) -> tuple[float, float] | None:

@@ -57,8 +57,13 @@ def compute_facts(
     prev: dict[int, np.ndarray],
     sense: Sense,
     memory: dict[tuple[str, int], Any],
+    thinking: np.ndarray | None = None,
 ) -> TickFacts:
-    """Leaf statuses and sensed conditions of ``group``; updates ``prev`` (hysteresis)."""
+    """Leaf statuses and sensed conditions of ``group``; updates ``prev`` (hysteresis).
+
+    With ``thinking`` (the local rows that think this tick, ``sim/think.py``) only those
+    rows' ``prev`` change: the others' trees do not tick, so their conditions were not
+    checked (their results here, from held perception, are never read)."""
     leaf = {}
     for index in tree.steering:
         node = tree.nodes[index]
@@ -68,6 +73,9 @@ def compute_facts(
     for node in sensed:
         model = guard_condition(node.model) if node.kind != CONDITION else node.model
         result = evaluate_condition(model, sense, group, prev[node.index], node.rand_slot)
-        prev[node.index] = result
+        if thinking is None:
+            prev[node.index] = result
+        else:
+            prev[node.index][thinking] = result[thinking]
         cond[node.index] = result
     return TickFacts(leaf, cond)

@@ -693,7 +693,11 @@ class PyTreesEngine(EngineBase[GroupTrees]):
             g.facts.leaf[index] = codes.tolist()
         for index, result in facts.cond.items():
             g.facts.cond[index] = result.tolist()
-        g.facts.emitted = bytearray(g.n * g.facts.width)  # a fresh buffer: last tick's is in use
+        # a fresh buffer: last tick's is in use; with LOD it starts as the held requests
+        if g.thinking is None:
+            g.facts.emitted = bytearray(g.n * g.facts.width)
+        else:
+            g.facts.emitted = bytearray(self.start_emitted(g).tobytes())
 
     def decide(self, sim: Any, sense: Sense) -> dict[str, Decision]:
         """Tick every tree; a Decision of the last tick still held elsewhere is read first.
@@ -713,7 +717,8 @@ class PyTreesEngine(EngineBase[GroupTrees]):
         return decisions
 
     def tick_group(self, g: GroupTrees) -> Decision:
-        for bt in g.trees:
+        trees = g.trees if g.thinking is None else [g.trees[r] for r in g.thinking.tolist()]
+        for bt in trees:
             for _ in bt.root.tick():  # py_trees' tick_once, without one call per agent
                 pass
             bt.count += 1

@@ -11,6 +11,7 @@ from behaviortk.format.fields import (
     NONNEG_RANGE,
     POSITIVE_RANGE,
     Finite,
+    GroupRef,
     Model,
     NonNeg,
     ParamValue,
@@ -18,7 +19,7 @@ from behaviortk.format.fields import (
     Positive,
     doc,
 )
-from behaviortk.format.limits import MAX_GROUP_COUNT
+from behaviortk.format.limits import MAX_GROUP_COUNT, MAX_THINK_EVERY
 
 
 class AreaSpawn(Model):
@@ -51,6 +52,39 @@ class RingSpawn(Model):
 
 
 Spawn = Annotated[AreaSpawn | PositionsSpawn | RingSpawn, Field(discriminator="kind")]
+
+
+class FocusGroup(Model):
+    """Every agent of a group is a focus point, where it is at the start of each tick (a
+    player, the camera's target)."""
+
+    group: GroupRef = doc("Name of the group whose agents are the focus")
+
+
+class Lod(Model):
+    """Think-rate level of detail: agents near a focus think every `think_every` ticks, the
+    others every `far_think_every` (Unreal Engine's tick intervals set by its Significance
+    Manager; Millington, AI for Games, "Execution Management": level of detail). An agent is
+    near when its distance to the nearest focus point (the shortest image on a wrapped
+    world), at the start of the tick, is at most `near`. The game may move the focus with
+    `Simulation.focus(points)` (the camera). Details: docs/lod.md."""
+
+    focus: FocusGroup | Annotated[list[Point], Field(min_length=1)] = doc(
+        'Where the player looks: {"group": name} (its agents\' current positions) or a list '
+        "of points [[x, y], ...]; Simulation.focus(points) replaces it until focus(None)"
+    )
+    near: NonNeg = doc(
+        f"Agents at most this far from a focus point are near, {NONNEG_RANGE}",
+        unit="world units",
+    )
+    far_think_every: int = doc(
+        f"Ticks between two thinks of an agent that is not near, 1 to {MAX_THINK_EVERY:,}, "
+        "at least the group's think_every",
+        unit="ticks",
+        ge=1,
+        le=MAX_THINK_EVERY,
+    )
+
 
 Colour = (
     Annotated[str, Field(pattern=r"^#[0-9a-fA-F]{6}$", description='Hex colour "#rrggbb".')]
@@ -132,6 +166,24 @@ class Group(Model):
         None,
         min_length=1,
     )
+    think_every: int = doc(
+        f"Run the tree every this many ticks, 1 to {MAX_THINK_EVERY:,}: agent id i thinks on "
+        "ticks t with (t - i) % think_every == 0, and on its first tick, so 1/think_every of "
+        "the group thinks each tick; in between it keeps its last decision (the same steering "
+        "leaves, steering every tick from the current positions of the same targets). Unreal "
+        "Engine's AI tick intervals; Beehave's users report 200 agents at about 10 FPS "
+        "without them",
+        1,
+        unit="ticks",
+        ge=1,
+        le=MAX_THINK_EVERY,
+    )
+    lod: Lod | None = doc(
+        "Think less often far from the player: agents within `near` of a `focus` think every "
+        "`think_every` ticks, the others every `far_think_every` (null = every agent every "
+        "`think_every`)",
+        None,
+    )
     params: dict[str, ParamValue] = doc(
         "Values for the tree's parameters (override the tree's defaults)", default_factory=dict
     )
@@ -145,6 +197,15 @@ class Group(Model):
             raise ValueError('a group needs a `tree` (or `"control": "external"`)')
         if self.control == "external" and self.tree is not None:
             raise ValueError("an external group has no tree: remove `tree` or the `control` key")
+        if self.control == "external" and (self.think_every != 1 or self.lod is not None):
+            raise ValueError(
+                "an external group has no tree to think: remove `think_every` and `lod`"
+            )
+        if self.lod is not None and self.lod.far_think_every < self.think_every:
+            raise ValueError(
+                f"lod.far_think_every ({self.lod.far_think_every}) is below think_every "
+                f"({self.think_every}): far agents would think more often than near ones"
+            )
         if isinstance(self.spawn, PositionsSpawn) and len(self.spawn.points) != self.count:
             raise ValueError(
                 f"count is {self.count} but spawn lists {len(self.spawn.points)} positions"

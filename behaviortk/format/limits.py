@@ -86,6 +86,11 @@ MAX_HEADING_SMOOTHING = 600
 """Longest heading average, in ticks (10 seconds at 60 Hz): the engines keep that many
 past headings per agent."""
 
+MAX_THINK_EVERY = 3600
+"""Most ticks between two thinks of an agent (a group's ``think_every`` and its LOD's
+``far_think_every``): a minute at 60 Hz. An agent that decides less often than that has
+stopped deciding; the stagger (``sim/think.py``) keeps one tick counter per agent id."""
+
 MAX_NON_PENETRATION_PASSES = 100
 """Most relaxation passes of non-penetration per tick."""
 

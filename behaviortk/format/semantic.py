@@ -274,10 +274,23 @@ def check(
             )
         result.trees[group.name] = node
         result.blackboards[group.name] = declared
+    out.extend(_group_findings(definition, known))
     out.extend(_check_findings(definition, result.trees, known))
     # one line per distinct finding (groups sharing a tree repeat the same mistake)
     result.findings = list(dict.fromkeys(out))
     return result
+
+
+def _group_findings(definition: Definition, known: _Names) -> list[Finding]:
+    """Names in groups' own fields (an LOD's focus group)."""
+    out: list[Finding] = []
+    for i, group in enumerate(definition.groups):
+        for path, kind, value, also in _name_refs(group):
+            problem = known.problem(kind, value, also)
+            if problem:
+                where = f"/groups/{i}{pointer_of(path)}"
+                out.append((where, f"group {group.name!r}: {problem}", f"unknown_{kind}"))
+    return out
 
 
 def _check_findings(

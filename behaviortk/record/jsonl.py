@@ -23,7 +23,11 @@ Then one line per recorded tick::
 
 ``status`` holds one digit per node of the agent's tree, in the order of
 ``trees[group]``: the node's status code after that tick (``""`` for an agent
-of an external group, which has no tree). ``tick`` is the 0-based index of the
+of an external group, which has no tree). When some group does not think every
+tick (``think_every`` > 1 or an ``lod``: ``sim/think.py``) each agent also has
+``"thought": true|false``, last: whether it ticked its tree in that step (the
+others kept their last decision; an external agent never thinks); without them
+the key is left out and the line is as it always was. ``tick`` is the 0-based index of the
 step just taken, ``pos``/``vel`` the state after that step's integration and
 ``time`` the simulated time of that state, ``(tick + 1) * dt``. With ``every =
 K`` the ticks recorded are 0, K, 2K, ... Agents appear in row order (groups in
@@ -95,23 +99,23 @@ def record(sim: Simulation) -> dict[str, Any]:
     """The line for the step just taken (``sim.tick - 1``)."""
     state = TickState.of(sim)
     group_of = [state.group_names[g] for g in state.group.tolist()]
-    return {
-        "tick": state.tick,
-        "time": state.time,
-        "agents": [
-            {"id": i, "name": n, "group": g, "pos": p, "vel": v, "active": a, "status": c}
-            for i, n, g, p, v, a, c in zip(
-                state.ids.tolist(),
-                sim.agents.names,
-                group_of,
-                state.pos.tolist(),
-                state.vel.tolist(),
-                state.active_lists(),
-                state.status_strings(),
-                strict=True,
-            )
-        ],
-    }
+    agents = [
+        {"id": i, "name": n, "group": g, "pos": p, "vel": v, "active": a, "status": c}
+        for i, n, g, p, v, a, c in zip(
+            state.ids.tolist(),
+            sim.agents.names,
+            group_of,
+            state.pos.tolist(),
+            state.vel.tolist(),
+            state.active_lists(),
+            state.status_strings(),
+            strict=True,
+        )
+    ]
+    if state.thought is not None:
+        for agent, thought in zip(agents, state.thought.tolist(), strict=True):
+            agent["thought"] = thought
+    return {"tick": state.tick, "time": state.time, "agents": agents}
 
 
 class TraceWriter:

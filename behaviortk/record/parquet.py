@@ -14,6 +14,9 @@ Columns (``SCHEMA``), in this order:
                                         in request order
 ``status`` string                      one digit per node of the agent's tree, in
                                         flat-tree order: its status code ("" : no tree)
+``thought`` bool                        whether it ticked its tree in the step; only
+                                        when some group does not think every tick
+                                        (``think_every``, ``lod``: ``sim/think.py``)
 ========== ============================ ===============================================
 
 Status codes are ``tree/status.py``'s: 0 INVALID (not ticked), 1 RUNNING, 2
@@ -81,7 +84,9 @@ def index_type(n: int) -> pa.DataType:
     return pa.int8() if n <= 127 else pa.int16() if n <= 32_767 else pa.int32()
 
 
-def schema(group_names: list[str], leaf_names: list[str]) -> pa.Schema:
+def schema(group_names: list[str], leaf_names: list[str], thought: bool = False) -> pa.Schema:
+    """The columns (module docstring); ``thought`` only for a run with think-rate LOD."""
+    last = [pa.field("thought", pa.bool_(), nullable=False)] if thought else []
     return pa.schema(
         [
             pa.field("tick", pa.int32(), nullable=False),
@@ -90,6 +95,7 @@ def schema(group_names: list[str], leaf_names: list[str]) -> pa.Schema:
             *[pa.field(name, pa.float64(), nullable=False) for name in FLOATS],
             pa.field("active", pa.list_(pa.dictionary(index_type(len(leaf_names)), pa.string()))),
             pa.field("status", pa.string()),
+            *last,
         ]
     )
 
@@ -143,6 +149,8 @@ class TickColumns:
             status.append(codes.ravel())
         self.active = np.concatenate(active) if active else np.zeros(0, np.int64)
         self.status = np.concatenate(status) if status else np.zeros(0, np.int8)  # codes
+        thought = state.thought  # None: every agent thought (think_every 1 everywhere)
+        self.thought = np.ones(n, dtype=bool) if thought is None else thought
 
 
 def _offsets(lengths: np.ndarray) -> np.ndarray:
@@ -198,7 +206,9 @@ class ParquetTraceWriter:
             META_HEADER: json.dumps(head, ensure_ascii=False),
             META_DEFINITION: json.dumps(definition, ensure_ascii=False, indent=1),
         }
-        self.schema = schema(self._group_names, self._leaf_names).with_metadata(metadata)
+        self._thought = bool(sim.think.active)
+        self.schema = schema(self._group_names, self._leaf_names, self._thought)
+        self.schema = self.schema.with_metadata(metadata)
         self._writer = pq.ParquetWriter(
             out,
             self.schema,
@@ -256,6 +266,8 @@ class ParquetTraceWriter:
             active,
             status,
         ]
+        if self._thought:
+            arrays.append(pa.array(cat([p.thought for p in parts]), type=pa.bool_()))
         return pa.Table.from_arrays(arrays, schema=self.schema)
 
     def _write_row_group(self, parts: list[TickColumns]) -> None:

@@ -320,8 +320,10 @@ def tick_state(
     floats: dict[str, np.ndarray],
     status: tuple[np.ndarray, np.ndarray],
     active: tuple[np.ndarray, np.ndarray, list[str]],
+    thought: np.ndarray | None = None,
 ) -> TickState:
-    """Assemble a ``TickState`` from decoded columns (both formats end here).
+    """Assemble a ``TickState`` from decoded columns (both formats end here); ``thought``
+    only from a run with think-rate LOD.
 
     ``rec_path`` (like the ``path`` of the helpers) only names the place in messages:
     the file, with its line or row group."""
@@ -361,6 +363,7 @@ def tick_state(
             rec_path, tick, trees, slices, active[0], active[1], active[2], ids
         ),
         trees=trees,
+        thought=thought,
     )
 
 
@@ -484,6 +487,10 @@ def check_columns(path: Path, schema: Any) -> None:
         typ = schema.field(name).type
         if not fits(typ):
             raise TraceError(f"{path}: column {name!r} holds {typ}, not {what}")
+    if "thought" in schema.names and not t.is_boolean(schema.field("thought").type):
+        raise TraceError(
+            f"{path}: column 'thought' holds {schema.field('thought').type}, not bools"
+        )
 
 
 class _ParquetTicks:
@@ -558,6 +565,9 @@ class _ParquetTicks:
             name: sub.column(name).to_numpy().astype(np.float64, copy=False)
             for name in ("x", "y", "vx", "vy", "heading", "fx", "fy")
         }
+        thought = None
+        if "thought" in sub.column_names:
+            thought = sub.column("thought").to_numpy(zero_copy_only=False).astype(bool)
         return tick_state(
             path,
             tick,
@@ -573,6 +583,7 @@ class _ParquetTicks:
                 active_idx,
                 dictionary,
             ),
+            thought,
         )
 
 
@@ -717,6 +728,12 @@ class _JsonlTicks:
             # JSON Lines traces keep no heading: the velocity's direction, +x when still
             "heading": np.where(speed > 0.0, np.arctan2(vel[:, 1], vel[:, 0]), 0.0),
         }
+        thought = None
+        if agents and "thought" in agents[0]:  # a run with think-rate LOD: every agent has it
+            flags = [a["thought"] for a in agents]
+            if not all(type(v) is bool for v in flags):
+                raise ValueError("a thought flag that is not true or false")
+            thought = np.array(flags, dtype=bool)
         return tick_state(
             where,
             tick,
@@ -732,6 +749,7 @@ class _JsonlTicks:
                 np.array([leaf_index[name] for names in lists for name in names], dtype=np.int64),
                 dictionary,
             ),
+            thought,
         )
 
 
@@ -768,6 +786,8 @@ AGENT_FIELDS: dict[str, tuple[str, Callable[[Any], bool]]] = {
     ),
 }
 """What each field of an agent in a JSONL tick record must be (checked when a line fails)."""
+THOUGHT_RULE = ("true or false", lambda v: type(v) is bool)
+"""``thought``: in every agent of a run with think-rate LOD, in none otherwise."""
 
 
 def record_problem(rec: Any) -> str | None:
@@ -782,10 +802,14 @@ def record_problem(rec: Any) -> str | None:
         return f'"time" must be a number, got {_value(rec["time"])}'
     if type(rec["agents"]) is not list:
         return f'"agents" must be a list, got {_value(rec["agents"])}'
+    lod = (
+        bool(rec["agents"]) and isinstance(rec["agents"][0], dict) and "thought" in rec["agents"][0]
+    )
+    fields = {**AGENT_FIELDS, "thought": THOUGHT_RULE} if lod else AGENT_FIELDS
     for k, agent in enumerate(rec["agents"]):
         if not isinstance(agent, dict):
             return f"agent {k} must be an object, got {_value(agent)}"
-        for key, (rule, fits) in AGENT_FIELDS.items():
+        for key, (rule, fits) in fields.items():
             if key not in agent:
                 return f"agent {k} has no {key!r}"
             if not fits(agent[key]):

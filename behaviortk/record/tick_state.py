@@ -10,7 +10,9 @@ file order. Node statuses (``tree/status.py`` codes) are per group ``(n, nodes)`
 in the group's flat-tree order (``tree/flat.py``: DFS pre-order); ``emitted``
 per group ``(n, steering leaves)`` in request order. ``active`` lists and status
 strings are built per group from the distinct rows of those arrays, never per
-agent.
+agent. ``thought`` (think-rate LOD, ``sim/think.py``) says which agents ticked their
+tree in the step; None when every agent thinks every tick (the trace then has no
+``thought`` at all, as before LOD).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ class TickState:
     emitted: dict[str, np.ndarray]  # group -> (n, steering leaves) bool, request order:
     # the requests ``active`` lists name
     trees: dict[str, FlatTree] = field(default_factory=dict)  # shared, never copied
+    thought: np.ndarray | None = None  # (N,) bool: ticked its tree in the step (with LOD)
 
     @classmethod
     def of(cls, sim: Any) -> TickState:
@@ -79,6 +82,7 @@ class TickState:
             status=status,
             emitted=emitted,
             trees=trees,
+            thought=thought_of(sim),
         )
 
     @property
@@ -140,6 +144,29 @@ class TickState:
             texts = [(p.astype(np.uint8) + STATUS_DIGIT).tobytes().decode() for p in patterns]
             out[rows] = [texts[i] for i in which.tolist()]
         return out
+
+
+def thought_of(sim: Any) -> np.ndarray | None:
+    """``(N,)`` bool: the agents that ticked their tree in ``sim``'s last step (a replay's
+    recorded ones); None when every agent thinks every tick (no ``think_every``, no ``lod``).
+
+    A group that thinks every tick counts as thinking; an external group never thinks."""
+    state = getattr(sim, "state", None)
+    if isinstance(state, TickState):
+        return state.thought
+    think = getattr(sim, "think", None)
+    if think is None or not think.active:
+        return None
+    ag = sim.agents
+    out = np.zeros(ag.n, dtype=bool)
+    decisions = sim.decisions
+    for name in sim.trees:
+        rows = ag.slices[name]
+        decision = decisions.get(name)
+        if decision is not None:
+            thought = decision.thought
+            out[rows] = True if thought is None else thought
+    return out
 
 
 def _distinct_rows(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -288,8 +288,7 @@ def neighbour_query(
     cos_limit: np.ndarray,
     all_round: np.ndarray,
     cap: np.ndarray,
-    a_lo: int,
-    a_hi: int,
+    observers: np.ndarray,
     b_lo: int,
     b_hi: int,
     width: float,
@@ -303,10 +302,11 @@ def neighbour_query(
     ry: int,
     want_pairs: bool,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Neighbours of rows ``a_lo:a_hi`` among rows ``b_lo:b_hi``.
+    """Neighbours of the sorted rows ``observers`` (a group's rows, or the ones that think
+    this tick: ``sim/think.py``) among rows ``b_lo:b_hi``.
 
     Returns ``(offsets, sums, i, j, d, dist)``: the CSR offsets (per observer
-    ``k = i - a_lo``), the flocking sums of every observer (``SUMS`` columns, in
+    ``k``, row ``observers[k]``), the flocking sums of every observer (``SUMS`` columns, in
     the order and with the rules of ``steering.kernels``: Buckland's separation
     terms, ``flock_loops.separation_pair``, velocities,
     offsets) and, with ``want_pairs``, the pairs themselves (else empty).
@@ -317,13 +317,13 @@ def neighbour_query(
     kept in cell order (``order.py``) make consecutive observers share cells.
     """
     start, rows, xs, ys = bin_points(pos, b_lo, b_hi, width, height, wrap, nx, ny)
-    n_a = a_hi - a_lo
+    n_a = observers.shape[0]
     bound = 0
     if want_pairs:  # room for every observer's min(cap, candidates)
         found = np.full(nx * ny, -1, dtype=np.int64)
         for k in range(n_a):
-            cx = _cell_of(pos[a_lo + k, 0], width, nx, wrap)
-            c = _cell_of(pos[a_lo + k, 1], height, ny, wrap) * nx + cx
+            cx = _cell_of(pos[observers[k], 0], width, nx, wrap)
+            c = _cell_of(pos[observers[k], 1], height, ny, wrap) * nx + cx
             if found[c] < 0:
                 found[c] = _candidates(start, c, nx, ny, wrap, rx, ry)
             bound += min(found[c], max(cap[k], 0))
@@ -357,7 +357,7 @@ def neighbour_query(
     fine = rx > 1 or ry > 1  # cells narrower than the view: grid_shape's dense crowds
     p = 0
     for k in range(n_a):
-        i = a_lo + k
+        i = observers[k]
         xi = pos[i, 0]
         yi = pos[i, 1]
         hx = heading[i, 0]
@@ -499,8 +499,7 @@ def neighbour_query(
 @kernel
 def nearest_small(
     pos: np.ndarray,
-    a_lo: int,
-    a_hi: int,
+    observers: np.ndarray,
     b_lo: int,
     b_hi: int,
     radius: float,
@@ -508,20 +507,22 @@ def nearest_small(
     height: float,
     wrap: bool,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``SpatialIndex._nearest_small``: the closest row of ``b`` (not itself) per row of ``a``.
+    """``SpatialIndex._nearest_small``: the closest row of ``b`` (not itself) per row of the
+    sorted ``observers`` (a group's rows, or those that think this tick).
 
     Brute force over the smaller side, with its tie rules: looping over ``b``
     the first (lowest) ``b`` row at the smallest distance wins, looping over
     ``a`` the first minimum of each row. Returns ``(row or -1, distance or inf)``.
     """
-    n_a = a_hi - a_lo
+    n_a = observers.shape[0]
     n_b = b_hi - b_lo
     best = np.empty(n_a)
     pick = np.empty(n_a, dtype=np.int64)
-    apart = a_hi <= b_lo or b_hi <= a_lo  # no row is in both: no "not oneself" test
+    # no row is in both: no "not oneself" test
+    apart = n_a == 0 or observers[n_a - 1] < b_lo or b_hi <= observers[0]
     if n_b <= n_a:  # a few b rows: strict < keeps the lowest one
         for r in range(n_a):
-            i = a_lo + r
+            i = observers[r]
             xi, yi = pos[i, 0], pos[i, 1]
             b2 = np.inf
             bj = -1
@@ -539,7 +540,7 @@ def nearest_small(
     else:  # many b rows: every distance (vectorises), then the first smallest
         d2s = np.empty(n_b)
         for r in range(n_a):
-            i = a_lo + r
+            i = observers[r]
             xi, yi = pos[i, 0], pos[i, 1]
             b2 = np.inf
             for q in range(n_b):

@@ -23,14 +23,17 @@ from behaviortk.format.budget import (
     NEIGHBOUR_WORKING_SET,
 )
 from behaviortk.registry import Registries, default
+from behaviortk.sense.held import HeldPairs, Thinking, held_nearest, held_pairs
 from behaviortk.vec import EPS, Array, formula, length_xy, normalize, normalize_xy, select
 from behaviortk.world.grid import chunk_bounds
 from behaviortk.world.sight import FOV_COS_TOLERANCE
 from behaviortk.world.spatial import (
     CloseQuery,
+    IntArray,
     SpatialIndex,
     displacement,
     displacement_columns,
+    observer_rows,
 )
 from behaviortk.world.state import Agents, World
 from behaviortk.world.visible_nearest import nearest_visible
@@ -70,6 +73,57 @@ class Neighbours:
     def count(self) -> np.ndarray:
         """Neighbours per group row."""
         return np.diff(self.offsets)
+
+
+class LazyNeighbours(Neighbours):
+    """``Neighbours`` whose offsets are known at once and whose pairs (``i``, ``j``, ``d``,
+    ``dist``) are made by ``make`` on first use (a query that summed as it went, or held
+    pairs merged: ``sense/held.py``)."""
+
+    def __init__(self, offsets: np.ndarray, make: Callable[[], Any]) -> None:
+        # a frozen dataclass: set through __dict__
+        self.__dict__.update(offsets=offsets, _make=make, _pairs=None)
+
+    def _get(self) -> tuple[np.ndarray, np.ndarray, Array, Array]:
+        pairs = self.__dict__["_pairs"]
+        if pairs is None:
+            pairs = self.__dict__["_pairs"] = tuple(self.__dict__["_make"]())
+        return pairs
+
+    @property
+    def i(self) -> np.ndarray:
+        return self._get()[0]
+
+    @property
+    def j(self) -> np.ndarray:
+        return self._get()[1]
+
+    @property
+    def d(self) -> Array:
+        return self._get()[2]
+
+    @property
+    def dist(self) -> Array:
+        return self._get()[3]
+
+
+class HeldNeighbours(LazyNeighbours):
+    """The neighbours of a group that does not all think (``sense/held.py``): counts at once;
+    pairs, or on compiled kernels the flocking sums (what compiled flocking reads), when
+    first asked for."""
+
+    def __init__(self, held: HeldPairs) -> None:
+        super().__init__(held.offsets, held.arrays)
+        self.__dict__.update(_held=held)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "sums":  # only on compiled kernels (getattr(nb, "sums", None) elsewhere)
+            sums = self.__dict__["_held"].sums()
+            if sums is None:
+                raise AttributeError(name)
+            self.__dict__["sums"] = sums
+            return sums
+        raise AttributeError(name)
 
 
 @dataclass(frozen=True)
@@ -350,6 +404,7 @@ class Sense:
         pointer: Array | None = None,
         registries: Registries | None = None,
         kernels: Any = None,
+        thinking: Thinking | None = None,
     ) -> None:
         self.registries = default() if registries is None else registries
         """Where target kinds and condition implementations are looked up."""
@@ -368,6 +423,9 @@ class Sense:
         self._nearest: dict[tuple[str, str, float], tuple[np.ndarray, Array]] = {}
         self._visible: dict[tuple[str, str, float], tuple[np.ndarray, Array]] = {}
         self._targets: dict[tuple[Any, str], TargetFacts] = {}
+        self.thinking = thinking
+        """This tick's thinkers of the groups that do not all think (``sense/held.py``): the
+        queries that pick a target are made for them alone, the others keep theirs."""
 
     @property
     def rand(self) -> Array:
@@ -407,15 +465,19 @@ class Sense:
         key = (group, of)
         found = self._neighbours.get(key)
         if found is None:
-            found = self._compute_neighbours(self.rows(group), self.other_rows(group, of))
+            if self._thinkers(group) is not None:
+                found = self._held_neighbours(group, of)
+            else:
+                found = self._compute_neighbours(self.rows(group), self.other_rows(group, of))
             self._neighbours[key] = found
         return found
 
     def neighbour_count(self, group: str, of: str = "same") -> np.ndarray:
         return self.neighbours(group, of).count
 
-    def _compute_neighbours(self, a: slice, b: slice) -> Neighbours:
-        """Neighbours of the rows ``a`` among the rows ``b``, in bounded memory.
+    def _compute_neighbours(self, a: slice | IntArray, b: slice) -> Neighbours:
+        """Neighbours of the rows ``a`` (a range, or sorted rows) among the rows ``b``, in
+        bounded memory.
 
         Observers are taken a chunk at a time, in row order, so that their
         candidates (points of their 3 x 3 grid cells) cost at most
@@ -429,7 +491,8 @@ class Sense:
         if self.kernels is not None:
             return self.kernels.neighbours(self.world, self.agents, a, b)
         ag = self.agents
-        n_a = max(0, a.stop - a.start)
+        rows = observer_rows(a)
+        n_a = rows.size
         view = ag.view_distance[a]
         radius = float(view.max()) if n_a else 0.0
         half = 0.5 * ag.fov[a]
@@ -446,9 +509,8 @@ class Sense:
                 if float(half.max()) == float(half.min())
                 else None
             ),
-            overlap=a.start < b.stop and b.start < a.stop,
+            overlap=int(rows[0]) < b.stop and b.start <= int(rows[-1]),
         )
-        rows = np.arange(a.start, a.stop, dtype=np.int64)
         full = self.index.close_query(b, radius)
         cells = full.cells(rows)
         candidates = full.candidates(rows, cells)
@@ -471,7 +533,8 @@ class Sense:
         for lo, hi in chunk_bounds(cost, budget):
             out.add(self._chunk(rows[lo:hi], cells[lo:hi], levels[lo:hi], queries, test, budget))
         i, j, d, dist = out.arrays()
-        np.cumsum(np.bincount(i - a.start, minlength=n_a), out=offsets[1:])
+        local = i - rows[0] if isinstance(a, slice) else np.searchsorted(rows, i)
+        np.cumsum(np.bincount(local, minlength=n_a), out=offsets[1:])
         return Neighbours(i=i, j=j, offsets=offsets, d=d, dist=dist)
 
     def _chunk(
@@ -589,10 +652,14 @@ class Sense:
         found = self._nearest.get(key)
         if found is None:
             a, b = self.rows(group), self.other_rows(group, of_group)
+            thinkers = self._thinkers(group)
+            observers = a if thinkers is None else thinkers
             if self.kernels is not None:
-                found = self.kernels.nearest(self.world, self.agents.pos, a, b, r)
+                found = self.kernels.nearest(self.world, self.agents.pos, observers, b, r)
             if found is None:
-                found = self.index.nearest(a, b, r)
+                found = self.index.nearest(observers, b, r)
+            if thinkers is not None:
+                found = self._held_nearest(("nearest", *key), group, found)
             self._nearest[key] = found
         return found
 
@@ -616,8 +683,42 @@ class Sense:
                 np.minimum(ag.view_distance[rows], r),
                 0.5 * ag.fov[rows],
             )
+            thinkers = self._thinkers(group)
+            if thinkers is not None:
+                fresh = (found[0][thinkers - rows.start], found[1][thinkers - rows.start])
+                found = self._held_nearest(("visible", *key), group, fresh)
             self._visible[key] = found
         return found
+
+    # ------------------------------------------------ held perception (sense/held.py)
+    def _thinkers(self, group: str) -> IntArray | None:
+        """The global rows of ``group`` that think this tick; None when every one does."""
+        if self.thinking is None:
+            return None
+        return self.thinking.thinkers(group, self.rows(group).start)
+
+    def _held_nearest(
+        self, key: tuple[Any, ...], group: str, fresh: tuple[np.ndarray, Array]
+    ) -> tuple[np.ndarray, Array]:
+        """A nearest-agent answer for every row of ``group`` from the thinkers' ``fresh`` one."""
+        assert self.thinking is not None
+        rows, ag = self.rows(group), self.agents
+        return held_nearest(self.thinking, key, group, rows, ag, self.world, fresh, self.kernels)
+
+    def _held_neighbours(self, group: str, of: str) -> Neighbours:
+        """Neighbours of every row of ``group``: queried for the thinkers, held for the rest."""
+        assert self.thinking is not None
+        rows, b = self.rows(group), self.other_rows(group, of)
+        thinkers = self._thinkers(group)
+        assert thinkers is not None
+        if self.kernels is not None:
+            fresh = self.kernels.neighbours(self.world, self.agents, thinkers, b, pairs=True)
+        else:
+            fresh = self._compute_neighbours(thinkers, b)
+        parts = (fresh.j, fresh.offsets, fresh.d, fresh.dist)
+        ag, world, sums = self.agents, self.world, getattr(fresh, "sums", None)
+        held = held_pairs(self.thinking, (group, of), rows, ag, world, parts, self.kernels, sums)
+        return HeldNeighbours(held)
 
     # -------------------------------------------------------------- targets
     def target(self, spec: Any, group: str) -> TargetFacts:

@@ -14,8 +14,9 @@ from typing import Any
 import numpy as np
 
 from behaviortk.leaves import conditions_loops
+from behaviortk.sense import held_loops
 from behaviortk.sense import query_loops as spatial
-from behaviortk.sense.sensing import FOV_COS_TOLERANCE, Neighbours, TargetFacts
+from behaviortk.sense.sensing import FOV_COS_TOLERANCE, LazyNeighbours, Neighbours, TargetFacts
 from behaviortk.sim.cell_order import cell_order
 from behaviortk.steering import combiner_loops as kcomb
 from behaviortk.steering import flock_loops, memory_loops, shape_loops
@@ -23,11 +24,11 @@ from behaviortk.steering.act_loops import act
 from behaviortk.vec import Array
 from behaviortk.world import integrate_loops, streams_loops
 from behaviortk.world import non_penetration_loops as knp
-from behaviortk.world.spatial import SMALL_SIDE, padded
+from behaviortk.world.spatial import SMALL_SIDE, observer_rows, padded
 from behaviortk.world.state import World
 
 
-class QueriedNeighbours(Neighbours):
+class QueriedNeighbours(LazyNeighbours):
     """``Neighbours`` from :func:`spatial.neighbour_query`: the offsets and every observer's
     flocking sums at once, the pairs (``i``, ``j``, ``d``, ``dist``) computed on first use.
 
@@ -39,30 +40,8 @@ class QueriedNeighbours(Neighbours):
     sums: Array
 
     def __init__(self, offsets: np.ndarray, sums: Array, make: Callable[[], Any]) -> None:
-        # a frozen dataclass: set through __dict__
-        self.__dict__.update(offsets=offsets, sums=sums, _make=make, _pairs=None)
-
-    def _get(self) -> tuple[np.ndarray, np.ndarray, Array, Array]:
-        pairs = self.__dict__["_pairs"]
-        if pairs is None:
-            pairs = self.__dict__["_pairs"] = tuple(self.__dict__["_make"]())
-        return pairs
-
-    @property
-    def i(self) -> np.ndarray:
-        return self._get()[0]
-
-    @property
-    def j(self) -> np.ndarray:
-        return self._get()[1]
-
-    @property
-    def d(self) -> Array:
-        return self._get()[2]
-
-    @property
-    def dist(self) -> Array:
-        return self._get()[3]
+        super().__init__(offsets, make)
+        self.__dict__.update(sums=sums)
 
 
 class DrawnLater:
@@ -102,16 +81,24 @@ class Kernels:
         return DrawnLater(seed, ids, tick, slots)
 
     @staticmethod
-    def neighbours(world: World, agents: Any, a: slice, b: slice) -> Neighbours:
+    def neighbours(
+        world: World, agents: Any, a: slice | np.ndarray, b: slice, pairs: bool = False
+    ) -> Neighbours:
         """``Sense._compute_neighbours(a, b)``: the same pairs, offsets and distances
-        (:class:`QueriedNeighbours`: pairs made when first asked for)."""
-        n_a = max(0, a.stop - a.start)
+        (:class:`QueriedNeighbours`: pairs made when first asked for; with ``pairs``, made
+        at once, in the same pass). ``a`` is a range or sorted rows (the agents that think
+        this tick, ``sim/think.py``)."""
+        observers = observer_rows(a)
+        n_a = observers.size
         view = np.ascontiguousarray(agents.view_distance[a], dtype=np.float64)
         radius = float(view.max()) if n_a else 0.0
         if n_a == 0 or b.stop <= b.start or not radius >= 0:
             none = np.zeros(0, dtype=np.int64)
             offsets = np.zeros(n_a + 1, dtype=np.int64)
-            return Neighbours(none, none.copy(), offsets, np.zeros((0, 2)), np.zeros(0))
+            empty = (none, none.copy(), np.zeros((0, 2)), np.zeros(0))
+            if pairs:  # held perception reads the sums too: nobody seen, all zero
+                return QueriedNeighbours(offsets, np.zeros((n_a, spatial.SUMS)), lambda: empty)
+            return Neighbours(empty[0], empty[1], offsets, empty[2], empty[3])
         half = 0.5 * agents.fov[a]
         fov = float(half.min()) < np.pi
         if float(half.max()) == float(half.min()):
@@ -132,37 +119,40 @@ class Kernels:
             np.ascontiguousarray(cos_limit, dtype=np.float64),
             all_round,
             cap,
-            a.start,
-            a.stop,
+            observers,
             b.start,
             b.stop,
             float(world.width),
             float(world.height),
             world.edges == "wrap",
             fov,
-            a.start < b.stop and b.start < a.stop,
+            int(observers[0]) < b.stop and b.start <= int(observers[-1]),
             nx,
             ny,
             rx,
             ry,
         )
+        if pairs:  # the sums as well, and the pairs already made
+            offsets, sums, *made = spatial.neighbour_query(*args, True)
+            return QueriedNeighbours(offsets, sums, lambda: made)
         offsets, sums, *_ = spatial.neighbour_query(*args, False)
         return QueriedNeighbours(offsets, sums, lambda: spatial.neighbour_query(*args, True)[2:])
 
     @staticmethod
     def nearest(
-        world: World, pos: Array, a: slice, b: slice, radius: float
+        world: World, pos: Array, a: slice | np.ndarray, b: slice, radius: float
     ) -> tuple[np.ndarray, Array] | None:
         """``SpatialIndex.nearest`` when one side has at most ``SMALL_SIDE`` rows (brute force,
-        the same tie rules); None otherwise (the NumPy path's tree answers)."""
-        n_a = max(0, a.stop - a.start)
+        the same tie rules); None otherwise (the NumPy path's tree answers). ``a`` is a
+        range or sorted rows (the agents that think this tick)."""
+        observers = observer_rows(a)
+        n_a = observers.size
         n_b = max(0, b.stop - b.start)
         if n_a == 0 or n_b == 0 or not radius >= 0 or min(n_a, n_b) > SMALL_SIDE:
             return None
         return spatial.nearest_small(
             pos,
-            a.start,
-            a.stop,
+            observers,
             b.start,
             b.stop,
             float(radius),
@@ -170,6 +160,60 @@ class Kernels:
             float(world.height),
             world.edges == "wrap",
         )
+
+    @staticmethod
+    def held_targets(
+        store: np.ndarray, ids: np.ndarray, row_of: np.ndarray, pos: Array, start: int, world: World
+    ) -> tuple[np.ndarray, Array]:
+        """``sense/held.held_nearest``'s pass over every row (``sense/held_loops.py``)."""
+        return held_loops.held_targets(
+            store, ids, row_of, pos, start, float(world.width), float(world.height),
+            world.edges == "wrap",
+        )  # fmt: skip
+
+    @staticmethod
+    def merge_pairs(
+        start: int,
+        offsets: np.ndarray,
+        thinks: np.ndarray,
+        fo: np.ndarray,
+        fj: np.ndarray,
+        fd: Array,
+        fdist: Array,
+        ho: np.ndarray,
+        hj: np.ndarray,
+        pos: Array,
+        world: World,
+        measure: bool,
+    ) -> tuple[np.ndarray, np.ndarray, Array, Array]:
+        """``sense/held.merged``: the held and fresh pairs in one pass (``held_loops.py``);
+        without ``measure`` only the neighbour rows."""
+        fd = np.ascontiguousarray(fd, dtype=np.float64).reshape(-1, 2)
+        return held_loops.merge_pairs(
+            start, offsets, thinks, fo, fj, fd, np.ascontiguousarray(fdist, dtype=np.float64),
+            ho, hj, pos, float(world.width), float(world.height), world.edges == "wrap", measure,
+        )  # fmt: skip
+
+    @staticmethod
+    def held_sums(
+        start: int,
+        offsets: np.ndarray,
+        thinks: np.ndarray,
+        fo: np.ndarray,
+        fj: np.ndarray,
+        fresh: Array,
+        ho: np.ndarray,
+        hj: np.ndarray,
+        pos: Array,
+        vel: Array,
+        world: World,
+    ) -> tuple[Array, np.ndarray]:
+        """Every observer's flocking sums, held pairs measured now, and every pair's
+        neighbour row, in one pass (``held_loops.py``)."""
+        return held_loops.held_sums(
+            start, offsets, thinks, fo, fj, fresh, ho, hj, pos, vel, float(world.width),
+            float(world.height), world.edges == "wrap",
+        )  # fmt: skip
 
     @staticmethod
     def agent_facts(world: World, agents: Any, own: Array, agent: np.ndarray) -> TargetFacts:
@@ -280,11 +324,21 @@ class Kernels:
         streams_loops.uniforms_rows(np.uint64(1), i64, i64[:2], np.uint64(0), 1, 2)
         for pairs in (False, True):
             spatial.neighbour_query(
-                pos, vel, head, f, f, ~yes, i64, 0, n, 0, n, 10.0, 10.0, True, True, True, 3, 3,
+                pos, vel, head, f, f, ~yes, i64, i64, 0, n, 10.0, 10.0, True, True, True, 3, 3,
                 1, 1, pairs,
             )  # fmt: skip
-        spatial.nearest_small(pos, 0, 2, 2, n, 5.0, 10.0, 10.0, True)
+        spatial.nearest_small(pos, i64[:2], 2, n, 5.0, 10.0, 10.0, True)
         spatial.agent_facts(pos, pos, vel, i64, 10.0, 10.0, True)
+        held_loops.held_targets(i64, i64, i64, pos, 0, 10.0, 10.0, True)
+        offsets = np.arange(n + 1, dtype=np.int64)
+        for measure in (False, True):
+            held_loops.merge_pairs(
+                0, offsets, yes, offsets, i64, pos, f, offsets, i64, pos, 10.0, 10.0, True, measure
+            )
+        sums = np.zeros((n, spatial.SUMS))
+        held_loops.held_sums(
+            0, offsets, yes, offsets, i64, sums, offsets, i64, pos, vel, 10.0, 10.0, True
+        )
         conditions_loops.in_range(pos, pos, yes, 1.0, 0.5, yes)
         outs = [np.empty((n, 2)) for _ in range(4)] + [np.empty(n), np.empty(n)]
         integrate_loops.step(

@@ -38,10 +38,12 @@ from behaviortk.engines.names import AUTO_BATCH_AGENTS, ENGINES  # defined there
 from behaviortk.errors import SimulationError
 from behaviortk.format.limits import MAX_LIVE_AGENTS, MAX_SEED
 from behaviortk.registry import choices
+from behaviortk.sense.held import HeldPerception, Thinking
 from behaviortk.sense.sensing import Sense
 from behaviortk.sim.allocator import reuse_freed_memory
 from behaviortk.sim.embed import MAX_STEPS, AgentView, Event, EventLog, FixedStep, TickEvents
 from behaviortk.sim.pending import NOTHING_GIVEN, SPAWNING, NewRows, Pending, Spawned
+from behaviortk.sim.think import ThinkSchedule
 from behaviortk.steering.context import LeafMemory
 from behaviortk.steering.debug import DebugBuffer
 from behaviortk.tree.flat import Decision, FlatTree, flatten
@@ -194,6 +196,10 @@ class Simulation:
         self.event_log = EventLog(self)  # before the engine: its emit nodes record here
         self._events: list[Event] | TickEvents = []
         self._fixed_step = FixedStep()
+        self._think = ThinkSchedule(definition)
+        """Who thinks each tick (``think_every``, ``lod``: ``sim/think.py``)."""
+        self._held = HeldPerception()
+        """What the agents that do not think this tick keep perceiving (``sense/held.py``)."""
         self._engine = make_engine(self, engine)
         from behaviortk.steering.act import act
 
@@ -339,8 +345,9 @@ class Simulation:
         self._flush()
         self._engine = value
 
-    def sense(self) -> Sense:
-        """The sensed facts of the current tick (each agent's random numbers of this tick)."""
+    def sense(self, thinking: Thinking | None = None) -> Sense:
+        """The sensed facts of the current tick (each agent's random numbers of this tick);
+        ``thinking``: who thinks this tick, where some group does not all think."""
         draw = uniforms if self.kernels is None else self.kernels.uniforms_later
         rand = draw(self.seed, self.agents.ids, self.tick, self.n_rand)
         return Sense(
@@ -353,7 +360,30 @@ class Simulation:
             pointer=self.pointer,
             registries=self.registries,
             kernels=self.kernels,
+            thinking=thinking,
         )
+
+    @property
+    def think(self) -> ThinkSchedule:
+        """Who thinks each tick (``think_every``, ``lod``; ``sim/think.py``): its ``active``
+        says whether some group does not think every tick."""
+        return self._think
+
+    def _thinking(self) -> Thinking | None:
+        """This tick's thinkers (``sim/think.py``), recorded as thinking; None when every
+        agent thinks every tick."""
+        schedule = self._think
+        schedule.follow(self.scenario.definition)  # a tuning change may set think_every
+        if not schedule.active:
+            return None
+        rows = schedule.thinkers(self.tick, self.agents, self.world, self._row_of.size)
+        return Thinking(rows, self._held, self._row_of)
+
+    def focus(self, points: Any) -> None:
+        """Move the think-rate LOD's focus (the camera): ``[x, y]`` or a list of points
+        replaces every LOD group's focus (the file's ``focus``) until ``focus(None)``; an
+        empty list makes every agent far. ``SimulationError`` for anything else."""
+        self._think.focus(points)
 
     def step(self) -> None:
         """Advance one fixed tick: sense, decide, act, integrate."""
@@ -369,7 +399,7 @@ class Simulation:
             keep = self.kernels.cell_order(self)
             if keep is not None:
                 self._rearrange(keep)
-        sense = self.sense()
+        sense = self.sense(self._thinking())
         self.engine.prepare(self, sense)
         t1 = clock()
         self.decisions = self.engine.decide(self, sense)
@@ -717,7 +747,7 @@ class Simulation:
             self._rerowed += 1
             if self._rerowed > REROW_DEPTH:  # many batches since the step: read them (O(n))
                 for held in self._decisions.values():
-                    held.status, held.emitted, held.acted  # noqa: B018 - each read ends a chain
+                    held.status, held.emitted, held.acted, held.thought  # noqa: B018 - each read ends a chain
                 self._rerowed = 1
             decisions = dict(self._decisions)  # a new dict: one the game holds keeps its rows
             for name, change in changes.items():
@@ -886,6 +916,7 @@ def _rerow_decision(d: Decision, change: RowChange, nodes: int) -> Decision:
             emitted=lambda: moved_copy(d.emitted, m, False),
             status=RerowedStatuses(d, change, nodes),
             acted=lambda: None if d.acted is None else moved_copy(d.acted, m, False),
+            thought=lambda: None if d.thought is None else moved_copy(d.thought, m, False),
         )
     source = change.source
     kept = np.flatnonzero(source >= 0)
@@ -895,8 +926,13 @@ def _rerow_decision(d: Decision, change: RowChange, nodes: int) -> Decision:
     if d.acted is not None:
         acted = np.zeros_like(emitted)
         acted[kept] = d.acted[source[kept]]
+    thought = None
+    if d.thought is not None:
+        thought = np.zeros(change.n, dtype=bool)
+        thought[kept] = d.thought[source[kept]]
     status = RerowedStatuses(d, change, nodes)
-    return Decision(emitted=emitted, status=status.all() if d.collected else status, acted=acted)
+    status_now = status.all() if d.collected else status
+    return Decision(emitted=emitted, status=status_now, acted=acted, thought=thought)
 
 
 class RerowedStatuses:

@@ -135,18 +135,20 @@ class Decision:
     (``engines/pytrees.py``), so a late reader gets that tick's statuses too.
     """
 
-    __slots__ = ("__weakref__", "_acted", "_emitted", "_source", "_status")
+    __slots__ = ("__weakref__", "_acted", "_emitted", "_source", "_status", "_thought")
 
     def __init__(
         self,
         emitted: np.ndarray | Callable[[], np.ndarray],
         status: np.ndarray | StatusSource,
         acted: np.ndarray | Callable[[], np.ndarray | None] | None = None,
+        thought: np.ndarray | Callable[[], np.ndarray | None] | None = None,
     ) -> None:
-        # emitted / acted may be given as functions, called when first read (a Decision
-        # carried over a spawn: its rows are moved only if somebody reads them)
+        # emitted / acted / thought may be given as functions, called when first read (a
+        # Decision carried over a spawn: its rows are moved only if somebody reads them)
         self._emitted = emitted
         self._acted = acted
+        self._thought = thought
         self._status: np.ndarray | None = None
         self._source: StatusSource | None = None
         if isinstance(status, np.ndarray):
@@ -177,6 +179,18 @@ class Decision:
     @acted.setter
     def acted(self, value: np.ndarray | None) -> None:
         self._acted = value
+
+    @property
+    def thought(self) -> np.ndarray | None:
+        """bool ``(n_agents_in_group,)``: which agents ticked their tree this tick (the others
+        kept their last decision: ``sim/think.py``); None when the group thinks every tick."""
+        if callable(self._thought):
+            self._thought = self._thought()
+        return self._thought
+
+    @thought.setter
+    def thought(self, value: np.ndarray | None) -> None:
+        self._thought = value
 
     @property
     def status(self) -> np.ndarray:

@@ -188,6 +188,28 @@ def sight(inp: OverlayInput, soup: TriangleSoup) -> None:
     sight_shapes(inp.sim, inp.vp, inp.rows, soup)
 
 
+THOUGHT_HALO = 1.8  # the halo's radius, in body radii
+
+
+def thinking(inp: OverlayInput, soup: TriangleSoup) -> None:
+    """A halo under each agent that ticked its tree in the last step (think-rate LOD,
+    ``sim/think.py``; a replay's recorded ``thought``). Without LOD every agent of a tree
+    thinks every tick."""
+    from behaviortk.record.tick_state import thought_of
+
+    ag = inp.sim.agents
+    thought = thought_of(inp.sim)
+    if thought is None:
+        thought = np.zeros(ag.n, dtype=bool)
+        for name in getattr(inp.sim, "trees", {}):
+            thought[ag.slices[name]] = True
+    m = inp.rows & thought
+    if not m.any():
+        return
+    radius = np.maximum(ag.radius[m] * inp.vp.scale, 3.0) * THOUGHT_HALO
+    soup.add(geo.discs(inp.vp.to_screen(ag.pos[m]), radius, 16), palette.THOUGHT)
+
+
 def trails(inp: OverlayInput, soup: TriangleSoup) -> None:
     """Where the agents have been (``viewer/trails.py``), fading with age."""
     if inp.trails is not None:
@@ -215,6 +237,7 @@ OVERLAYS: tuple[Overlay, ...] = (
     Overlay("hiding", "i", "hiding spots", hiding),
     Overlay("waypoints", "p", "path waypoints", waypoints),
     Overlay("potential", "l", "Lennard-Jones potential heat map", None),
+    Overlay("thinking", "d", "agents that decided (ticked their tree) this tick", thinking),
 )
 
 BY_NAME = {o.name: o for o in OVERLAYS}

@@ -58,6 +58,7 @@ TRAIL: Color = (210, 215, 235, 220)  # alpha fades with age
 SIGHT_CONE: Color = (255, 236, 150, 150)
 SIGHT_CLEAR: Color = (40, 230, 140, 255)  # line of sight free
 SIGHT_BLOCKED: Color = (255, 40, 110, 255)  # an obstacle or wall crosses it
+THOUGHT: Color = (255, 255, 255, 200)  # a halo under agents that ticked their tree (LOD)
 
 # Zones: a translucent fill under everything, an opaque rim, the name in ZONE_TEXT.
 ZONE_FILL: Color = (70, 190, 150, 40)

@@ -115,7 +115,7 @@ def world_shapes(world: Any, vp: Viewport, soup: TriangleSoup) -> None:
         )
 
 
-UNDER_AGENTS = frozenset({"trails"})  # drawn before the agents, the rest after
+UNDER_AGENTS = frozenset({"trails", "thinking"})  # drawn before the agents, the rest after
 
 
 def overlay_shapes(

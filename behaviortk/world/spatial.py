@@ -121,6 +121,13 @@ def padded(radius: float) -> float:
     return float(radius) * (1.0 + RADIUS_PAD_REL) + RADIUS_PAD_ABS
 
 
+def observer_rows(a: slice | IntArray) -> IntArray:
+    """The rows of ``a`` (a range, or already rows) as an int64 array."""
+    if isinstance(a, slice):
+        return np.arange(a.start, max(a.start, a.stop), dtype=np.int64)
+    return np.asarray(a, dtype=np.int64)
+
+
 class SpatialIndex:
     """One tick's positions: grid pair searches, and trees over row ranges built lazily."""
 
@@ -230,20 +237,22 @@ class SpatialIndex:
             np.asarray(idx, dtype=np.int64).reshape(n, k),
         )
 
-    def nearest(self, a: slice, b: slice, radius: float) -> tuple[IntArray, Array]:
-        """For each row of ``a``: the closest row of ``b`` other than itself within ``radius``.
+    def nearest(self, a: slice | IntArray, b: slice, radius: float) -> tuple[IntArray, Array]:
+        """For each row of ``a`` (a range, or sorted rows: the agents that think this tick,
+        ``sim/think.py``): the closest row of ``b`` other than itself within ``radius``.
 
         Returns ``(index, distance)`` per row of ``a``; index -1 and distance inf
         where there is none. Distances are recomputed with :func:`displacement`.
         """
-        n_a = max(0, a.stop - a.start)
+        obs = observer_rows(a)
+        n_a = obs.size
         index = np.full(n_a, -1, dtype=np.int64)
         dist = np.full(n_a, np.inf)
         if n_a == 0 or b.stop <= b.start or not radius >= 0:
             return index, dist
         if min(n_a, b.stop - b.start) <= SMALL_SIDE:
             return self._nearest_small(a, b, radius, index, dist)
-        overlap = a.start < b.stop and b.start < a.stop
+        overlap = int(obs[0]) < b.stop and b.start <= int(obs[-1])
         k = 2 if overlap else 1
         k = min(k, b.stop - b.start)
         bound = padded(radius) if np.isfinite(radius) else np.inf
@@ -252,7 +261,7 @@ class SpatialIndex:
         found = idx < (b.stop - b.start)
         glob = np.where(found, idx + b.start, -1)
         if overlap:
-            own = np.arange(a.start, a.stop)[:, None]
+            own = obs[:, None]
             glob = np.where(glob == own, -1, glob)
         # first column that is a real, different agent
         has = glob >= 0
@@ -268,7 +277,7 @@ class SpatialIndex:
         return index, dist
 
     def _nearest_small(
-        self, a: slice, b: slice, radius: float, index: IntArray, dist: Array
+        self, a: slice | IntArray, b: slice, radius: float, index: IntArray, dist: Array
     ) -> tuple[IntArray, Array]:
         """:meth:`nearest` by brute force, looping over whichever side is small.
 
@@ -276,7 +285,7 @@ class SpatialIndex:
         tree path, so the figures are the same; on exact ties the lower row wins.
         """
         pa, pb = self.pos[a], self.pos[b]
-        ia = np.arange(a.start, a.stop, dtype=np.int64)
+        ia = observer_rows(a)
         ib = np.arange(b.start, b.stop, dtype=np.int64)
         if ib.size <= ia.size:
             best = np.full(ia.size, np.inf)

@@ -241,6 +241,7 @@ class BatchEngine(EngineBase[GroupProgram]):
             fn = compile_function(tree.source, "decide")
             nodes, steering = g.state.status.shape[0], len(g.flat.steering)
             fn(
+                np.zeros(0, dtype=np.int64),
                 np.zeros((nodes, 0), dtype=np.int8),
                 np.zeros((nodes, 0), dtype=np.int16),
                 np.zeros((0, steering), dtype=bool),
@@ -336,17 +337,24 @@ class BatchEngine(EngineBase[GroupProgram]):
             g.facts.leaf[index] = codes
         for index, result in facts.cond.items():
             g.facts.cond[index] = result
-        g.facts.emitted = np.zeros((g.n, len(g.flat.steering)), dtype=bool)
+        g.facts.emitted = self.start_emitted(g)
 
     def tick_group(self, g: GroupProgram) -> Decision:
+        """Tick the tree for every row, or with LOD for the thinkers alone (``g.thinking``):
+        the others' statuses and requests stay as their last think left them."""
         assert g.root is not None
         facts, fused = g.facts, g.fused_tree
+        rows = g.every if g.thinking is None else g.thinking
         if g.fused is None or fused is None:
-            g.root.tick(g.every)
+            g.root.tick(rows)
             status = np.ascontiguousarray(g.state.status[:, : g.n].T)
             return Decision(emitted=facts.emitted, status=status)
-        status = np.empty((g.n, g.state.status.shape[0]), dtype=np.int8)
+        if g.thinking is None:
+            status = np.empty((g.n, g.state.status.shape[0]), dtype=np.int8)
+        else:  # the fused loop writes the thinkers' rows; the others keep theirs
+            status = np.ascontiguousarray(g.state.status[:, : g.n].T)
         g.fused(
+            rows,
             g.state.status,
             g.state.current,
             facts.emitted,

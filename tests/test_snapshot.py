@@ -274,3 +274,88 @@ def test_a_snapshot_before_the_first_tick(tmp_path: Path) -> None:
     copy = Simulation.restore(tmp_path / "s.btks")
     assert copy.tick == 0 and copy.decisions == {}
     assert lines(copy, 10) == lines(sim, 10)
+
+
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+@given(
+    tree=random_trees,
+    seed=st.integers(0, 10_000),
+    at=st.integers(0, 30),
+    every=st.integers(1, 4),
+    far=st.sampled_from([None, 0, 3]),
+    engines=st.sampled_from([(a, b) for a in ENGINES for b in ENGINES]),
+)
+def test_random_trees_with_lod_continue_identically(
+    tree: dict[str, Any],
+    seed: int,
+    at: int,
+    every: int,
+    far: int | None,
+    engines: tuple[str, str],
+) -> None:
+    """Think-rate LOD: who thought last, held decisions, held targets and neighbours."""
+    import tempfile
+
+    lod: dict[str, Any] = {"think_every": every}
+    if far is not None:
+        lod["lod"] = {"focus": {"group": "b"}, "near": 60.0, "far_think_every": every + far}
+    scenario = load_text(scenario_text(tree, seed, **lod))
+    a = Simulation(scenario, engine=engines[0])
+    a.run(at)
+    with tempfile.TemporaryDirectory() as tmp:
+        a.save(Path(tmp) / "s.btks")
+        b = Simulation.restore(Path(tmp) / "s.btks", engine=engines[1])
+    for t in range(15):
+        a.step()
+        b.step()
+        assert_same_decisions(a, b, at + t)
+        np.testing.assert_array_equal(a.decisions["a"].thought, b.decisions["a"].thought)
+        np.testing.assert_array_equal(a.agents.pos, b.agents.pos)
+
+
+FLOCK_LOD = {
+    "name": "flock_lod",
+    "world": {"width": 400, "height": 400, "edges": "wrap", "dt": 0.05, "seed": 11},
+    "groups": [
+        {"name": "birds", "count": 60, "tree": "flock", "max_speed": 60, "view_distance": 60,
+         "spawn": {"kind": "area", "min": [0, 0], "max": [400, 400]}, "think_every": 3,
+         "lod": {"focus": [[200, 200]], "near": 120, "far_think_every": 7}},
+        {"name": "hawk", "count": 2, "tree": "hunt", "max_speed": 70,
+         "spawn": {"kind": "area", "min": [0, 0], "max": [400, 400]}},
+    ],
+    "trees": {
+        "flock": {"root": {"type": "selector", "memory": False, "children": [
+            {"type": "sequence", "memory": False, "children": [
+                {"type": "in_range", "target": {"kind": "nearest", "group": "hawk"}, "radius": 80},
+                {"type": "evade", "target": {"kind": "nearest", "group": "hawk"}}]},
+            {"type": "blend", "children": [
+                {"type": "separation"}, {"type": "alignment"}, {"type": "cohesion"},
+                {"type": "wander"}]}]}},
+        "hunt": {"root": {"type": "pursuit", "target": {"kind": "nearest", "group": "birds"}}},
+    },
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("kernels", ["numpy", "numba"])
+def test_lod_with_a_moved_focus_and_spawns_continues(tmp_path: Path, kernels: str) -> None:
+    """Held neighbour pairs and nearest targets, the game's focus, and rows changed by
+    spawns after the tick the pairs were made (then read re-sorted), on both kernel paths."""
+    scenario = load_text(json.dumps(FLOCK_LOD))
+    sim = Simulation(scenario, engine="batch", kernels=kernels)
+    sim.focus([[100.0, 100.0], [300.0, 250.0]])
+    sim.run(10)
+    sim.save(tmp_path / "a.btks")
+    want = lines(sim, 20)
+    sim.spawn("birds", 3)
+    sim.despawn(sim.ids[4])
+    sim.save(tmp_path / "b.btks")  # rows changed since the pairs were made
+    copies = [Simulation.restore(tmp_path / "b.btks", e, kernels=kernels) for e in ENGINES]
+    assert lines(copies[0], 20) == lines(copies[1], 20) == lines(sim, 20)
+    for engine in ENGINES:
+        copy = Simulation.restore(tmp_path / "a.btks", engine, kernels=kernels)
+        np.testing.assert_array_equal(copy.think.override, [[100.0, 100.0], [300.0, 250.0]])
+        assert lines(copy, 20) == want

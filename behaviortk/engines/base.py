@@ -97,7 +97,8 @@ class SavedGroup:
     batch nodes' ``per_agent`` names: ``repeat`` and ``retry`` ``count``, ``one_shot``
     ``final``, a status code, ``timeout`` ``start``, ``cooldown`` ``ready_at``, in ticks),
     ``ops<k>.<name>`` the ``per_agent`` arrays of node ``k``'s ops (``wait``'s ``start``),
-    ``prev<k>`` a sensed node's last result (hysteresis). ``board``: the blackboards.
+    ``prev<k>`` a sensed node's last result (hysteresis), ``held`` (think-rate LOD, when
+    some agents did not think) the requests they keep. ``board``: the blackboards.
     """
 
     status: np.ndarray
@@ -266,6 +267,8 @@ class EngineBase(ABC, Generic[G]):
                     arrays[f"ops{k}.{field}"] = getattr(ops, field)[: g.n].copy()
             for k, prev in g.prev.items():
                 arrays[f"prev{k}"] = prev[: g.n].copy()
+            if g.held is not None:  # think-rate LOD: the requests that agents not thinking keep
+                arrays["held"] = g.held[: g.n].copy()
             out[name] = SavedGroup(status, current, arrays, g.board.saved())
         return out
 
@@ -280,6 +283,7 @@ class EngineBase(ABC, Generic[G]):
                     getattr(ops, field)[: g.n] = s.arrays[f"ops{k}.{field}"]
             for k, prev in g.prev.items():
                 prev[: g.n] = s.arrays[f"prev{k}"]
+            g.held = s.arrays.get("held")
             g.board.load_saved(s.board)
         self._prepared = None
 

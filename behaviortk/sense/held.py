@@ -52,7 +52,7 @@ class HeldPairs:
         self,
         start: int,
         offsets: np.ndarray,
-        merge: Callable[[bool], Pairs],
+        merge: Callable[[bool], Pairs] | None,
         ids: np.ndarray,
         sums: Callable[[], tuple[Array, np.ndarray]] | None = None,
     ) -> None:
@@ -64,6 +64,17 @@ class HeldPairs:
         self._held: np.ndarray | None = None
         self.under = ids
         self.ids = ids.copy()
+
+    @classmethod
+    def restored(
+        cls, start: int, offsets: np.ndarray, j: np.ndarray, ids: np.ndarray, under: np.ndarray
+    ) -> HeldPairs:
+        """Pairs a snapshot saved (``sim/snapshot_lod.py``): their ``identities`` ``j`` (all
+        the next tick reads of them), the ids then, and ``under``, today's ``agents.ids``
+        when the rows are still those."""
+        pairs = cls(start, offsets, None, ids)
+        pairs._held, pairs.under = j, under
+        return pairs
 
     def arrays(self) -> Pairs:
         """``(i, j, d, dist)`` of every pair, measured on the tick they were made for."""

@@ -50,6 +50,7 @@ from behaviortk.engines.base import SavedGroup
 from behaviortk.engines.names import ENGINES
 from behaviortk.errors import SimulationError
 from behaviortk.format.blackboard_keys import Mismatch, coerce
+from behaviortk.sim import snapshot_lod
 from behaviortk.sim.snapshot_file import FORMAT, VERSION, SnapshotFile, write
 from behaviortk.steering.context import LeafMemory
 from behaviortk.tree.blackboard import Keys, SavedKey
@@ -107,6 +108,8 @@ def save(sim: Simulation, path: str | Path) -> int:
             arrays[f"tree{i}/emitted"] = decision.emitted
             if decision.acted is not None:
                 arrays[f"tree{i}/acted"] = decision.acted
+            if decision.thought is not None:
+                arrays[f"tree{i}/thought"] = decision.thought
         trees.append(
             {
                 "group": group,
@@ -114,6 +117,7 @@ def save(sim: Simulation, path: str | Path) -> int:
                 "board": board,
                 "decision": decision is not None,
                 "acted": decision is not None and decision.acted is not None,
+                "thought": decision is not None and decision.thought is not None,
             }
         )
     recorded, watched = sim.event_log.saved()
@@ -138,6 +142,7 @@ def save(sim: Simulation, path: str | Path) -> int:
         "watched": [[int(a), codes.tolist()] for a, codes in watched.items()],
         "pointer": None if sim.pointer is None else [float(v) for v in sim.pointer],
         "accumulated": float(sim._fixed_step.accumulated),
+        "lod": snapshot_lod.gather(sim, arrays),
     }
     return write(path, manifest, arrays)
 
@@ -189,6 +194,7 @@ def restore(
     _smoother(f, sim)
     _memory(f, sim)
     _trees(f, sim)
+    snapshot_lod.restore(f, sim)
     _events(f, sim)
     sim._fixed_step.accumulated = _number(f, "accumulated")
     pointer = f.key("pointer", (list, type(None)))
@@ -307,27 +313,32 @@ def _trees(f: SnapshotFile, sim: Simulation) -> None:
         children = np.array([len(node.children) for node in tree.nodes])[:, None]
         if bool(((current < -1) | (current >= np.maximum(children, 1))).any()):
             raise f.error(f"the array tree{i}/current names children a node does not have")
+        n = t.status.shape[1]
+        requests = np.zeros((n, len(tree.steering)), dtype=bool)
+        expected = {**t.arrays, "held": requests}  # held: with LOD, when some did not think
         listed = f.key("arrays", list, entry)
-        if sorted(listed) != sorted(t.arrays):
-            missing, extra = set(t.arrays) - set(listed), set(listed) - set(t.arrays)
+        if not set(t.arrays) <= set(listed) <= set(expected):
+            missing, extra = set(t.arrays) - set(listed), set(listed) - set(expected)
             raise f.error(
                 f"the tree state of group {group!r} does not fit its tree "
                 f"(missing {sorted(missing)}, unexpected {sorted(extra)})"
             )
         arrays = {
-            name: _codes(f, f"tree{i}/{name}", like)
-            if like.dtype == np.int8  # a status code (``one_shot``'s final)
-            else f.array(f"tree{i}/{name}", like)
-            for name, like in t.arrays.items()
+            name: _codes(f, f"tree{i}/{name}", expected[name])
+            if expected[name].dtype == np.int8  # a status code (``one_shot``'s final)
+            else f.array(f"tree{i}/{name}", expected[name])
+            for name in listed
         }
         board = _board(f, i, entry, t.board, Keys(sim.scenario.blackboards.get(group, {})))
         saved[group] = SavedGroup(status, current, arrays, board)
         if f.key("decision", bool, entry):
-            n = t.status.shape[1]
-            like = np.zeros((n, len(tree.steering)), dtype=bool)
-            emitted = f.array(f"tree{i}/emitted", like)
-            acted = f.array(f"tree{i}/acted", like) if f.key("acted", bool, entry) else None
-            decisions[group] = Decision(emitted, np.ascontiguousarray(status.T), acted)
+            emitted = f.array(f"tree{i}/emitted", requests)
+            acted = f.array(f"tree{i}/acted", requests) if f.key("acted", bool, entry) else None
+            thought = None
+            if f.key("thought", bool, entry):
+                thought = f.array(f"tree{i}/thought", np.zeros(n, dtype=bool))
+            status_rows = np.ascontiguousarray(status.T)
+            decisions[group] = Decision(emitted, status_rows, acted, thought=thought)
     sim.engine.import_state(saved)
     sim._decisions = decisions
 

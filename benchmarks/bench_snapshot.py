@@ -8,7 +8,7 @@ one process and interleaved so each sees the same machine load:
 - ``save``: ``sim.save(path)`` (the snapshot written to a temporary folder);
 - ``load``: ``Simulation.restore(path)`` (read, checked, definition validated, the
   Simulation and its engine built, state imported; the compiled kernels are loaded once
-  per process, so the first restore's ``compile_s`` is reported apart).
+  per process, by the first Simulation, as for any new Simulation).
 
 Reported: medians over the rounds, the ratios ``save / tick`` and ``load / tick``
 (target: under 20 each at 10,000 agents) and the snapshot's bytes per agent.
@@ -43,10 +43,6 @@ def measure(scene: str, agents: int, rounds: int, kernels: str) -> dict[str, flo
     ticks, saves, loads = [], [], []
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "s.btks"
-        sim.save(path)
-        first = Simulation.restore(path, kernels=kernels)
-        compile_s = first.compile_s
-        del first
         for _ in range(rounds):
             t0 = time.perf_counter()
             sim.step()
@@ -71,7 +67,6 @@ def measure(scene: str, agents: int, rounds: int, kernels: str) -> dict[str, flo
         "load_ticks": load / tick,
         "bytes_per_agent": size / sim.agents.n,
         "bytes": size,
-        "first_load_compile_s": compile_s,
     }
 
 

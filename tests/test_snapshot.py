@@ -359,3 +359,27 @@ def test_lod_with_a_moved_focus_and_spawns_continues(tmp_path: Path, kernels: st
         copy = Simulation.restore(tmp_path / "a.btks", engine, kernels=kernels)
         np.testing.assert_array_equal(copy.think.override, [[100.0, 100.0], [300.0, 250.0]])
         assert lines(copy, 20) == want
+
+
+@pytest.mark.parametrize("name", ["patience", "tally"])
+def test_a_plugins_per_agent_arrays_are_saved(name: str, tmp_path: Path) -> None:
+    """A plugin decorator's and action's per-agent counters (``per_agent``), restored with
+    the registries that know the plugin."""
+    import importlib
+
+    from behaviortk.registry import Registries, load_plugin
+
+    regs = Registries.with_builtins()
+    load_plugin(f"examples.plugins.{name}", regs)
+    definition = importlib.import_module(f"examples.plugins.{name}").DEFINITION
+    scenario = load_text(json.dumps(definition), registries=regs)
+    for saved_on in ENGINES:
+        sim = Simulation(scenario, engine=saved_on)
+        sim.run(6)  # inside patience's count, after the first tally
+        sim.save(tmp_path / "p.btks")
+        copies = [Simulation.restore(tmp_path / "p.btks", e, registries=regs) for e in ENGINES]
+        want = lines(sim, 12)
+        for copy in copies:
+            assert lines(copy, 12) == want
+            for row in range(sim.agents.n):
+                assert copy.engine.blackboard(row) == sim.engine.blackboard(row)

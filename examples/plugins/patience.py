@@ -38,6 +38,8 @@ class Patience(NodeModel):
 
 @plugin.decorator(Patience)
 class PatienceOps(DecoratorOps):
+    per_agent = ("ran",)  # kept for each agent through spawns, despawns and snapshots
+
     def __init__(self, model: Patience, ctx: NodeContext) -> None:
         self.ticks = model.ticks
         self.ran = np.zeros(ctx.n_agents, dtype=np.int64)

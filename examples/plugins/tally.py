@@ -39,6 +39,8 @@ class Tally(NodeModel):
 
 @plugin.action(Tally)
 class TallyOps(LeafOps):
+    per_agent = ("count",)  # kept for each agent through spawns, despawns and snapshots
+
     def __init__(self, model: Tally, ctx: NodeContext) -> None:
         self.key, self.board = model.key, ctx.board
         self.count = np.zeros(ctx.n_agents, dtype=np.int64)

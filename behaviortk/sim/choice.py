@@ -1,4 +1,4 @@
-"""Which kernels a Simulation runs on, and loading the compiled ones (imports no numba itself).
+"""Which kernels a Simulation runs on, and readying the compiled ones (imports no numba itself).
 
 ``kernels`` is ``"numba"`` (compiled), ``"numpy"`` (the reference) or
 ``"auto"``: the ``BEHAVIORTK_KERNELS`` environment variable when it is set,
@@ -7,19 +7,31 @@ the py_trees engine (small scenes, where loading numba would cost more than
 it saves). ``BEHAVIORTK_KERNELS=numpy`` (or ``--kernels numpy``) forces the
 reference everywhere.
 
-Loading compiles every kernel, or reads it from numba's on-disk cache (under
-``$NUMBA_CACHE_DIR``, ``$XDG_CACHE_HOME`` or ``~/.cache``, in
-``behaviortk-kernels/<hash of the kernels' sources>``: ``jit/compile.py``); the time it took is
-``compile_s``. If numba is missing or a kernel fails to compile, the NumPy
-path runs instead and one warning line says why.
+:func:`load` imports the compiled path; :func:`ready` compiles what one
+Simulation calls (``sim/kernel_plan.py``: its nodes' kernels, its leaves'
+generated loops, its fused trees) and nothing else, or reads them from numba's
+on-disk cache (under ``$NUMBA_CACHE_DIR``, ``$XDG_CACHE_HOME`` or ``~/.cache``,
+in ``behaviortk-kernels/<hash of the kernels' sources>``: ``jit/compile.py``).
+Kernels readied once stay ready in the process: a later Simulation compiles only
+what it adds. Compiling that takes over ``NOTICE_AFTER`` seconds says so in one
+line on stderr, terminal or not (``compiling kernels for evacuation: 14 of 31
+(first run only; cached after)``), and from then on reports its progress to the
+watch in force (:func:`watching`, else the process's :func:`watch_compiles`: the
+command line's progress bar). If numba is missing or a kernel fails to
+compile, the NumPy path runs instead and one warning line says why; a cache
+folder that cannot be written gets one warning line too (kernels then compile
+in memory, every run).
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
-from typing import Any
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, Protocol
 
 from behaviortk.engines.names import KERNELS
 from behaviortk.errors import SimulationError
@@ -27,9 +39,24 @@ from behaviortk.errors import SimulationError
 ENV = "BEHAVIORTK_KERNELS"
 """Environment variable that sets what ``kernels="auto"`` means (``numba``/``numpy``/``auto``)."""
 
+NOTICE_AFTER = 1.0
+"""Seconds of compiling before the notice line (and the watch) appear: a warm cache is silent."""
+
 
 class KernelsError(SimulationError):
     """An unknown kernels name (argument or environment variable)."""
+
+
+class Watch(Protocol):
+    """What hears of a long compile's progress (``commands/progress.Progress`` is one)."""
+
+    def update(self, done: int) -> None: ...
+
+    def close(self) -> None: ...
+
+
+WatchFactory = Callable[[int, str], Watch]
+"""``factory(kernels to compile, description)``: a watch, made when the notice is shown."""
 
 
 def resolve(kernels: str, engine: str) -> str:
@@ -50,29 +77,201 @@ def resolve(kernels: str, engine: str) -> str:
 
 _loaded: Any = None
 _failed = False
+_ready: set[Any] = set()  # keys of the compile steps done in this process
+_lock = threading.Lock()  # one Simulation readies its kernels at a time (the viewer's thread)
+_watch_default: WatchFactory | None = None
+_local = threading.local()
+
+
+def _warn_failure(exc: BaseException) -> None:
+    global _failed
+    _failed = True
+    reason = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
+    print(
+        f"behaviortk: warning: compiled kernels unavailable, using NumPy ({reason})",
+        file=sys.stderr,
+    )
 
 
 def load() -> tuple[Any, float]:
-    """``(the compiled Kernels or None, seconds spent compiling or loading them now)``.
+    """``(the compiled Kernels or None, seconds spent importing them now)``.
 
-    The first call in a process imports numba and readies every kernel; later
-    calls return the same object at no cost. A failure is reported once, on
-    stderr, in one line, and every later call answers None (the NumPy path).
+    The first call in a process imports numba and the kernels' modules (compiling
+    nothing: :func:`ready` does); later calls return the same object at no cost.
+    A failure is reported once, on stderr, in one line, and every later call
+    answers None (the NumPy path). So is a cache folder that cannot be written.
     """
-    global _loaded, _failed
+    global _loaded
     if _loaded is not None or _failed:
         return _loaded, 0.0
     start = time.perf_counter()
     try:
+        from behaviortk.jit.compile import CACHE_DIR, CACHE_PROBLEM
         from behaviortk.sim.backend import Kernels
 
-        Kernels.warm()
         _loaded = Kernels()
-    except Exception as exc:  # numba missing, or a kernel that does not compile here
-        _failed = True
-        reason = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
+    except Exception as exc:  # numba missing, or a module that does not load here
+        _warn_failure(exc)
+        return None, time.perf_counter() - start
+    if CACHE_PROBLEM is not None:
         print(
-            f"behaviortk: warning: compiled kernels unavailable, using NumPy ({reason})",
+            f"behaviortk: warning: cannot cache compiled kernels in {CACHE_DIR} "
+            f"({CACHE_PROBLEM}); they compile again in every run (set NUMBA_CACHE_DIR "
+            "to a writable folder)",
             file=sys.stderr,
         )
     return _loaded, time.perf_counter() - start
+
+
+# ------------------------------------------------------------------ watches
+def watch_compiles(factory: WatchFactory | None) -> None:
+    """The process's watch of long compiles (the command line's progress bar), or None."""
+    global _watch_default
+    _watch_default = factory
+
+
+@contextmanager
+def watching(factory: WatchFactory) -> Iterator[None]:
+    """Report this thread's compiles to ``factory``'s watch instead (the viewer's window)."""
+    saved = getattr(_local, "factory", None)
+    _local.factory = factory
+    try:
+        yield
+    finally:
+        _local.factory = saved
+
+
+def _factory() -> WatchFactory | None:
+    found: WatchFactory | None = getattr(_local, "factory", None)
+    return found if found is not None else _watch_default
+
+
+class Notice:
+    """A compile of ``count`` kernels (of ``of``) for ``name``: once it has taken ``after``
+    seconds (``NOTICE_AFTER``), the notice line on ``stream`` (stderr) and a watch from
+    ``factory`` (if any), updated as it goes; nothing at all for a shorter one."""
+
+    def __init__(
+        self,
+        name: str,
+        count: int,
+        of: int,
+        factory: WatchFactory | None,
+        *,
+        cached: bool = True,
+        after: float | None = None,
+        stream: Any = None,
+    ) -> None:
+        self.name, self.count, self.of = name, count, of
+        self.factory = factory
+        self.cached = cached
+        self.stream = sys.stderr if stream is None else stream
+        self.done = 0
+        self.shown = False
+        self.watch: Watch | None = None
+        self._lock = threading.Lock()
+        self._closed = False
+        self._timer = threading.Timer(NOTICE_AFTER if after is None else after, self._show)
+        self._timer.daemon = True
+        self._timer.start()
+
+    @property
+    def line(self) -> str:
+        when = "first run only; cached after" if self.cached else "not cached: every run"
+        return f"compiling kernels for {self.name}: {self.count} of {self.of} ({when})"
+
+    def _show(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self.shown = True
+            print(self.line, file=self.stream, flush=True)
+            if self.factory is not None:
+                self.watch = self.factory(self.count, f"compiling kernels for {self.name}")
+                self.watch.update(self.done)
+
+    def update(self, done: int) -> None:
+        with self._lock:
+            self.done = done
+            if self.watch is not None:
+                self.watch.update(done)
+
+    def close(self) -> None:
+        self._timer.cancel()
+        with self._lock:
+            self._closed = True
+            if self.watch is not None:
+                self.watch.close()
+                self.watch = None
+
+
+# ------------------------------------------------------------------ readying
+Step = tuple[Any, Callable[[], Any]]
+"""``(key, compile it)``: the key marks it done in this process (None: never marked)."""
+
+
+def steps_for(sim: Any) -> tuple[list[Step], int]:
+    """The compile steps ``sim`` still needs in this process, in the order a tick needs them,
+    and how many kernels it could have needed (every hand-written kernel and its own
+    generated ones): the notice's ``N of M``."""
+    from behaviortk.sim import backend, kernel_plan
+    from behaviortk.steering import jobs, row_loops
+
+    plan = kernel_plan.plan(sim)
+    wanted: list[Step] = [(name, backend.WARM[name]) for name in plan.kernels]
+    loops: set[Any] = set()
+    for model in plan.row_leaves:
+        rows = jobs.declared(model)
+        assert rows is not None
+        loop, tail = row_loops.loop_of(rows, model, sim.world)
+        key = ("rows", loop, tuple(type(v) for v in tail))  # one compile per types
+        if key not in loops:
+            loops.add(key)
+            wanted.append((key, _row_loop(model, sim)))
+    if plan.fused:
+        wanted.append((None, sim.engine.compile_trees))
+    of = len(backend.WARM) + len(loops) + int(plan.fused)
+    return [(key, fn) for key, fn in wanted if key is None or key not in _ready], of
+
+
+def _row_loop(model: Any, sim: Any) -> Callable[[], None]:
+    def warm() -> None:
+        from behaviortk.sim.backend import warm_row_loop
+
+        warm_row_loop(model, sim.agents, sim.world)
+
+    return warm
+
+
+def ready(sim: Any) -> float | None:
+    """Compile (or load from the disk cache) what ``sim`` calls on compiled kernels and this
+    process has not readied yet; the seconds it took, or None when a kernel failed (one
+    warning line: ``sim`` runs on NumPy, and so does every later Simulation)."""
+    if _failed:
+        return None
+    start = time.perf_counter()
+    with _lock:
+        try:
+            from behaviortk.jit.compile import CACHE_PROBLEM
+
+            steps, of = steps_for(sim)
+            run(steps, sim.name, of, cached=CACHE_PROBLEM is None)
+        except Exception as exc:  # a kernel that does not compile here
+            _warn_failure(exc)
+            return None
+    return time.perf_counter() - start
+
+
+def run(steps: list[Step], name: str, of: int, *, cached: bool = True) -> None:
+    """Run the compile ``steps`` of ``name`` in order, with the notice if they take long."""
+    if not steps:
+        return
+    notice = Notice(name, len(steps), of, _factory(), cached=cached)
+    try:
+        for done, (key, fn) in enumerate(steps, start=1):
+            fn()
+            if key is not None:
+                _ready.add(key)
+            notice.update(done)
+    finally:
+        notice.close()

@@ -529,8 +529,9 @@ def close_pairs(
                 cap = 2 * cap + (s1 - s0) * (g1 - g0)
                 grown_lo = np.empty(cap, dtype=np.int32)
                 grown_hi = np.empty(cap, dtype=np.int32)
-                grown_lo[:found] = lo_rows[:found]
-                grown_hi[:found] = hi_rows[:found]
+                for k in range(found):  # not a slice copy: its shape check's message
+                    grown_lo[k] = lo_rows[k]  # (numba's string formatting) would double
+                    grown_hi[k] = hi_rows[k]  # this kernel's compile time
                 lo_rows, hi_rows = grown_lo, grown_hi
             for m in range(s0, s1):
                 p = members[m]

@@ -22,7 +22,14 @@ ROOT = Path(__file__).resolve().parents[1]
 STILL = {
     "name": "still",
     "world": {"width": 100, "height": 100, "edges": "contain", "dt": 0.1, "seed": 1},
-    "groups": [{"name": "a", "count": 2, "tree": "idle"}],
+    "groups": [
+        {
+            "name": "a",
+            "count": 2,
+            "spawn": {"kind": "positions", "points": [[10, 10], [50, 50]]},
+            "tree": "idle",
+        }
+    ],
     "trees": {"idle": {"root": {"type": "wait", "duration": 5}}},
 }
 """Two agents waiting: the smallest plan (the act phase's request rows, integration)."""

@@ -21,7 +21,7 @@ import pytest
 
 from behaviortk.commands import progress as progress_module
 from behaviortk.format.loader import load_text
-from behaviortk.sim import backend, choice, kernel_plan
+from behaviortk.sim import backend, choice, compile_ahead, kernel_plan
 from behaviortk.sim.simulation import Simulation
 from behaviortk.steering import primitives as pm
 
@@ -237,6 +237,7 @@ def test_a_simulation_on_compiled_kernels_compiles_its_plan_with_the_notice(
         pytest.skip("numba is not available")
     monkeypatch.setattr(choice, "_ready", set())
     monkeypatch.setattr(choice, "NOTICE_AFTER", 0.01)
+    monkeypatch.setenv(compile_ahead.ENV, "0")  # no second process compiling the real ones
     readied: list[str] = []
     watch = Watch()
     fakes = {name: (lambda n=name: readied.append(n)) for name in backend.WARM}

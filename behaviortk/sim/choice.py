@@ -35,6 +35,7 @@ from typing import Any, Protocol
 
 from behaviortk.engines.names import KERNELS
 from behaviortk.errors import SimulationError
+from behaviortk.sim import compile_ahead
 
 ENV = "BEHAVIORTK_KERNELS"
 """Environment variable that sets what ``kernels="auto"`` means (``numba``/``numpy``/``auto``)."""
@@ -263,15 +264,58 @@ def ready(sim: Any) -> float | None:
 
 
 def run(steps: list[Step], name: str, of: int, *, cached: bool = True) -> None:
-    """Run the compile ``steps`` of ``name`` in order, with the notice if they take long."""
+    """Run the compile ``steps`` of ``name`` in order, with the notice if they take long; the
+    hand-written kernels not cached yet are shared with a second process where that helps
+    (``compile_ahead.py``: it fills the disk cache, this process then loads from it)."""
     if not steps:
         return
     notice = Notice(name, len(steps), of, _factory(), cached=cached)
+    ahead = _ahead(steps) if cached else None
+    shared = set(ahead.names) if ahead is not None else set()
+    later: list[Step] = []
+    done = 0
     try:
-        for done, (key, fn) in enumerate(steps, start=1):
-            fn()
-            if key is not None:
-                _ready.add(key)
+        for key, fn in steps:
+            if ahead is not None and key in shared and not ahead.take(key):
+                later.append((key, fn))  # the other process compiles it: read it after
+                continue
+            _step(key, fn)
+            done += 1
+            notice.update(done)
+        for key, fn in later:
+            assert ahead is not None
+            ahead.wait(key)
+            _step(key, fn)
+            done += 1
             notice.update(done)
     finally:
         notice.close()
+        if ahead is not None:
+            ahead.close()
+
+
+def _step(key: Any, fn: Callable[[], Any]) -> None:
+    fn()
+    if key is None:
+        return
+    _ready.add(key)
+    if isinstance(key, str):
+        from behaviortk.jit.compile import CACHE_DIR, CACHE_PROBLEM
+
+        if CACHE_PROBLEM is None:
+            compile_ahead.mark_ready(CACHE_DIR, key)
+
+
+def _ahead(steps: list[Step]) -> compile_ahead.Ahead | None:
+    """A second process for the hand-written kernels of ``steps`` not cached yet, when two
+    or more are left and it can help (``compile_ahead.wanted``)."""
+    from behaviortk.jit.compile import CACHE_DIR, CACHE_PROBLEM
+
+    if not compile_ahead.wanted(CACHE_PROBLEM):
+        return None
+    cold = [
+        key
+        for key, _ in steps
+        if isinstance(key, str) and not compile_ahead.ready_mark(CACHE_DIR, key).exists()
+    ]
+    return compile_ahead.Ahead(cold) if len(cold) >= 2 else None

@@ -150,7 +150,11 @@ def _factory() -> WatchFactory | None:
 class Notice:
     """A compile of ``count`` kernels (of ``of``) for ``name``: once it has taken ``after``
     seconds (``NOTICE_AFTER``), the notice line on ``stream`` (stderr) and a watch from
-    ``factory`` (if any), updated as it goes; nothing at all for a shorter one."""
+    ``factory`` (if any), told how many are done as they are (:meth:`done_with`, and
+    ``elsewhere()``: the keys another process has compiled, looked at every ``POLL``
+    seconds); nothing at all for a shorter compile."""
+
+    POLL = 0.25
 
     def __init__(
         self,
@@ -162,48 +166,68 @@ class Notice:
         cached: bool = True,
         after: float | None = None,
         stream: Any = None,
+        elsewhere: Callable[[], set[Any]] | None = None,
     ) -> None:
         self.name, self.count, self.of = name, count, of
         self.factory = factory
         self.cached = cached
         self.stream = sys.stderr if stream is None else stream
-        self.done = 0
+        self.elsewhere = elsewhere
         self.shown = False
         self.watch: Watch | None = None
+        self._keys: set[Any] = set()
+        self._told = -1
         self._lock = threading.Lock()
-        self._closed = False
-        self._timer = threading.Timer(NOTICE_AFTER if after is None else after, self._show)
-        self._timer.daemon = True
-        self._timer.start()
+        self._stop = threading.Event()
+        wait = NOTICE_AFTER if after is None else after
+        self._thread = threading.Thread(target=self._run, args=(wait,), daemon=True)
+        self._thread.start()
 
     @property
     def line(self) -> str:
         when = "first run only; cached after" if self.cached else "not cached: every run"
         return f"compiling kernels for {self.name}: {self.count} of {self.of} ({when})"
 
-    def _show(self) -> None:
+    @property
+    def done(self) -> int:
+        found = self._keys | self.elsewhere() if self.elsewhere is not None else self._keys
+        return min(len(found), self.count)
+
+    def _run(self, wait: float) -> None:
+        if self._stop.wait(wait):
+            return
         with self._lock:
-            if self._closed:
+            if self._stop.is_set():
                 return
             self.shown = True
             print(self.line, file=self.stream, flush=True)
             if self.factory is not None:
                 self.watch = self.factory(self.count, f"compiling kernels for {self.name}")
-                self.watch.update(self.done)
+            self._tell()
+        while not self._stop.wait(self.POLL):
+            with self._lock:
+                self._tell()
 
-    def update(self, done: int) -> None:
+    def _tell(self) -> None:
+        done = self.done
+        if self.watch is not None and done != self._told:
+            self._told = done
+            self.watch.update(done)
+
+    def done_with(self, key: Any) -> None:
+        """Step ``key`` is done here (None: a step of its own, never done elsewhere)."""
         with self._lock:
-            self.done = done
-            if self.watch is not None:
-                self.watch.update(done)
+            self._keys.add(object() if key is None else key)
+            self._tell()
 
     def close(self) -> None:
-        self._timer.cancel()
+        self._stop.set()
         with self._lock:
-            self._closed = True
             if self.watch is not None:
                 self.watch.close()
                 self.watch = None
+        if threading.current_thread() is not self._thread:
+            self._thread.join()
 
 
 # ------------------------------------------------------------------ readying
@@ -269,25 +293,23 @@ def run(steps: list[Step], name: str, of: int, *, cached: bool = True) -> None:
     (``compile_ahead.py``: it fills the disk cache, this process then loads from it)."""
     if not steps:
         return
-    notice = Notice(name, len(steps), of, _factory(), cached=cached)
     ahead = _ahead(steps) if cached else None
+    elsewhere = ahead.finished if ahead is not None else None
+    notice = Notice(name, len(steps), of, _factory(), cached=cached, elsewhere=elsewhere)
     shared = set(ahead.names) if ahead is not None else set()
     later: list[Step] = []
-    done = 0
     try:
         for key, fn in steps:
             if ahead is not None and key in shared and not ahead.take(key):
                 later.append((key, fn))  # the other process compiles it: read it after
                 continue
             _step(key, fn)
-            done += 1
-            notice.update(done)
+            notice.done_with(key)
         for key, fn in later:
             assert ahead is not None
             ahead.wait(key)
             _step(key, fn)
-            done += 1
-            notice.update(done)
+            notice.done_with(key)
     finally:
         notice.close()
         if ahead is not None:

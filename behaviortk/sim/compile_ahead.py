@@ -93,6 +93,10 @@ class Ahead:
         while not done.exists() and self.proc.poll() is None:
             time.sleep(POLL)
 
+    def finished(self) -> set[str]:
+        """The kernels the other process has compiled so far."""
+        return {path.stem for path in self.claims.glob("*.done")}
+
     def close(self) -> None:
         """Stop the other process if it still runs; remove the claims."""
         if self.proc.poll() is None:

@@ -14,6 +14,7 @@ than usual) while it works.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -33,6 +34,7 @@ class Loading:
         self.done = 0
         self.total = 0
         """Kernels compiled so far, of ``total`` (0: not compiling, or not for a second yet)."""
+        self.start = time.perf_counter()
         self.result: Any = None
         self.error: BaseException | None = None
         self._thread = threading.Thread(
@@ -74,9 +76,11 @@ class Loading:
 
     @property
     def note(self) -> str:
+        """What the compile is for, and how long it has taken (a window that redraws counts)."""
+        seconds = time.perf_counter() - self.start
         if self.total:
-            return f"{self.name}: first run only; cached after"
-        return ""
+            return f"{self.name}: first run only, cached after ({seconds:.0f} s)"
+        return f"{seconds:.0f} s"
 
 
 class LoadingView(arcade.View):

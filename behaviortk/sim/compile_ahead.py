@@ -22,7 +22,9 @@ turns it off.
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -82,6 +84,7 @@ class Ahead:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
+        atexit.register(self.close)  # a window closed mid-compile: the process goes too
 
     def take(self, name: str) -> bool:
         """This process compiles ``name`` now (True), or the other one has it."""
@@ -98,7 +101,8 @@ class Ahead:
         return {path.stem for path in self.claims.glob("*.done")}
 
     def close(self) -> None:
-        """Stop the other process if it still runs; remove the claims."""
+        """Stop the other process if it still runs; remove the claims (again: nothing)."""
+        atexit.unregister(self.close)
         if self.proc.poll() is None:
             self.proc.terminate()
             try:
@@ -106,9 +110,7 @@ class Ahead:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-        for found in self.claims.iterdir():
-            found.unlink()
-        self.claims.rmdir()
+        shutil.rmtree(self.claims, ignore_errors=True)
 
 
 def main(argv: list[str]) -> int:

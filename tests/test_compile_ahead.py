@@ -17,16 +17,20 @@ def test_a_kernel_is_claimed_once(tmp_path: Path) -> None:
     assert compile_ahead.claim(tmp_path, "wander")
 
 
-def test_wanted_only_with_a_writable_cache_and_not_turned_off(
+def test_wanted_with_a_writable_cache_and_a_core_to_spare(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(compile_ahead.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(compile_ahead.os, "getloadavg", lambda: (0.5, 0.5, 0.5))
     monkeypatch.delenv(compile_ahead.ENV, raising=False)
     assert compile_ahead.wanted(None)
     assert not compile_ahead.wanted("[Errno 30] Read-only file system")
     monkeypatch.setenv(compile_ahead.ENV, "0")
     assert not compile_ahead.wanted(None)
     monkeypatch.delenv(compile_ahead.ENV)
+    monkeypatch.setattr(compile_ahead.os, "getloadavg", lambda: (1.5, 0.5, 0.5))
+    assert not compile_ahead.wanted(None)  # no core to spare
+    monkeypatch.setattr(compile_ahead.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
     monkeypatch.setattr(compile_ahead.os, "cpu_count", lambda: 1)
     assert not compile_ahead.wanted(None)
 

@@ -12,7 +12,7 @@ process still readies every kernel itself, in order: the other process only
 fills the cache sooner, so if it fails, is slow or is killed, the run compiles
 what is missing as it would have alone.
 
-Only worth it where the cache can be written, the machine has a second core and
+Only worth it where the cache can be written, the machine has a core to spare and
 at least two kernels are not cached yet (``ready/<name>`` files beside the
 kernels: written once a kernel is compiled there). ``BEHAVIORTK_COMPILE_WORKERS=0``
 turns it off.
@@ -53,10 +53,17 @@ def mark_ready(cache: str, name: str) -> None:
 
 
 def wanted(cache_problem: str | None) -> bool:
-    """A second process can help here: a writable cache, two cores, not turned off."""
+    """A second process can help here: a writable cache, a core to spare (two or more, and
+    the load average a core below their count: on a busy machine a second compiler only
+    adds its start-up to the work, measured 1.1-1.3x slower), not turned off."""
     if cache_problem is not None or os.environ.get(ENV, "").strip() == "0":
         return False
-    return (os.cpu_count() or 1) >= 2
+    cores = os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # no load average here (Windows)
+        load = 0.0
+    return cores >= 2 and load <= cores - 1
 
 
 def claim(claims: Path, name: str) -> bool:

@@ -55,7 +55,7 @@ def mark_ready(cache: str, name: str) -> None:
 def wanted(cache_problem: str | None) -> bool:
     """A second process can help here: a writable cache, a core to spare (two or more, and
     the load average a core below their count: on a busy machine a second compiler only
-    adds its start-up to the work, measured 1.1-1.3x slower), not turned off."""
+    adds its start-up to the work: 1.1-1.5x slower at load 4), not turned off."""
     if cache_problem is not None or os.environ.get(ENV, "").strip() == "0":
         return False
     cores = os.cpu_count() or 1

@@ -90,9 +90,9 @@ def complete(parser: argparse.ArgumentParser) -> None:
 def watch_compiles() -> None:
     """A long compile of kernels shows a progress bar on a terminal (``commands/progress.py``)."""
     from behaviortk.commands.progress import compile_bar
-    from behaviortk.sim import choice
+    from behaviortk.sim import compile_notice
 
-    choice.watch_compiles(compile_bar)
+    compile_notice.watch_compiles(compile_bar)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

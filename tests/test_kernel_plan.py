@@ -21,7 +21,7 @@ import pytest
 
 from behaviortk.commands import progress as progress_module
 from behaviortk.format.loader import load_text
-from behaviortk.sim import backend, choice, compile_ahead, kernel_plan
+from behaviortk.sim import backend, choice, compile_ahead, compile_notice, kernel_plan
 from behaviortk.sim.simulation import Simulation
 from behaviortk.steering import primitives as pm
 
@@ -165,9 +165,9 @@ def slow_steps(watch: Watch, count: int) -> list[choice.Step]:
 def test_a_long_compile_prints_one_notice_line_and_feeds_the_watch(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(choice, "NOTICE_AFTER", 0.01)
+    monkeypatch.setattr(compile_notice, "NOTICE_AFTER", 0.01)
     watch = Watch()
-    with choice.watching(watch.factory):
+    with compile_notice.watching(watch.factory):
         choice.run(slow_steps(watch, 3), "evacuation", 31)
     err = capsys.readouterr().err
     assert err == "compiling kernels for evacuation: 3 of 31 (first run only; cached after)\n"
@@ -178,9 +178,9 @@ def test_a_long_compile_prints_one_notice_line_and_feeds_the_watch(
 def test_a_quick_compile_says_nothing(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(choice, "NOTICE_AFTER", 60.0)
+    monkeypatch.setattr(compile_notice, "NOTICE_AFTER", 60.0)
     watch = Watch()
-    with choice.watching(watch.factory):
+    with compile_notice.watching(watch.factory):
         choice.run([(None, lambda: None)] * 4, "wander", 31)
     assert capsys.readouterr().err == "" and watch.made == []
 
@@ -188,9 +188,9 @@ def test_a_quick_compile_says_nothing(
 def test_without_a_cache_the_notice_says_every_run_compiles(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(choice, "NOTICE_AFTER", 0.01)
+    monkeypatch.setattr(compile_notice, "NOTICE_AFTER", 0.01)
     watch = Watch()
-    with choice.watching(watch.factory):
+    with compile_notice.watching(watch.factory):
         choice.run(slow_steps(watch, 1), "hide", 30, cached=False)
     assert (
         capsys.readouterr().err == "compiling kernels for hide: 1 of 30 (not cached: every run)\n"
@@ -209,7 +209,7 @@ def test_the_command_lines_watch_is_a_bar_on_a_terminal(
     term = FakeTerminal()
     monkeypatch.setattr(sys, "stderr", term)
     monkeypatch.delenv("TERM", raising=False)
-    monkeypatch.setattr(choice, "NOTICE_AFTER", 0.01)
+    monkeypatch.setattr(compile_notice, "NOTICE_AFTER", 0.01)
     shown = threading.Event()
 
     def factory(total: int, description: str) -> Any:
@@ -220,7 +220,7 @@ def test_the_command_lines_watch_is_a_bar_on_a_terminal(
     def first() -> None:
         assert shown.wait(10)
 
-    with choice.watching(factory):
+    with compile_notice.watching(factory):
         choice.run([(None, first), (None, lambda: None)], "evacuation", 31)
     text = term.getvalue()
     assert text.startswith("compiling kernels for evacuation: 2 of 31 (first run only")
@@ -236,7 +236,7 @@ def test_a_simulation_on_compiled_kernels_compiles_its_plan_with_the_notice(
     if choice.load()[0] is None:
         pytest.skip("numba is not available")
     monkeypatch.setattr(choice, "_ready", set())
-    monkeypatch.setattr(choice, "NOTICE_AFTER", 0.01)
+    monkeypatch.setattr(compile_notice, "NOTICE_AFTER", 0.01)
     monkeypatch.setenv(compile_ahead.ENV, "0")  # no second process compiling the real ones
     readied: list[str] = []
     watch = Watch()
@@ -246,7 +246,7 @@ def test_a_simulation_on_compiled_kernels_compiles_its_plan_with_the_notice(
     monkeypatch.setattr(
         backend, "warm_row_loop", lambda model, *_: readied.append(type(model).__name__)
     )
-    with choice.watching(watch.factory):
+    with compile_notice.watching(watch.factory):
         sim = Simulation(DEFINITIONS / "seek_and_arrive.json", engine="py_trees", kernels="numba")
     assert sim.kernel_name == "numba"
     # Seek and Arrive: two loops (the three arrives share one)

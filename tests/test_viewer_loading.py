@@ -14,7 +14,7 @@ import arcade
 import numpy as np
 import pytest
 
-from behaviortk.sim import choice
+from behaviortk.sim import choice, compile_notice
 from behaviortk.viewer import palette
 from behaviortk.viewer.loading import BAR_WIDTH, Loading, LoadingView
 from tests.viewer_support import count_color, window
@@ -51,7 +51,7 @@ def loading_of(gate: Gate, result: Any = "the simulation") -> Loading:
 def test_the_count_of_a_compile_under_way_then_the_result(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(choice, "NOTICE_AFTER", 0.01)
+    monkeypatch.setattr(compile_notice, "NOTICE_AFTER", 0.01)
     gate = Gate()
     loading = loading_of(gate)
     while not loading.total:
@@ -78,7 +78,7 @@ def test_a_quick_build_shows_loading_and_keeps_its_error() -> None:
 
 def test_the_window_draws_the_bar_then_hands_over(monkeypatch: pytest.MonkeyPatch) -> None:
     """Half done: half the bar in the fill colour; once built, ``ready`` gets the result."""
-    monkeypatch.setattr(choice, "NOTICE_AFTER", 0.01)
+    monkeypatch.setattr(compile_notice, "NOTICE_AFTER", 0.01)
     gate = Gate()
     loading = loading_of(gate, result="built")
     while not loading.total:

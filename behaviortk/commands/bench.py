@@ -22,6 +22,7 @@ share above what was resident before (interpreter, libraries, kernels).
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import statistics
 import sys
@@ -185,7 +186,9 @@ def ready_kernels(engine: str, scenario: Any, written: Any, seed: int | None) ->
         engine = "batch" if total >= AUTO_BATCH_AGENTS else "py_trees"
     if choice.resolve("auto", engine) != "numba":
         return 0.0
-    return float(Simulation(written, engine=engine, seed=seed).compile_s)
+    compile_s = float(Simulation(written, engine=engine, seed=seed).compile_s)
+    gc.collect()  # that Simulation (its cycles too) is gone before memory is measured
+    return compile_s
 
 
 def memory_note(result: dict[str, Any]) -> str:

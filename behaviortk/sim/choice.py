@@ -13,11 +13,8 @@ generated loops, its fused trees) and nothing else, or reads them from numba's
 on-disk cache (under ``$NUMBA_CACHE_DIR``, ``$XDG_CACHE_HOME`` or ``~/.cache``,
 in ``behaviortk-kernels/<hash of the kernels' sources>``: ``jit/compile.py``).
 Kernels readied once stay ready in the process: a later Simulation compiles only
-what it adds. Compiling that takes over ``NOTICE_AFTER`` seconds says so in one
-line on stderr, terminal or not (``compiling kernels for evacuation: 14 of 31
-(first run only; cached after)``), and from then on reports its progress to the
-watch in force (:func:`watching`, else the process's :func:`watch_compiles`: the
-command line's progress bar). If numba is missing or a kernel fails to
+what it adds. Compiling that takes over a second says so in one line on stderr,
+and reports its progress to the watch in force (``sim/compile_notice.py``). If numba is missing or a kernel fails to
 compile, the NumPy path runs instead and one warning line says why; a cache
 folder that cannot be written gets one warning line too (kernels then compile
 in memory, every run).
@@ -29,35 +26,20 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from typing import Any, Protocol
+from collections.abc import Callable
+from typing import Any
 
 from behaviortk.engines.names import KERNELS
 from behaviortk.errors import SimulationError
 from behaviortk.sim import compile_ahead
+from behaviortk.sim.compile_notice import Notice, current_factory
 
 ENV = "BEHAVIORTK_KERNELS"
 """Environment variable that sets what ``kernels="auto"`` means (``numba``/``numpy``/``auto``)."""
 
-NOTICE_AFTER = 1.0
-"""Seconds of compiling before the notice line (and the watch) appear: a warm cache is silent."""
-
 
 class KernelsError(SimulationError):
     """An unknown kernels name (argument or environment variable)."""
-
-
-class Watch(Protocol):
-    """What hears of a long compile's progress (``commands/progress.Progress`` is one)."""
-
-    def update(self, done: int) -> None: ...
-
-    def close(self) -> None: ...
-
-
-WatchFactory = Callable[[int, str], Watch]
-"""``factory(kernels to compile, description)``: a watch, made when the notice is shown."""
 
 
 def resolve(kernels: str, engine: str) -> str:
@@ -80,8 +62,6 @@ _loaded: Any = None
 _failed = False
 _ready: set[Any] = set()  # keys of the compile steps done in this process
 _lock = threading.Lock()  # one Simulation readies its kernels at a time (the viewer's thread)
-_watch_default: WatchFactory | None = None
-_local = threading.local()
 
 
 def _warn_failure(exc: BaseException) -> None:
@@ -122,112 +102,6 @@ def load() -> tuple[Any, float]:
             file=sys.stderr,
         )
     return _loaded, time.perf_counter() - start
-
-
-# ------------------------------------------------------------------ watches
-def watch_compiles(factory: WatchFactory | None) -> None:
-    """The process's watch of long compiles (the command line's progress bar), or None."""
-    global _watch_default
-    _watch_default = factory
-
-
-@contextmanager
-def watching(factory: WatchFactory) -> Iterator[None]:
-    """Report this thread's compiles to ``factory``'s watch instead (the viewer's window)."""
-    saved = getattr(_local, "factory", None)
-    _local.factory = factory
-    try:
-        yield
-    finally:
-        _local.factory = saved
-
-
-def _factory() -> WatchFactory | None:
-    found: WatchFactory | None = getattr(_local, "factory", None)
-    return found if found is not None else _watch_default
-
-
-class Notice:
-    """A compile of ``count`` kernels (of ``of``) for ``name``: once it has taken ``after``
-    seconds (``NOTICE_AFTER``), the notice line on ``stream`` (stderr) and a watch from
-    ``factory`` (if any), told how many are done as they are (:meth:`done_with`, and
-    ``elsewhere()``: the keys another process has compiled, looked at every ``POLL``
-    seconds); nothing at all for a shorter compile."""
-
-    POLL = 0.25
-
-    def __init__(
-        self,
-        name: str,
-        count: int,
-        of: int,
-        factory: WatchFactory | None,
-        *,
-        cached: bool = True,
-        after: float | None = None,
-        stream: Any = None,
-        elsewhere: Callable[[], set[Any]] | None = None,
-    ) -> None:
-        self.name, self.count, self.of = name, count, of
-        self.factory = factory
-        self.cached = cached
-        self.stream = sys.stderr if stream is None else stream
-        self.elsewhere = elsewhere
-        self.shown = False
-        self.watch: Watch | None = None
-        self._keys: set[Any] = set()
-        self._told = -1
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        wait = NOTICE_AFTER if after is None else after
-        self._thread = threading.Thread(target=self._run, args=(wait,), daemon=True)
-        self._thread.start()
-
-    @property
-    def line(self) -> str:
-        when = "first run only; cached after" if self.cached else "not cached: every run"
-        return f"compiling kernels for {self.name}: {self.count} of {self.of} ({when})"
-
-    @property
-    def done(self) -> int:
-        found = self._keys | self.elsewhere() if self.elsewhere is not None else self._keys
-        return min(len(found), self.count)
-
-    def _run(self, wait: float) -> None:
-        if self._stop.wait(wait):
-            return
-        with self._lock:
-            if self._stop.is_set():
-                return
-            self.shown = True
-            print(self.line, file=self.stream, flush=True)
-            if self.factory is not None:
-                self.watch = self.factory(self.count, f"compiling kernels for {self.name}")
-            self._tell()
-        while not self._stop.wait(self.POLL):
-            with self._lock:
-                self._tell()
-
-    def _tell(self) -> None:
-        done = self.done
-        if self.watch is not None and done != self._told:
-            self._told = done
-            self.watch.update(done)
-
-    def done_with(self, key: Any) -> None:
-        """Step ``key`` is done here (None: a step of its own, never done elsewhere)."""
-        with self._lock:
-            self._keys.add(object() if key is None else key)
-            self._tell()
-
-    def close(self) -> None:
-        self._stop.set()
-        with self._lock:
-            if self.watch is not None:
-                self.watch.close()
-                self.watch = None
-        if threading.current_thread() is not self._thread:
-            self._thread.join()
 
 
 # ------------------------------------------------------------------ readying
@@ -295,7 +169,7 @@ def run(steps: list[Step], name: str, of: int, *, cached: bool = True) -> None:
         return
     ahead = _ahead(steps) if cached else None
     elsewhere = ahead.finished if ahead is not None else None
-    notice = Notice(name, len(steps), of, _factory(), cached=cached, elsewhere=elsewhere)
+    notice = Notice(name, len(steps), of, current_factory(), cached=cached, elsewhere=elsewhere)
     shared = set(ahead.names) if ahead is not None else set()
     later: list[Step] = []
     try:

@@ -4,7 +4,7 @@ keeps drawing "compiling kernels… N of M" instead of freezing.
 On a cold cache a crowd's kernels take tens of seconds to compile
 (``sim/choice.py``); built on the window's thread, that is a frozen, blank
 window. :class:`Loading` builds the Simulation on a thread of its own and is
-the watch of its compile (``choice.watching``): the count it shows is the
+the watch of its compile (``compile_notice.watching``): the count it shows is the
 count compiled. :class:`LoadingView` draws it until the Simulation is ready,
 then hands the window to the viewer. numba's compiler releases the GIL to
 Python threads every few milliseconds, so the window keeps redrawing (slower
@@ -20,7 +20,7 @@ from typing import Any
 
 import arcade
 
-from behaviortk.sim import choice
+from behaviortk.sim import compile_notice
 from behaviortk.viewer import palette
 
 BAR_WIDTH, BAR_HEIGHT = 420, 10
@@ -44,7 +44,7 @@ class Loading:
 
     def _run(self, build: Callable[[], Any]) -> None:
         try:
-            with choice.watching(self._watch):
+            with compile_notice.watching(self._watch):
                 self.result = build()
         except BaseException as exc:  # shown by the window's thread, which re-raises it
             self.error = exc

@@ -95,6 +95,10 @@ class LoadingView(arcade.View):
         self._title = arcade.Text("", 0, 0, palette.TEXT, 18, anchor_x="center")
         self._note = arcade.Text("", 0, 0, palette.DIM_TEXT, 12, anchor_x="center")
 
+    def on_key_press(self, symbol: int, modifiers: int) -> None:
+        if symbol == arcade.key.ESCAPE:  # as in the viewer (keys.shared_key)
+            self.window.close()
+
     def on_update(self, delta_time: float) -> None:
         if not self.loading.finished:
             return

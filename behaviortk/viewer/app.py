@@ -19,9 +19,10 @@ import numpy as np
 
 from behaviortk.viewer.hud import HudInfo
 from behaviortk.viewer.keys import shared_key
+from behaviortk.viewer.loading import Loading, LoadingView
 from behaviortk.viewer.painter import Overlay2D, Painter, PanelState
 from behaviortk.viewer.reload import FileWatcher
-from behaviortk.viewer.session import Session
+from behaviortk.viewer.session import Session, build_simulation, load_scenario
 from behaviortk.viewer.viewport import view_region
 
 WINDOW_SIZE = (1360, 800)
@@ -182,20 +183,34 @@ class ViewerView(arcade.View):
 def run_viewer(
     path: str | Path, engine: str = "py_trees", seed: int | None = None, overlays: Any = ()
 ) -> int:
-    """Open the window on ``path`` and run until it is closed (raises DefinitionError first)."""
-    session = Session(path, engine=engine, seed=seed)
-    session.opts.overlays = set(overlays)
+    """Open the window on ``path`` and run until it is closed (raises DefinitionError first).
+
+    The Simulation is built on another thread while the window shows its kernels
+    compiling (``loading.py``); an error building it is raised once the window closes."""
+    scenario, text = load_scenario(path)
     window = arcade.Window(
         *WINDOW_SIZE,
         f"behaviortk: {Path(path).name}",
-        fixed_rate=float(session.sim.dt),
+        fixed_rate=float(scenario.definition.world.dt),
         resizable=True,
     )
-    view = ViewerView(session, window)
-    window.show_view(view)
+    views: list[ViewerView] = []
+
+    def ready(sim: Any) -> None:
+        session = Session(path, engine=engine, seed=seed, sim=sim, source=text)
+        session.opts.overlays = set(overlays)
+        views.append(ViewerView(session, window))
+        window.show_view(views[0])
+
+    name = str(scenario.definition.name)
+    loading = Loading(name, lambda: build_simulation(scenario, engine, seed))
+    window.show_view(LoadingView(window, loading, ready))
     try:
         arcade.run()
     finally:
-        if view.watcher is not None:
-            view.watcher.stop()
+        for view in views:
+            if view.watcher is not None:
+                view.watcher.stop()
+    if loading.error is not None:
+        raise loading.error
     return 0

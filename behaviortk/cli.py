@@ -87,6 +87,14 @@ def complete(parser: argparse.ArgumentParser) -> None:
     argcomplete.autocomplete(parser)
 
 
+def watch_compiles() -> None:
+    """A long compile of kernels shows a progress bar on a terminal (``commands/progress.py``)."""
+    from behaviortk.commands.progress import compile_bar
+    from behaviortk.sim import compile_notice
+
+    compile_notice.watch_compiles(compile_bar)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; return its exit code (0 ok, 1 failure, 2 usage error, 130 ^C).
 
@@ -102,6 +110,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help(sys.stderr)
             return 2
         load_plugins(getattr(args, "plugin", None) or [])
+        watch_compiles()
         return int(args.handler(args))
     except UsageError as exc:
         print(exc, file=sys.stderr)

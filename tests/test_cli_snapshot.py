@@ -121,10 +121,11 @@ def test_save_every_needs_headless(capsys: Any) -> None:
 def test_resume_in_the_viewer_opens_the_restored_run(
     tmp_path: Path, capsys: Any, monkeypatch: Any
 ) -> None:
-    """Without --headless the viewer opens on the restored Simulation (debug geometry on);
-    its Session steps on from the saved tick."""
+    """Without --headless the viewer opens to restore the snapshot (on its loading thread:
+    ``session.resume_simulation``, debug geometry on); its Session steps on from the saved
+    tick. A file that is no snapshot stops before any window."""
     from behaviortk.commands import run
-    from behaviortk.viewer.session import Session
+    from behaviortk.viewer.session import Session, resume_simulation
 
     snaps = tmp_path / "snaps"
     main(
@@ -137,10 +138,15 @@ def test_resume_in_the_viewer_opens_the_restored_run(
         return 0
 
     monkeypatch.setattr(run, "_viewer_opener", lambda: opener)
-    assert main(["run", GUARDS, "--resume", str(snaps / "tick-000006.btks")]) == 0
-    sim = opened["sim"]
-    assert (opened["path"], opened["engine"], sim.tick) == (GUARDS, "py_trees", 6)
-    assert sim.debug.enabled
+    snapshot = snaps / "tick-000006.btks"
+    assert main(["run", GUARDS, "--resume", str(snapshot)]) == 0
+    assert opened == {"path": GUARDS, "engine": "auto", "resume": str(snapshot)}
+    sim = resume_simulation(opened["resume"], opened["engine"])
+    assert (sim.engine.name, sim.tick, sim.debug.enabled) == ("py_trees", 6, True)
     session = Session(GUARDS, engine=opened["engine"], sim=sim)
     session.step_once()
     assert session.sim.tick == 7
+    opened.clear()
+    capsys.readouterr()
+    assert main(["run", GUARDS, "--resume", GUARDS]) == 1
+    assert "not a behaviortk snapshot" in capsys.readouterr().err and not opened

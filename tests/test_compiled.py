@@ -18,6 +18,8 @@ from __future__ import annotations
 import copy
 import importlib
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -539,3 +541,46 @@ def test_targeted_primitives_agree_with_numpy_with_every_predictor(name: str, ke
     assert models and all(supports(m) for m in models)
     for _ in range(30):
         check_tick(sim, kernels)
+
+
+# ------------------------------------------------------------- what compiles
+COMPILED_DURING_TICKS = """
+import gc, sys
+from numba.core.registry import CPUDispatcher
+from behaviortk.sim.simulation import Simulation
+
+def signatures():
+    return {id(d): (d, set(d.signatures)) for d in gc.get_objects() if isinstance(d, CPUDispatcher)}
+
+sim = Simulation(sys.argv[1], engine=sys.argv[2], kernels="numba", debug=sys.argv[3] == "debug")
+before = signatures()
+for _ in range(40):
+    sim.step()
+for key, (d, found) in signatures().items():
+    if found - before.get(key, (d, set()))[1]:
+        print(d.py_func.__module__, d.py_func.__qualname__)
+"""
+
+
+@pytest.mark.parametrize(
+    "name, engine, debug",
+    [
+        ("evacuation.json", "batch", ""),
+        ("evacuation.json", "batch", "debug"),
+        ("guard_patrol.json", "py_trees", ""),
+    ],
+)
+def test_ticking_compiles_nothing_the_plan_left_out(name: str, engine: str, debug: str) -> None:
+    """A fresh process builds one Simulation on compiled kernels (its plan readied:
+    ``sim/kernel_plan.py``) and ticks it 40 times (cell order's first re-sort, lists
+    rebuilt): no kernel, row loop or fused tree gets a new compiled signature, so the
+    plan named everything the ticks call, with the types they call it with."""
+    proc = subprocess.run(
+        [sys.executable, "-c", COMPILED_DURING_TICKS, str(DEFINITIONS / name), engine, debug],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout == ""

@@ -18,6 +18,9 @@ fast loop pays a clock read per update.
 
 Work counted from another thread (a sweep collecting results) may call
 ``update``/``advance`` from there: rich's task updates take a lock.
+
+Compiling kernels counts with it too (:func:`compile_bar`): ``sim/choice.py`` makes
+the bar once compiling has taken a second, right under its notice line.
 """
 
 from __future__ import annotations
@@ -135,6 +138,12 @@ class Progress:
         )
         self._task = self._bar.add_task(self.description, total=self.total, completed=self.done)
         self._bar.start()
+
+
+def compile_bar(total: int, description: str) -> Progress:
+    """The bar of a long compile of ``total`` kernels (``sim/choice.py``'s watch: made when
+    compiling has already taken a second, so it shows at once on a terminal)."""
+    return Progress(total, description, unit="kernels", delay=0.0)
 
 
 def _rich_progress(*columns: Any, console: Any) -> Any:

@@ -303,8 +303,8 @@ def run_window(args: argparse.Namespace) -> int:
     scenario = _load(args.file)  # report definition errors before a window opens
     if args.resume is None:
         return int(opener(args.file, engine=args.engine, seed=args.seed))
-    sim = saves.resumed(args, scenario, debug=True)  # errors too
-    return int(opener(args.file, engine=sim.engine.name, sim=sim))
+    saves.checked(args, scenario)  # a file that is no snapshot: an error before any window
+    return int(opener(args.file, engine=args.engine, resume=args.resume))
 
 
 def run(args: argparse.Namespace) -> int:

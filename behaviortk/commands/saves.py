@@ -60,20 +60,40 @@ def usage_problem(args: argparse.Namespace) -> str | None:
     return None
 
 
-def resumed(args: argparse.Namespace, scenario: Any, debug: bool = False) -> Any:
+def resumed(args: argparse.Namespace, scenario: Any) -> Any:
     """The Simulation saved in ``args.resume``; a warning when ``FILE`` (``scenario``)
     differs from the definition it holds."""
     from behaviortk.sim.simulation import Simulation
 
     engine = None if args.engine == "auto" else args.engine
-    sim = Simulation.restore(args.resume, engine, debug=debug)
-    if sim.scenario.raw != scenario.raw:
+    sim = Simulation.restore(args.resume, engine)
+    _warn_if_other(args, sim.scenario.raw, scenario)
+    return sim
+
+
+def checked(args: argparse.Namespace, scenario: Any) -> None:
+    """Read ``args.resume``'s manifest before a window opens (``SnapshotError`` for a file
+    that is not a snapshot this version reads); a warning when ``FILE`` differs from it.
+    The viewer restores it while its window shows the kernels loading."""
+    import json
+
+    from behaviortk.sim.snapshot_file import SnapshotFile
+
+    saved = SnapshotFile(args.resume)
+    try:
+        definition = json.loads(saved.key("definition", str))
+    except ValueError:
+        raise saved.error("its saved definition is not JSON") from None
+    _warn_if_other(args, definition, scenario)
+
+
+def _warn_if_other(args: argparse.Namespace, saved: Any, scenario: Any) -> None:
+    if saved != scenario.raw:
         print(
             f"behaviortk run: warning: {args.resume} was saved from another definition than "
             f"{args.file}; continuing the saved one",
             file=sys.stderr,
         )
-    return sim
 
 
 class Keeper:

@@ -23,7 +23,9 @@ folder named after a hash of the source of every behaviortk module the compiled
 package imports, transitively (:func:`source_key`): change any of them and the
 kernels compile afresh. The folder is under ``$NUMBA_CACHE_DIR``, else
 ``$XDG_CACHE_HOME`` or ``~/.cache`` (``behaviortk-kernels/<key>/``), so a package
-installed read-only still caches its kernels (in the user's cache).
+installed read-only still caches its kernels (in the user's cache). Where that folder
+cannot be made or written (a read-only home, no home at all) kernels compile in memory
+in every process (:data:`CACHE_PROBLEM` says why; ``sim/choice.py`` warns once).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import hashlib
 import inspect
 import os
 import re
+import tempfile
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -98,18 +101,41 @@ def source_key() -> str:
 
 
 def cache_dir() -> Path:
-    """Where the kernels of these sources are cached (see the module docstring)."""
+    """Where the kernels of these sources are cached (see the module docstring); a relative
+    path (no home directory to be found) is refused by :func:`writable`."""
     root = os.environ.get("NUMBA_CACHE_DIR") or os.environ.get("XDG_CACHE_HOME")
-    base = Path(root) if root else Path.home() / ".cache"
+    try:
+        base = Path(root) if root else Path.home() / ".cache"
+    except RuntimeError:  # HOME unset and no password entry: nowhere to cache
+        base = Path("no-home-directory")
     return base / "behaviortk-kernels" / source_key()
 
 
+def writable(path: Path) -> str | None:
+    """None when kernels can be cached in ``path`` (made if missing, a file written and
+    removed there, as numba checks), else why not, in one line."""
+    if not path.is_absolute():
+        return "no home directory to cache in"
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=path).close()
+    except OSError as exc:
+        return " ".join(str(exc).split())
+    return None
+
+
 CACHE_DIR = str(cache_dir())
+CACHE_PROBLEM = writable(Path(CACHE_DIR))
+"""None when :data:`CACHE_DIR` can be written; else why not: kernels then compile in memory,
+in every process (never into numba's other cache folders, which no source hash guards)."""
 
 
 def _cached(options: dict[str, Any], fn: F) -> F:
     """``njit(cache=True, **options)(fn)`` cached under :data:`CACHE_DIR` (numba picks a
-    function's cache folder when it is decorated; its global setting is put back after)."""
+    function's cache folder when it is decorated; its global setting is put back after);
+    uncached where that folder cannot be written (:data:`CACHE_PROBLEM`)."""
+    if CACHE_PROBLEM is not None:
+        return cast(F, njit(**options)(fn))
     config: Any = numba_config
     saved = config.CACHE_DIR
     config.CACHE_DIR = CACHE_DIR

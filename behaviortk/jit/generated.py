@@ -4,8 +4,8 @@ numba caches a compiled function beside the file it was written in, so the
 source is written to a file named after its hash, once, under the kernels' cache
 directory (``jit/compile.py``: keyed by the source of every formula the generated
 code may call), and imported from there: a second run of the same tree
-pays no compile time. Where that directory cannot be written, the source is
-compiled in memory (no disk cache). Functions are also kept per process, by
+pays no compile time. Where that directory cannot be written (``CACHE_PROBLEM``), the
+source is compiled in memory (no disk cache). Functions are also kept per process, by
 source, so rebuilding a group (spawns, the cell-order re-sort) costs nothing.
 """
 
@@ -22,7 +22,7 @@ from typing import Any
 
 from numba import njit
 
-from behaviortk.jit.compile import cache_dir as kernels_cache_dir
+from behaviortk.jit.compile import CACHE_DIR, CACHE_PROBLEM
 
 HEADER = (
     "from numba import njit\n\n"
@@ -34,7 +34,7 @@ _functions: dict[str, Callable[..., Any]] = {}
 def cache_dir() -> Path:
     """Where generated modules are written (see the module docstring): beside the kernels,
     under the hash of every formula's source, since generated code calls them."""
-    return kernels_cache_dir() / "generated"
+    return Path(CACHE_DIR) / "generated"
 
 
 def _write_once(path: Path, text: str) -> bool:
@@ -66,7 +66,7 @@ def compile_function(source: str, name: str) -> Callable[..., Any]:
     module_name = f"behaviortk_tree_{digest}"
     text = HEADER + source + f"\n\n{name} = JIT({name})\n"
     path = cache_dir() / f"{module_name}.py"
-    if _write_once(path, text):
+    if CACHE_PROBLEM is None and _write_once(path, text):
         spec = importlib.util.spec_from_file_location(module_name, path)
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)

@@ -2,13 +2,14 @@
 
 Each method answers exactly what its NumPy counterpart answers (named in its
 docstring); a case a kernel does not cover returns None and the caller takes
-the NumPy path. :meth:`Kernels.warm` compiles (or loads from the disk cache)
-every kernel once on small inputs, so the first tick is not slowed down by it.
+the NumPy path. :data:`WARM` compiles (or loads from the disk cache) each kernel
+on tiny inputs, :func:`warm_row_loop` a leaf's generated loop, so that the
+kernels a Simulation needs (``sim/kernel_plan.py``) are ready before its first tick.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
@@ -19,7 +20,7 @@ from behaviortk.sense import query_loops as spatial
 from behaviortk.sense.sensing import FOV_COS_TOLERANCE, LazyNeighbours, Neighbours, TargetFacts
 from behaviortk.sim.cell_order import cell_order
 from behaviortk.steering import combiner_loops as kcomb
-from behaviortk.steering import flock_loops, memory_loops, shape_loops
+from behaviortk.steering import flock_loops, jobs, memory_loops, row_loops, shape_loops
 from behaviortk.steering.act_loops import act
 from behaviortk.vec import Array
 from behaviortk.world import integrate_loops, streams_loops
@@ -307,74 +308,172 @@ class Kernels:
         w, h = float(world.width), float(world.height)
         return float(knp.drift(x, y, anchor_x, anchor_y, w, h, world.edges == "wrap"))
 
-    # --------------------------------------------------------------- warm
-    @staticmethod
-    def warm() -> None:
-        """Compile (or load from the cache) every kernel on tiny inputs of the real types."""
-        n = 4
-        pos = np.array([[1.0, 1.0], [2.0, 1.5], [3.0, 2.0], [1.5, 3.0]])
-        vel = np.ones((n, 2))
-        head = np.tile([1.0, 0.0], (n, 1))
-        f = np.ones(n)
-        i64 = np.arange(n, dtype=np.int64)
-        yes = np.ones(n, dtype=np.bool_)
-        out = np.empty((n, 2))
-        none = np.empty((0, 2))
-        streams_loops.uniforms(np.uint64(1), i64, np.uint64(0), 2)
-        streams_loops.uniforms_rows(np.uint64(1), i64, i64[:2], np.uint64(0), 1, 2)
-        for pairs in (False, True):
-            spatial.neighbour_query(
-                pos, vel, head, f, f, ~yes, i64, i64, 0, n, 10.0, 10.0, True, True, True, 3, 3,
-                1, 1, pairs,
-            )  # fmt: skip
-        spatial.nearest_small(pos, i64[:2], 2, n, 5.0, 10.0, 10.0, True)
-        spatial.agent_facts(pos, pos, vel, i64, 10.0, 10.0, True)
-        held_loops.held_targets(i64, i64, i64, pos, 0, 10.0, 10.0, True)
-        offsets = np.arange(n + 1, dtype=np.int64)
-        for measure in (False, True):
-            held_loops.merge_pairs(
-                0, offsets, yes, offsets, i64, pos, f, offsets, i64, pos, 10.0, 10.0, True, measure
-            )
-        sums = np.zeros((n, spatial.SUMS))
-        held_loops.held_sums(
-            0, offsets, yes, offsets, i64, sums, offsets, i64, pos, vel, 10.0, 10.0, True
-        )
-        conditions_loops.in_range(pos, pos, yes, 1.0, 0.5, yes)
-        outs = [np.empty((n, 2)) for _ in range(4)] + [np.empty(n), np.empty(n)]
-        integrate_loops.step(
-            pos, vel, head, vel, f, f, f, f, f, f, f, False, f, f, 0.1, 10.0, 10.0, 0, *outs
-        )
-        integrate_loops.smooth(np.zeros((2, n, 2)), 0, head, head, np.empty((n, 2)))
-        kcomb.accumulate_rows(np.zeros((n, 2)), i64, vel, f)
-        acted = np.zeros((n, 3), dtype=np.bool_)
-        kcomb.accumulate_acted(np.zeros((n, 2)), i64, vel, f, acted, 1, 0)
-        kcomb.request_rows(np.ones((n, 3), dtype=np.bool_))
-        memory_loops.wander(
-            i64, pos, vel, head, f, f, np.zeros((n, 2)), np.zeros((n, 2)),
-            True, 1.0, 1.0, 1.0, 0.1, False, 1.0, out,
+
+# ------------------------------------------------------------------- warm
+# Each kernel compiled (or loaded from the disk cache) on tiny inputs of the types its
+# callers pass, so that its first real call runs at once. ``sim/kernel_plan.py`` says which
+# of them a Simulation needs; the names are its words, in the order a tick first calls them.
+_N = 4
+_POS = np.array([[1.0, 1.0], [2.0, 1.5], [3.0, 2.0], [1.5, 3.0]])
+_VEL = np.ones((_N, 2))
+_HEAD = np.tile([1.0, 0.0], (_N, 1))
+_F = np.ones(_N)
+_I64 = np.arange(_N, dtype=np.int64)
+_YES = np.ones(_N, dtype=np.bool_)
+_OFFSETS = np.zeros(_N + 1, dtype=np.int64)
+_OBSTACLES, _RADII = np.ones((1, 2)), np.ones(1)
+_NONE = np.empty((0, 2))
+
+
+def _out() -> Array:
+    return np.empty((_N, 2))
+
+
+def _cell_order() -> None:
+    spatial.bin_points(_POS, 0, _N, 10.0, 10.0, True, 3, 3)
+
+
+def _neighbour_query() -> None:
+    spatial.neighbour_query(
+        _POS, _VEL, _HEAD, _F, _F, ~_YES, _I64, _I64, 0, _N, 10.0, 10.0, True, True, True,
+        3, 3, 1, 1, False,
+    )  # fmt: skip
+
+
+def _flock() -> None:
+    out = _out()
+    flock_loops.flock(
+        _I64, _I64, _OFFSETS, _I64, _POS, _POS, _VEL, _F, 1.0, -1.0, 1.0, out, _NONE, out
+    )
+
+
+def _flock_sums() -> None:
+    out, sums = _out(), np.zeros((_N, spatial.SUMS))
+    flock_loops.flock_sums(
+        _I64, _I64, _OFFSETS, sums, _POS, _VEL, _F, 1.0, -1.0, 1.0, out, _NONE, out
+    )
+
+
+def _flock_blend() -> None:
+    sums, kinds = np.zeros((_N, spatial.SUMS)), _I64[:3] % 3
+    flock_loops.flock_blend(
+        _I64, _I64, _OFFSETS, sums, _POS, _VEL, _F, _F, kinds, _F[:3], 1.0, _out()
+    )
+
+
+def _wander() -> None:
+    memory_loops.wander(
+        _I64, _POS, _VEL, _HEAD, _F, _F, np.zeros((_N, 2)), np.zeros((_N, 2)),
+        True, 1.0, 1.0, 1.0, 0.1, False, 1.0, _out(),
+    )  # fmt: skip
+
+
+def _integrate() -> None:
+    outs = [np.empty((_N, 2)) for _ in range(4)] + [np.empty(_N), np.empty(_N)]
+    integrate_loops.step(
+        _POS, _VEL, _HEAD, _VEL, _F, _F, _F, _F, _F, _F, _F, False, _F, _F, 0.1, 10.0, 10.0, 0,
+        *outs,
+    )  # fmt: skip
+
+
+def _wall_avoidance() -> None:
+    walls = _OBSTACLES
+    shape_loops.wall_avoidance(
+        _I64, _POS, _HEAD, walls, walls, walls, 1.0, 1.0, 0.0, 1.0, 0.0, 1.0, _out()
+    )
+
+
+def _path_following() -> None:
+    cursor = np.zeros(_N, np.int64)
+    memory_loops.path_following(
+        _I64, _I64, _POS, _VEL, _F, _YES, _POS, cursor, 1.0, True, 2.0, 1.0, _out()
+    )
+
+
+def _held_merge() -> None:
+    offsets = np.arange(_N + 1, dtype=np.int64)
+    for measure in (False, True):
+        held_loops.merge_pairs(
+            0, offsets, _YES, offsets, _I64, _POS, _F, offsets, _I64, _POS, 10.0, 10.0, True,
+            measure,
         )  # fmt: skip
-        offsets = np.zeros(n + 1, dtype=np.int64)
-        flock_loops.flock(i64, i64, offsets, i64, pos, pos, vel, f, 1.0, -1.0, 1.0, out, none, out)
-        sums = np.zeros((n, spatial.SUMS))
-        flock_loops.flock_sums(i64, i64, offsets, sums, pos, vel, f, 1.0, -1.0, 1.0, out, none, out)
-        kinds = i64[:3] % 3
-        flock_loops.flock_blend(i64, i64, offsets, sums, pos, vel, f, f, kinds, f[:3], 1.0, out)
-        obstacles, radii = np.ones((1, 2)), np.ones(1)
-        shape_loops.obstacle_avoidance(
-            i64, pos, vel, head, f, f, obstacles, radii, 1.0, 1.0, 1.0, out
-        )
-        shape_loops.lj_avoidance(
-            i64, pos, head, obstacles, radii, 0.0, 1.0, 1.0, 2.5, 9.0, 1.0, out
-        )
-        shape_loops.wall_avoidance(
-            i64, pos, head, obstacles, obstacles, obstacles, 1.0, 1.0, 0.0, 1.0, 0.0, 1.0, out
-        )
-        memory_loops.path_following(
-            i64, i64, pos, vel, f, yes, pos, np.zeros(n, np.int64), 1.0, True, 2.0, 1.0, out
-        )
-        knp.warm()
-        forces = np.ones((2, n, 2))
-        kcomb.blend(forces, i64, f, 1.0, out)
-        kcomb.prioritized_sum(forces, i64, f, 1.0, out)
-        kcomb.first_nonzero(forces, i64, f, 1e-3, 1.0, out)
-        kcomb.prioritized_dither(forces, i64, f, np.zeros((n, 2)), 0, np.ones(2), 1.0, out)
+
+
+def _held_sums() -> None:
+    offsets = np.arange(_N + 1, dtype=np.int64)
+    held_loops.held_sums(
+        0, offsets, _YES, offsets, _I64, np.zeros((_N, spatial.SUMS)), offsets, _I64, _POS, _VEL,
+        10.0, 10.0, True,
+    )  # fmt: skip
+
+
+def _forces() -> Array:
+    return np.ones((2, _N, 2))
+
+
+WARM: dict[str, Callable[[], Any]] = {
+    "cell_order": _cell_order,
+    "neighbour_query": _neighbour_query,
+    "nearest_small": lambda: spatial.nearest_small(_POS, _I64[:2], 2, _N, 5.0, 10.0, 10.0, True),
+    "agent_facts": lambda: spatial.agent_facts(_POS, _POS, _VEL, _I64, 10.0, 10.0, True),
+    "in_range": lambda: conditions_loops.in_range(_POS, _POS, _YES, 1.0, 0.5, _YES),
+    "uniforms": lambda: streams_loops.uniforms(np.uint64(1), _I64, np.uint64(0), 2),
+    "uniforms_rows": lambda: streams_loops.uniforms_rows(
+        np.uint64(1), _I64, _I64[:2], np.uint64(0), 1, 2
+    ),
+    "request_rows": lambda: kcomb.request_rows(np.ones((_N, 3), dtype=np.bool_)),
+    "wander": _wander,
+    "flock": _flock,
+    "flock_sums": _flock_sums,
+    "flock_blend": _flock_blend,
+    "obstacle_avoidance": lambda: shape_loops.obstacle_avoidance(
+        _I64, _POS, _VEL, _HEAD, _F, _F, _OBSTACLES, _RADII, 1.0, 1.0, 1.0, _out()
+    ),
+    "lj_avoidance": lambda: shape_loops.lj_avoidance(
+        _I64, _POS, _HEAD, _OBSTACLES, _RADII, 0.0, 1.0, 1.0, 2.5, 9.0, 1.0, _out()
+    ),
+    "wall_avoidance": _wall_avoidance,
+    "path_following": _path_following,
+    "blend": lambda: kcomb.blend(_forces(), _I64, _F, 1.0, _out()),
+    "prioritized_sum": lambda: kcomb.prioritized_sum(_forces(), _I64, _F, 1.0, _out()),
+    "first_nonzero": lambda: kcomb.first_nonzero(_forces(), _I64, _F, 1e-3, 1.0, _out()),
+    "prioritized_dither": lambda: kcomb.prioritized_dither(
+        _forces(), _I64, _F, np.zeros((_N, 2)), 0, np.ones(2), 1.0, _out()
+    ),
+    "accumulate_acted": lambda: kcomb.accumulate_acted(
+        np.zeros((_N, 2)), _I64, _VEL, _F, np.zeros((_N, 3), dtype=np.bool_), 1, 0
+    ),
+    "accumulate_rows": lambda: kcomb.accumulate_rows(np.zeros((_N, 2)), _I64, _VEL, _F),
+    "integrate": _integrate,
+    "heading_smoothing": lambda: integrate_loops.smooth(
+        np.zeros((2, _N, 2)), 0, _HEAD, _HEAD, np.empty((_N, 2))
+    ),
+    "held_targets": lambda: held_loops.held_targets(_I64, _I64, _I64, _POS, 0, 10.0, 10.0, True),
+    "held_merge": _held_merge,
+    "held_sums": _held_sums,
+    "non_penetration": knp.warm_passes,
+    "close_pairs": knp.warm_candidates,
+    "fold": knp.warm_fold,
+    "renumbered": knp.warm_renumbered,
+}
+"""Every hand-written kernel by name (``sim/kernel_plan.py``'s words), in the order a tick
+first calls them: name -> compile it (or load it from the disk cache) on tiny inputs."""
+
+
+def warm(names: Iterable[str] | None = None) -> None:
+    """Compile (or load) the kernels ``names`` (default: all of :data:`WARM`)."""
+    for name in WARM if names is None else names:
+        WARM[name]()
+
+
+def warm_row_loop(model: Any, agents: Any, world: World) -> None:
+    """Compile (or load) the generated loop of leaf ``model`` (a class with ``ROWS``,
+    ``steering/row_loops.py``) for these agents' and world's columns, on no rows: the
+    types ``steering/jobs.py`` hands it, so its first real call runs at once."""
+    declared = jobs.declared(model)
+    assert declared is not None, f"{type(model).__name__} has no ROWS"
+    rows = np.zeros(0, dtype=np.int64)
+    facts = TargetFacts(np.zeros((0, 2)), np.zeros((0, 2)), rows, np.zeros(0, dtype=np.bool_))
+    target = facts if declared.targeted else None
+    other = facts if declared.other else None
+    row_loops.run(declared, model, agents, world, rows, rows, target, other, 1.0, np.zeros((0, 2)))

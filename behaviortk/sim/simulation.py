@@ -210,13 +210,16 @@ class Simulation:
         self.compile_s = 0.0
         """Seconds this Simulation spent compiling kernels or loading them from the disk cache."""
         if choice.resolve(kernels, self._agents.n) == "numba":
-            self.kernels, self.compile_s = choice.load()
+            found, self.compile_s = choice.load()
+            # what this run calls, compiled (its kernels, loops and the batch engine's fused
+            # trees: sim/kernel_plan.py), with a notice when that takes long
+            took = None if found is None else choice.ready(self)
+            if took is not None:
+                self.kernels = found
+                self.compile_s += took
         if self.kernels is not None:
             self._act = self.kernels.act
             self._integrate = self.kernels.integrate
-            compile_trees = getattr(self.engine, "compile_trees", None)
-            if compile_trees is not None:  # the batch engine's fused trees (batch/fused.py)
-                self.compile_s += compile_trees()
             if self.non_penetration is not None:
                 self.non_penetration.kernels = self.kernels
 

@@ -169,7 +169,7 @@ def supports(model: Any) -> bool:
     return verdict
 
 
-def _declared(model: Any) -> Rows | None:
+def declared(model: Any) -> Rows | None:
     """The built-in ``ROWS`` declaration of ``model``'s class (a plugin's subclass has none)."""
     found = type(model).__dict__.get("ROWS")
     return found if isinstance(found, Rows) else None
@@ -177,23 +177,23 @@ def _declared(model: Any) -> Rows | None:
 
 def _by_rows(job: Job, weight: float, out: Array) -> None:
     model = job.model
-    declared = _declared(model)
-    assert declared is not None
-    target = job.target() if declared.targeted else None
-    other = job.facts(model.other) if declared.other else None
+    rows = declared(model)
+    assert rows is not None
+    target = job.target() if rows.targeted else None
+    other = job.facts(model.other) if rows.other else None
     row_loops.run(
-        declared, model, job.agents, job.world, job.rows, job.local, target, other, weight, out
+        rows, model, job.agents, job.world, job.rows, job.local, target, other, weight, out
     )
 
 
 def _impl(model: Any) -> Impl:
-    return _by_rows if _declared(model) is not None else IMPLS[type(model)][0]
+    return _by_rows if declared(model) is not None else IMPLS[type(model)][0]
 
 
 def _supports(model: Any) -> bool:
-    declared = _declared(model)
-    if declared is not None:
-        return declared.compiles(model)  # both paths run the declaration's formula
+    rows = declared(model)
+    if rows is not None:
+        return rows.compiles(model)  # both paths run the declaration's formula
     entry = IMPLS.get(type(model))
     if entry is None:
         return False

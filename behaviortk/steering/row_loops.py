@@ -215,16 +215,22 @@ def _is_bool(value: Any) -> bool:
     return isinstance(value, bool | np.bool_)
 
 
+def loop_of(rows: Rows, model: Any, world: Any) -> tuple[Loop, list[Any]]:
+    """The loop that runs ``model`` in ``world`` (one per formula, predictor and literals:
+    leaves that share it share one compile) and the constants it is handed."""
+    predict, literals, tail = _prepared(rows, model, world)
+    if rows.flags:
+        literals += tuple((f, WORLD_FLAGS[f](world)) for f in rows.flags)
+    return compiled(rows, predict, literals), tail
+
+
 def run(
     rows: Rows, model: Any, agents: Any, world: Any, at: np.ndarray, local: np.ndarray,
     target: Any, other: Any, weight: float, out: Array,
 ) -> None:  # fmt: skip
     """Write ``weight * force`` for global rows ``at`` (``local`` within the group) into ``out``;
     ``target``/``other``: the group's facts (contiguous arrays), None when not used."""
-    predict, literals, tail = _prepared(rows, model, world)
-    if rows.flags:
-        literals += tuple((f, WORLD_FLAGS[f](world)) for f in rows.flags)
-    loop = compiled(rows, predict, literals)
+    loop, tail = loop_of(rows, model, world)
     args: list[Any] = [at, local]
     args += [getattr(agents, c) for c in loop.agent_columns]
     if rows.targeted:

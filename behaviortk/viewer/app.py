@@ -19,9 +19,10 @@ import numpy as np
 
 from behaviortk.viewer.hud import HudInfo
 from behaviortk.viewer.keys import shared_key
+from behaviortk.viewer.loading import Loading, LoadingView
 from behaviortk.viewer.painter import Overlay2D, Painter, PanelState
 from behaviortk.viewer.reload import FileWatcher
-from behaviortk.viewer.session import Session
+from behaviortk.viewer.session import Session, build_simulation, load_scenario, resume_simulation
 from behaviortk.viewer.viewport import view_region
 
 WINDOW_SIZE = (1360, 800)
@@ -184,25 +185,42 @@ def run_viewer(
     engine: str = "py_trees",
     seed: int | None = None,
     overlays: Any = (),
-    sim: Any = None,
+    resume: str | Path | None = None,
 ) -> int:
     """Open the window on ``path`` and run until it is closed (raises DefinitionError first).
 
-    ``sim``: a Simulation to show instead of a new one of ``path`` (``run --resume``: a
-    restored snapshot, made with ``debug=True``); a restart or reload starts ``path`` anew."""
-    session = Session(path, engine=engine, seed=seed, sim=sim)
-    session.opts.overlays = set(overlays)
+    The Simulation is built on another thread while the window shows its kernels
+    compiling (``loading.py``); an error building it is raised once the window closes.
+    ``resume``: a snapshot to continue (``run --resume``) instead of a new run of ``path``
+    (restored on that thread: ``session.resume_simulation``); a restart or reload starts
+    ``path`` anew."""
+    scenario, text = load_scenario(path)
     window = arcade.Window(
         *WINDOW_SIZE,
         f"behaviortk: {Path(path).name}",
-        fixed_rate=float(session.sim.dt),
+        fixed_rate=float(scenario.definition.world.dt),
         resizable=True,
     )
-    view = ViewerView(session, window)
-    window.show_view(view)
+    views: list[ViewerView] = []
+
+    def ready(sim: Any) -> None:
+        session = Session(path, engine=engine, seed=seed, sim=sim, source=text)
+        session.opts.overlays = set(overlays)
+        views.append(ViewerView(session, window))
+        window.show_view(views[0])
+
+    name = str(scenario.definition.name)
+    if resume is None:
+        loading = Loading(name, lambda: build_simulation(scenario, engine, seed))
+    else:
+        loading = Loading(name, lambda: resume_simulation(resume, engine))
+    window.show_view(LoadingView(window, loading, ready))
     try:
         arcade.run()
     finally:
-        if view.watcher is not None:
-            view.watcher.stop()
+        for view in views:
+            if view.watcher is not None:
+                view.watcher.stop()
+    if loading.error is not None:
+        raise loading.error
     return 0

@@ -23,18 +23,39 @@ MIN_SPEED, MAX_SPEED = 1.0 / 16.0, 16.0
 MAX_STEPS_PER_UPDATE = 8  # a slow machine drops simulated time instead of spiralling
 
 
+def load_scenario(path: str | Path, registries: Any = None) -> tuple[Any, str]:
+    """``(Scenario, the text it was read from)``; raises DefinitionError.
+
+    ``registries``: the node types to validate against (default: the default bundle)."""
+    from behaviortk.format.loader import load_text, read_text
+
+    text = read_text(path)
+    return load_text(text, str(path), path=Path(path), registries=registries), text
+
+
+def build_simulation(scenario: Any, engine: str, seed: int | None) -> Any:
+    """The viewer's Simulation of ``scenario``: debug geometry on."""
+    from behaviortk.sim.simulation import Simulation
+
+    return Simulation(scenario, engine=engine, seed=seed, debug=True)
+
+
+def resume_simulation(snapshot: str | Path, engine: str) -> Any:
+    """The viewer's Simulation continuing ``snapshot`` (``run --resume``): debug geometry on;
+    engine ``auto`` continues on the engine it was saved on."""
+    from behaviortk.sim.simulation import Simulation
+
+    return Simulation.restore(snapshot, None if engine == "auto" else engine, debug=True)
+
+
 def load_source(
     path: str | Path, engine: str, seed: int | None, registries: Any = None
 ) -> tuple[Any, str]:
     """``(Simulation, the text it was built from)``: debug-enabled; raises DefinitionError.
 
     ``registries``: the node types to validate against (default: the default bundle)."""
-    from behaviortk.format.loader import load_text, read_text
-    from behaviortk.sim.simulation import Simulation
-
-    text = read_text(path)
-    scenario = load_text(text, str(path), path=Path(path), registries=registries)
-    return Simulation(scenario, engine=engine, seed=seed, debug=True), text
+    scenario, text = load_scenario(path, registries)
+    return build_simulation(scenario, engine, seed), text
 
 
 def load_simulation(path: str | Path, engine: str, seed: int | None, registries: Any = None) -> Any:
@@ -63,14 +84,17 @@ class Session:
         seed: int | None = None,
         sim: Any = None,
         registries: Any = None,
+        source: str | None = None,
     ) -> None:
+        """``sim``: one built already (``source``: the text it was built from, else the
+        file's)."""
         self.path = Path(path)
         self.engine = engine
         self.seed = seed  # --seed, or None: the file's world.seed
         if sim is None:
             sim, self.source = load_source(path, engine, seed, registries)
         else:
-            self.source = self._read()
+            self.source = self._read() if source is None else source
         self.sim = sim
         self.trails = Trails()
         self.trails.record(self.sim)
@@ -166,9 +190,7 @@ class Session:
         self._replace(self._rebuild(self.sim.scenario))
 
     def _rebuild(self, scenario: Any) -> Any:
-        from behaviortk.sim.simulation import Simulation
-
-        return Simulation(scenario, engine=self.engine, seed=self.sim.seed, debug=True)
+        return build_simulation(scenario, self.engine, self.sim.seed)
 
     def _replace(self, sim: Any) -> None:
         pointer = self.sim.pointer

@@ -120,7 +120,7 @@ KNOWN_WORLD = frozenset(
 """``World`` fields the compiled step knows (the rest only matter to other phases)."""
 
 
-def _world_options(world: World) -> bool:
+def unknown_world_options(world: World) -> bool:
     """Whether ``world`` has a field this step does not know, set away from its default
     (an integration option added since, such as pushing overlapping agents apart)."""
     for f in dataclasses.fields(world):
@@ -151,7 +151,7 @@ def integrate(
     A world option this step does not know (a ``World`` field away from its
     default, or an argument added to the NumPy step since) runs the NumPy step.
     """
-    if more or options or _world_options(world):
+    if more or options or unknown_world_options(world):
         numpy_integrate(world, agents, linear, angular, dt, heading_smoothing, *more, **options)
         return
     n = agents.n

@@ -529,8 +529,9 @@ def close_pairs(
                 cap = 2 * cap + (s1 - s0) * (g1 - g0)
                 grown_lo = np.empty(cap, dtype=np.int32)
                 grown_hi = np.empty(cap, dtype=np.int32)
-                grown_lo[:found] = lo_rows[:found]
-                grown_hi[:found] = hi_rows[:found]
+                for k in range(found):  # not a slice copy: its shape check's message
+                    grown_lo[k] = lo_rows[k]  # (numba's string formatting) would double
+                    grown_hi[k] = hi_rows[k]  # this kernel's compile time
                 lo_rows, hi_rows = grown_lo, grown_hi
             for m in range(s0, s1):
                 p = members[m]
@@ -737,25 +738,44 @@ def candidates(
     return found
 
 
-def warm() -> None:
-    """Compile (or load from the cache) this module's kernels on tiny inputs of the real types:
-    positions are columns of an (N, 2) array, as ``NonPenetration`` passes them."""
-    n = 4
+def _tiny() -> tuple[np.ndarray, ...]:
+    """Tiny inputs of the real types: positions as columns of an (N, 2) array, as
+    ``NonPenetration`` passes them, and int32 pairs."""
     pos = np.array([[1.0, 1.0], [2.0, 1.5], [3.0, 2.0], [1.5, 3.0]])
+    i64 = np.arange(pos.shape[0], dtype=np.int64)
+    return pos, np.ones(pos.shape[0]), i64, i64[:2].astype(np.int32), i64[1:3].astype(np.int32)
+
+
+def warm_passes() -> None:
+    """Compile (or load from the cache) the passes and what every tick runs with them: the
+    agents' kinds, the pairs' per-agent index, the drift since the lists were built."""
+    pos, f, i64, pi, pj = _tiny()
     x, y = pos[:, 0], pos[:, 1]
-    f, i64 = np.ones(n), np.arange(n, dtype=np.int64)
-    touched = np.zeros(n, dtype=np.bool_)
-    pairs = (i64[:2].astype(np.int32), i64[1:3].astype(np.int32))
-    xs, ys = np.ascontiguousarray(x), np.ascontiguousarray(y)
-    world = _Warm()
+    touched = np.zeros(pos.shape[0], dtype=np.bool_)
     run(
-        world, f, kinds(f, f), x, y, x, y, pairs, (i64[:1], i64[:1]), (i64[:1], i64[:1]), 1.0,
-        3.0, 3, 1.6, 0.02, touched, {},
+        _Warm(), f, kinds(f, f), x, y, x, y, (pi, pj), (i64[:1], i64[:1]), (i64[:1], i64[:1]),
+        1.0, 3.0, 3, 1.6, 0.02, touched, {},
     )  # fmt: skip
+    drift(x, y, np.ascontiguousarray(x), np.ascontiguousarray(y), 10.0, 10.0, True)
+
+
+def warm_candidates() -> None:
+    """Compile (or load) :func:`close_pairs`, the candidate search."""
+    pos, f, *_ = _tiny()
+    xs, ys = np.ascontiguousarray(pos[:, 0]), np.ascontiguousarray(pos[:, 1])
     close_pairs(xs, ys, f, 1.0, 10.0, 10.0, True, 3, 3, f)
-    renumbered(pairs[0], pairs[1], i64)
-    drift(x, y, xs, ys, 10.0, 10.0, True)
-    fold(pos, touched, 10.0, 10.0)
+
+
+def warm_fold() -> None:
+    """Compile (or load) :func:`fold` (wrapped worlds only)."""
+    pos, *_ = _tiny()
+    fold(pos, np.zeros(pos.shape[0], dtype=np.bool_), 10.0, 10.0)
+
+
+def warm_renumbered() -> None:
+    """Compile (or load) :func:`renumbered` (agents that change rows)."""
+    _, _, i64, pi, pj = _tiny()
+    renumbered(pi, pj, i64)
 
 
 class _Warm:

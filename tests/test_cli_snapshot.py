@@ -74,8 +74,10 @@ def test_resume_runs_the_saved_definition_and_says_when_file_differs(
         "continuing the saved one\n"
     )
     assert captured.out.startswith("guard_patrol: 2 ticks headless")
-    assert main(["run", GUARDS, "--headless", "--ticks", "2", "--resume", snapshot]) == 0
+    resumed = ["run", GUARDS, "--headless", "--ticks", "5", "--resume", snapshot]
+    assert main([*resumed, "--save-every", "3", "--save-dir", str(tmp_path / "more")]) == 0
     assert "warning" not in capsys.readouterr().err
+    assert sorted(os.listdir(tmp_path / "more")) == ["tick-000006.btks", "tick-000009.btks"]
 
 
 @pytest.mark.parametrize(

@@ -305,3 +305,13 @@ def test_save_to_a_place_it_cannot_write(tmp_path: Path) -> None:
 
 def test_snapshot_errors_are_simulation_errors() -> None:
     assert issubclass(SnapshotError, SimulationError)
+
+
+def test_an_engine_that_cannot_export_its_state(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    sim = Simulation(GUARDS)
+    sim._engine = SimpleNamespace(name="custom")
+    with pytest.raises(SnapshotError, match="engine 'custom' does not export its state"):
+        sim.save(tmp_path / "s.btks")
+    assert not os.listdir(tmp_path)

@@ -48,7 +48,7 @@ import numpy as np
 
 from behaviortk.engines.base import SavedGroup
 from behaviortk.engines.names import ENGINES
-from behaviortk.errors import SimulationError
+from behaviortk.errors import SimulationError, SnapshotError
 from behaviortk.format.blackboard_keys import Mismatch, coerce
 from behaviortk.sim import snapshot_lod
 from behaviortk.sim.snapshot_file import FORMAT, VERSION, SnapshotFile, write
@@ -78,6 +78,10 @@ def save(sim: Simulation, path: str | Path) -> int:
     """Write ``sim``'s snapshot to ``path``; returns its size in bytes."""
     from behaviortk import __version__
 
+    if not hasattr(sim.engine, "export_state"):
+        raise SnapshotError(
+            f"cannot save {path}: engine {sim.engine.name!r} does not export its state"
+        )
     ag = sim.agents  # applies spawns and despawns pending since the last step
     n = ag.n
     arrays: dict[str, np.ndarray] = {f"agents/{f}": getattr(ag, f)[:n] for f in _AGENT_ARRAYS}

@@ -383,3 +383,14 @@ def test_a_plugins_per_agent_arrays_are_saved(name: str, tmp_path: Path) -> None
             assert lines(copy, 12) == want
             for row in range(sim.agents.n):
                 assert copy.engine.blackboard(row) == sim.engine.blackboard(row)
+
+
+def test_obstacles_dragged_in_the_viewer_are_saved(tmp_path: Path) -> None:
+    scenario = load(Path(__file__).parent.parent / "definitions" / "obstacle_avoidance.json")
+    sim = Simulation(scenario, engine="batch")
+    sim.run(5)
+    sim.world.obstacle_pos[0] += (40.0, -25.0)  # what the viewer's drag does
+    sim.save(tmp_path / "o.btks")
+    copy = Simulation.restore(tmp_path / "o.btks", "py_trees")
+    np.testing.assert_array_equal(copy.world.obstacle_pos, sim.world.obstacle_pos)
+    assert lines(copy, 30) == lines(sim, 30)

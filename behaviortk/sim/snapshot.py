@@ -186,6 +186,7 @@ def restore(
     except (SimulationError, ValueError, OverflowError) as exc:
         raise f.error(f"its seed {seed!r} cannot be used ({exc})") from None
     agents = _agents(f, fresh, next_id)
+    world.obstacle_pos = f.array("world/obstacle_pos", world.obstacle_pos)
     try:
         sim = make(
             scenario, engine, seed=seed, debug=debug, kernels=kernels,
@@ -194,7 +195,6 @@ def restore(
     except SimulationError as exc:
         raise f.error(str(exc)) from None
     sim.tick, sim.time = tick, tick * sim.dt
-    world.obstacle_pos = f.array("world/obstacle_pos", world.obstacle_pos)
     _smoother(f, sim)
     _memory(f, sim)
     _trees(f, sim)

@@ -208,6 +208,41 @@ def test_nobody_starves_whatever_the_focus_does(every: int, extra: int, near: li
                 assert t - last[i] < every
 
 
+@settings(max_examples=25, deadline=None)
+@given(
+    every=st.integers(1, 5),
+    extra=st.integers(0, 6),
+    near=st.lists(st.booleans(), min_size=20, max_size=20),
+)
+def test_compiled_who_thinks_equals_numpy(every: int, extra: int, near: list[bool]) -> None:
+    """``think_loops.due_rows`` (numba) picks the same rows as the NumPy passes of
+    ``ThinkSchedule.thinkers``, tick by tick, with the focus jumping on and off."""
+    from behaviortk.sim import choice
+
+    kernels, _ = choice.load()
+    far = every + extra
+    lod = {"focus": [[500, 500]], "near": 50, "far_think_every": far}
+    points = [[500 + k, 500] for k in range(9)]
+    groups = [
+        placed("a", points, think_every=every, lod=lod),
+        placed("b", points[:4], think_every=every),
+    ]
+    sim = Simulation(load_text(scene(groups)))
+    reference, compiled = (
+        ThinkSchedule(sim.scenario.definition),
+        ThinkSchedule(sim.scenario.definition),
+    )
+    for t, on in enumerate(near):
+        for schedule in (reference, compiled):
+            schedule.focus(None if on else [])
+        mine = compiled.thinkers(t, sim.agents, sim.world, 13, kernels)
+        theirs = reference.thinkers(t, sim.agents, sim.world, 13)
+        assert mine.keys() == theirs.keys()
+        for name in mine:
+            assert mine[name].tolist() == theirs[name].tolist(), (t, name)
+        assert compiled.last[:13].tolist() == reference.last[:13].tolist()
+
+
 # ------------------------------------------------------------------ what is held
 SEEK = {"seek": {"root": {"type": "seek", "target": {"kind": "nearest", "group": "b"}}}}
 

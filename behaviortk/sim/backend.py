@@ -17,6 +17,7 @@ from behaviortk.leaves import conditions_loops
 from behaviortk.sense import held_loops
 from behaviortk.sense import query_loops as spatial
 from behaviortk.sense.sensing import FOV_COS_TOLERANCE, LazyNeighbours, Neighbours, TargetFacts
+from behaviortk.sim import think_loops
 from behaviortk.sim.cell_order import cell_order
 from behaviortk.steering import combiner_loops as kcomb
 from behaviortk.steering import flock_loops, memory_loops, shape_loops
@@ -67,6 +68,8 @@ class Kernels:
     act = staticmethod(act)
     integrate = staticmethod(integrate_loops.integrate)
     cell_order = staticmethod(cell_order)
+    due_rows = staticmethod(think_loops.due_rows)
+    """``sim/think.py``'s who-thinks pass (``think_loops.py``)."""
 
     # -------------------------------------------------------------- sense
     @staticmethod
@@ -330,6 +333,7 @@ class Kernels:
         spatial.nearest_small(pos, i64[:2], 2, n, 5.0, 10.0, 10.0, True)
         spatial.agent_facts(pos, pos, vel, i64, 10.0, 10.0, True)
         held_loops.held_targets(i64, i64, i64, pos, 0, 10.0, 10.0, True)
+        think_loops.due_rows(i64, i64, i64, yes, True, 3, 2, 4, i64.copy())
         offsets = np.arange(n + 1, dtype=np.int64)
         for measure in (False, True):
             held_loops.merge_pairs(

@@ -243,6 +243,21 @@ def test_compiled_who_thinks_equals_numpy(every: int, extra: int, near: list[boo
         assert compiled.last[:13].tolist() == reference.last[:13].tolist()
 
 
+@settings(max_examples=20, deadline=None)
+@given(nodes=st.integers(1, 6), capacity=st.integers(0, 40), data=st.data())
+def test_held_statuses_transposed_equal_numpy(nodes: int, capacity: int, data: Any) -> None:
+    """``status_loops.transposed`` (the batch engine's held statuses on kernels) is NumPy's
+    ``st[:, :n].T``, byte for byte, C-ordered."""
+    from behaviortk.engines.batch.status_loops import transposed
+
+    n = data.draw(st.integers(0, capacity))
+    st_ = np.random.default_rng(nodes * 100 + capacity).integers(-1, 4, (nodes, capacity))
+    st_ = st_.astype(np.int8)
+    mine = transposed(st_, n)
+    assert mine.flags.c_contiguous and mine.dtype == np.int8
+    assert np.array_equal(mine, st_[:, :n].T)
+
+
 # ------------------------------------------------------------------ what is held
 SEEK = {"seek": {"root": {"type": "seek", "target": {"kind": "nearest", "group": "b"}}}}
 

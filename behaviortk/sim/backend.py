@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from behaviortk.engines.batch import status_loops
 from behaviortk.leaves import conditions_loops
 from behaviortk.sense import held_loops
 from behaviortk.sense import query_loops as spatial
@@ -334,6 +335,7 @@ class Kernels:
         spatial.agent_facts(pos, pos, vel, i64, 10.0, 10.0, True)
         held_loops.held_targets(i64, i64, i64, pos, 0, 10.0, 10.0, True)
         think_loops.due_rows(i64, i64, i64, yes, True, 3, 2, 4, i64.copy())
+        status_loops.transposed(np.zeros((3, n), dtype=np.int8), n)
         offsets = np.arange(n + 1, dtype=np.int64)
         for measure in (False, True):
             held_loops.merge_pairs(

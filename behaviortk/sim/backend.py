@@ -175,6 +175,9 @@ class Kernels:
             world.edges == "wrap",
         )  # fmt: skip
 
+    held_offsets = staticmethod(held_loops.held_offsets)
+    """``sense/held.held_pairs``' who thinks and offsets, in one pass (``held_loops.py``)."""
+
     @staticmethod
     def merge_pairs(
         start: int,
@@ -337,6 +340,7 @@ class Kernels:
         think_loops.due_rows(i64, i64, i64, yes, True, 3, 2, 4, i64.copy())
         status_loops.transposed(np.zeros((3, n), dtype=np.int8), n)
         offsets = np.arange(n + 1, dtype=np.int64)
+        held_loops.held_offsets(n, i64[:2], offsets, offsets)
         for measure in (False, True):
             held_loops.merge_pairs(
                 0, offsets, yes, offsets, i64, pos, f, offsets, i64, pos, 10.0, 10.0, True, measure

@@ -119,9 +119,9 @@ class ThinkSchedule:
             rows = agents.slices[name]
             ids = agents.ids[rows]
             near_slot, far_slot = self._slots(name, rate, agents.ids, rows)
-            lod = rate.near is not None and rate.far != rate.every
             near = NOWHERE
-            if lod:
+            lod = rate.near is not None and rate.far != rate.every
+            if rate.near is not None and lod:
                 near = within(agents.pos[rows], self._focus(rate, agents), rate.near, world)
             if kernels is not None:
                 args = (near_slot, far_slot, near, lod, tick, rate.every, rate.far, self.last)

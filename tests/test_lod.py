@@ -208,6 +208,56 @@ def test_nobody_starves_whatever_the_focus_does(every: int, extra: int, near: li
                 assert t - last[i] < every
 
 
+@settings(max_examples=25, deadline=None)
+@given(
+    every=st.integers(1, 5),
+    extra=st.integers(0, 6),
+    near=st.lists(st.booleans(), min_size=20, max_size=20),
+)
+def test_compiled_who_thinks_equals_numpy(every: int, extra: int, near: list[bool]) -> None:
+    """``think_loops.due_rows`` (numba) picks the same rows as the NumPy passes of
+    ``ThinkSchedule.thinkers``, tick by tick, with the focus jumping on and off."""
+    from behaviortk.sim import choice
+
+    kernels, _ = choice.load()
+    far = every + extra
+    lod = {"focus": [[500, 500]], "near": 50, "far_think_every": far}
+    points = [[500 + k, 500] for k in range(9)]
+    groups = [
+        placed("a", points, think_every=every, lod=lod),
+        placed("b", points[:4], think_every=every),
+    ]
+    sim = Simulation(load_text(scene(groups)))
+    reference, compiled = (
+        ThinkSchedule(sim.scenario.definition),
+        ThinkSchedule(sim.scenario.definition),
+    )
+    for t, on in enumerate(near):
+        for schedule in (reference, compiled):
+            schedule.focus(None if on else [])
+        mine = compiled.thinkers(t, sim.agents, sim.world, 13, kernels)
+        theirs = reference.thinkers(t, sim.agents, sim.world, 13)
+        assert mine.keys() == theirs.keys()
+        for name in mine:
+            assert mine[name].tolist() == theirs[name].tolist(), (t, name)
+        assert compiled.last[:13].tolist() == reference.last[:13].tolist()
+
+
+@settings(max_examples=20, deadline=None)
+@given(nodes=st.integers(1, 6), capacity=st.integers(0, 40), data=st.data())
+def test_held_statuses_transposed_equal_numpy(nodes: int, capacity: int, data: Any) -> None:
+    """``status_loops.transposed`` (the batch engine's held statuses on kernels) is NumPy's
+    ``st[:, :n].T``, byte for byte, C-ordered."""
+    from behaviortk.engines.batch.status_loops import transposed
+
+    n = data.draw(st.integers(0, capacity))
+    st_ = np.random.default_rng(nodes * 100 + capacity).integers(-1, 4, (nodes, capacity))
+    st_ = st_.astype(np.int8)
+    mine = transposed(st_, n)
+    assert mine.flags.c_contiguous and mine.dtype == np.int8
+    assert np.array_equal(mine, st_[:, :n].T)
+
+
 # ------------------------------------------------------------------ what is held
 SEEK = {"seek": {"root": {"type": "seek", "target": {"kind": "nearest", "group": "b"}}}}
 

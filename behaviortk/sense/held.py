@@ -188,12 +188,15 @@ def held_pairs(
         ho, hj = np.zeros(n + 1, dtype=np.int64), np.zeros(0, dtype=np.int64)
     else:
         ho, hj = _current(old, agents.ids, thinking.row_of, rows)
-    thinks = np.zeros(n, dtype=bool)
-    thinks[local] = True
-    counts = np.diff(ho)
-    counts[local] = np.diff(fo)
-    offsets = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(counts, out=offsets[1:])
+    if kernels is not None:
+        thinks, offsets = kernels.held_offsets(n, local, fo, ho)
+    else:
+        thinks = np.zeros(n, dtype=bool)
+        thinks[local] = True
+        counts = np.diff(ho)
+        counts[local] = np.diff(fo)
+        offsets = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(counts, out=offsets[1:])
     pos, vel = agents.pos, agents.vel
 
     def merge(measure: bool) -> Pairs:

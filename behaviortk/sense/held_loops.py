@@ -1,5 +1,6 @@
 """``sense/held.py``'s passes over every agent and every held pair, compiled (one loop each).
 
+:func:`held_offsets` is who thinks and the offsets of ``held.held_pairs``;
 :func:`held_targets` is ``held.held_nearest`` after the thinkers' answers are stored:
 each row's held target id mapped to its current row and measured. :func:`merge_pairs`
 is ``held.merge``: each observer's block of pairs, from the thinkers' fresh query or
@@ -47,6 +48,27 @@ def held_targets(
         dy = shortest_near(pos[row, 1] - pos[i, 1], height, wrap)
         dist[k] = math.sqrt(dx * dx + dy * dy)
     return target, dist
+
+
+@kernel
+def held_offsets(
+    n: int, local: np.ndarray, fo: np.ndarray, ho: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(thinks, offsets)`` of ``held.held_pairs`` in one pass over the ``n`` observers:
+    whether each thinks (``local``, sorted), and the CSR offsets of its pairs (a thinker's
+    count from the fresh ``fo``, any other's from its held ``ho``)."""
+    thinks = np.zeros(n, dtype=np.bool_)
+    offsets = np.empty(n + 1, dtype=np.int64)
+    offsets[0] = 0
+    t = 0
+    for k in range(n):
+        if t < local.shape[0] and local[t] == k:
+            thinks[k] = True
+            offsets[k + 1] = offsets[k] + fo[t + 1] - fo[t]
+            t += 1
+        else:
+            offsets[k + 1] = offsets[k] + ho[k + 1] - ho[k]
+    return thinks, offsets
 
 
 @kernel

@@ -14,10 +14,12 @@ from typing import Any
 
 import numpy as np
 
+from behaviortk.engines.batch import status_loops
 from behaviortk.leaves import conditions_loops
 from behaviortk.sense import held_loops
 from behaviortk.sense import query_loops as spatial
 from behaviortk.sense.sensing import FOV_COS_TOLERANCE, LazyNeighbours, Neighbours, TargetFacts
+from behaviortk.sim import think_loops
 from behaviortk.sim.cell_order import cell_order
 from behaviortk.steering import combiner_loops as kcomb
 from behaviortk.steering import flock_loops, jobs, memory_loops, row_loops, shape_loops
@@ -68,6 +70,8 @@ class Kernels:
     act = staticmethod(act)
     integrate = staticmethod(integrate_loops.integrate)
     cell_order = staticmethod(cell_order)
+    due_rows = staticmethod(think_loops.due_rows)
+    """``sim/think.py``'s who-thinks pass (``think_loops.py``)."""
 
     # -------------------------------------------------------------- sense
     @staticmethod
@@ -171,6 +175,9 @@ class Kernels:
             store, ids, row_of, pos, start, float(world.width), float(world.height),
             world.edges == "wrap",
         )  # fmt: skip
+
+    held_offsets = staticmethod(held_loops.held_offsets)
+    """``sense/held.held_pairs``' who thinks and offsets, in one pass (``held_loops.py``)."""
 
     @staticmethod
     def merge_pairs(
@@ -321,6 +328,7 @@ _F = np.ones(_N)
 _I64 = np.arange(_N, dtype=np.int64)
 _YES = np.ones(_N, dtype=np.bool_)
 _OFFSETS = np.zeros(_N + 1, dtype=np.int64)
+_STEPS = np.arange(_N + 1, dtype=np.int64)
 _OBSTACLES, _RADII = np.ones((1, 2)), np.ones(1)
 _NONE = np.empty((0, 2))
 
@@ -448,6 +456,9 @@ WARM: dict[str, Callable[[], Any]] = {
     "heading_smoothing": lambda: integrate_loops.smooth(
         np.zeros((2, _N, 2)), 0, _HEAD, _HEAD, np.empty((_N, 2))
     ),
+    "think_due": lambda: think_loops.due_rows(_I64, _I64, _I64, _YES, True, 3, 2, 4, _I64.copy()),
+    "held_statuses": lambda: status_loops.transposed(np.zeros((3, _N), dtype=np.int8), _N),
+    "held_offsets": lambda: held_loops.held_offsets(_N, _I64[:2], _STEPS, _STEPS),
     "held_targets": lambda: held_loops.held_targets(_I64, _I64, _I64, _POS, 0, 10.0, 10.0, True),
     "held_merge": _held_merge,
     "held_sums": _held_sums,

@@ -26,8 +26,10 @@ calls it (the names of ``sim/backend.WARM``, in its order):
   groups' ``cell_order`` (and ``renumbered`` under non-penetration, whose
   lists follow the rows), ``non_penetration`` (``close_pairs`` from 2 agents,
   ``fold`` on wrapped worlds); the batch engine's fused decide (:attr:`Plan.fused`);
-- think-rate LOD (a group that does not think every tick): the held perception's
-  ``held_targets``, ``held_merge`` and ``held_sums`` (``sense/held.py``).
+- think-rate LOD (a group that does not think every tick): who thinks
+  (``think_due``), the batch engine's held statuses (``held_statuses``) and the
+  held perception's ``held_offsets``, ``held_targets``, ``held_merge`` and
+  ``held_sums`` (``sense/held.py``).
 
 A plugin's node or target kind that calls a kernel itself is not known here:
 that kernel compiles on its first call, as every kernel did before plans.
@@ -222,6 +224,8 @@ def plan(sim: Any) -> Plan:
                 walk.node(node.model, node.kind, group, compiled_act)
     walk.world()
     if sim._think.rates:  # some agents skip ticks: held perception (sense/held.py)
-        walk.found.update(("held_targets", "held_merge", "held_sums"))
+        walk.found.update(("think_due", "held_offsets", "held_targets", "held_merge", "held_sums"))
+        if hasattr(sim.engine, "compile_trees"):  # the batch engine keeps held statuses
+            walk.found.add("held_statuses")
     kernels = tuple(name for name in WARM if name in walk.found)
     return Plan(kernels, tuple(walk.row_leaves), fused=hasattr(sim.engine, "compile_trees"))

@@ -379,7 +379,9 @@ class Simulation:
         schedule.follow(self.scenario.definition)  # a tuning change may set think_every
         if not schedule.active:
             return None
-        rows = schedule.thinkers(self.tick, self.agents, self.world, self._row_of.size)
+        rows = schedule.thinkers(
+            self.tick, self.agents, self.world, self._row_of.size, self.kernels
+        )
         return Thinking(rows, self._held, self._row_of)
 
     def focus(self, points: Any) -> None:

@@ -44,6 +44,9 @@ from behaviortk.world.state import Agents, World
 NEVER = -(2**62)
 """``last`` of an agent that has not thought yet: ``t - NEVER`` exceeds every rate."""
 
+NOWHERE = np.zeros(0, dtype=bool)
+"""``near`` of a group without LOD (never read)."""
+
 
 @dataclass(frozen=True)
 class Rate:
@@ -102,10 +105,11 @@ class ThinkSchedule:
         self.override = None if points is None else focus_points(points)
 
     def thinkers(
-        self, tick: int, agents: Agents, world: World, ids_bound: int
+        self, tick: int, agents: Agents, world: World, ids_bound: int, kernels: Any = None
     ) -> dict[str, np.ndarray]:
         """Per group of ``rates``, the sorted local rows that think on ``tick``; records it.
-        ``ids_bound``: more than every id handed out so far."""
+        ``ids_bound``: more than every id handed out so far; ``kernels``: the compiled
+        kernels (``think_loops.due_rows``: the same rows in one pass), or None."""
         if self.last.size < ids_bound:
             more = np.full(grown(ids_bound), NEVER, dtype=np.int64)
             more[: self.last.size] = self.last
@@ -115,9 +119,16 @@ class ThinkSchedule:
             rows = agents.slices[name]
             ids = agents.ids[rows]
             near_slot, far_slot = self._slots(name, rate, agents.ids, rows)
-            due = near_slot == tick % rate.every
-            if rate.near is not None and rate.far != rate.every:
+            near = NOWHERE
+            lod = rate.near is not None and rate.far != rate.every
+            if rate.near is not None and lod:
                 near = within(agents.pos[rows], self._focus(rate, agents), rate.near, world)
+            if kernels is not None:
+                args = (near_slot, far_slot, near, lod, tick, rate.every, rate.far, self.last)
+                out[name] = kernels.due_rows(ids, *args)
+                continue
+            due = near_slot == tick % rate.every
+            if lod:
                 due = np.where(near, due, far_slot == tick % rate.far)
             due |= self.last.take(ids) <= tick - rate.far
             local = np.flatnonzero(due)

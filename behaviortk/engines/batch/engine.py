@@ -25,6 +25,7 @@ from behaviortk.engines.base import EngineBase, GroupRuntime, RowChange, SavedGr
 from behaviortk.engines.batch import core as bc
 from behaviortk.engines.batch import fused as batch_fused
 from behaviortk.engines.batch import leaf_nodes as bl
+from behaviortk.engines.batch import status_loops
 from behaviortk.engines.builders import Builders, always, decorator_ops, leaf_ops, sensed
 from behaviortk.engines.facts import TickFacts, guard_condition, is_sensed
 from behaviortk.engines.pytrees import display_tree
@@ -352,7 +353,7 @@ class BatchEngine(EngineBase[GroupProgram]):
         if g.thinking is None:
             status = np.empty((g.n, g.state.status.shape[0]), dtype=np.int8)
         else:  # the fused loop writes the thinkers' rows; the others keep theirs
-            status = np.ascontiguousarray(g.state.status[:, : g.n].T)
+            status = status_loops.transposed(g.state.status, g.n)
         g.fused(
             rows,
             g.state.status,

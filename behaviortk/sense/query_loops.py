@@ -31,6 +31,7 @@ candidates are read from contiguous memory.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -179,29 +180,6 @@ def _candidates(start: np.ndarray, c: int, nx: int, ny: int, wrap: bool, rx: int
 
 
 @inline
-def _sift_down(heap: np.ndarray, j: np.ndarray, dist: np.ndarray, n: int, top: int) -> None:
-    """Restore the max-heap of slots ``heap[:n]`` below ``top``: a slot sits above those
-    nearer than it (farther first, then the higher row; rows are unique). The choice of
-    child is branch-free: it goes either way at random."""
-    slot = heap[top]
-    dd, jj = dist[slot], j[slot]
-    at = top
-    child = 2 * at + 1
-    while child < n:
-        c = heap[child]
-        r = heap[min(child + 1, n - 1)]
-        right = (child + 1 < n) & ((dist[r] > dist[c]) | ((dist[r] == dist[c]) & (j[r] > j[c])))
-        child += 1 if right else 0
-        c = r if right else c
-        if not ((dist[c] > dd) | ((dist[c] == dd) & (j[c] > jj))):
-            break
-        heap[at] = c
-        at = child
-        child = 2 * at + 1
-    heap[at] = slot
-
-
-@inline
 def _measure(
     s: int,
     rows: np.ndarray,
@@ -233,36 +211,6 @@ def _measure(
 
 
 @inline
-def _heapify(heap: np.ndarray, j: np.ndarray, dist: np.ndarray, n: int) -> None:
-    """Slots ``0..n-1`` as a max-heap (:func:`_sift_down`): an observer just reached its cap."""
-    for q in range(n):
-        heap[q] = q
-    for top in range(n // 2 - 1, -1, -1):
-        _sift_down(heap, j, dist, n, top)
-
-
-@inline
-def _replace(
-    j: int,
-    dx: float,
-    dy: float,
-    dist: float,
-    n: int,
-    cj: np.ndarray,
-    cdx: np.ndarray,
-    cdy: np.ndarray,
-    cdist: np.ndarray,
-    heap: np.ndarray,
-) -> None:
-    """A seen candidate offered to a full observer: it takes the farthest kept pair's slot
-    when nearer (or as near, a lower row)."""  # fmt: skip
-    t = heap[0]
-    if dist < cdist[t] or (dist == cdist[t] and j < cj[t]):
-        cj[t], cdx[t], cdy[t], cdist[t] = j, dx, dy, dist
-        _sift_down(heap, cj, cdist, n, 0)
-
-
-@inline
 def _gap(x: float, cell: int, target: int, side: float, whole: bool) -> float:
     """How far along one axis coordinate ``x`` (in cell ``cell``) is from every point of
     the stencil column ``target`` (unwrapped: -1 is the column left of 0) at least;
@@ -274,9 +222,147 @@ def _gap(x: float, cell: int, target: int, side: float, whole: bool) -> float:
     return max(x - (target + 1) * side, 0.0)
 
 
+@inline
+def _span(
+    f: float, c: int, n_cells: int, size: float, rho: float, reach: int, wrap: bool
+) -> tuple[int, int]:
+    """First and last cell (inclusive, unwrapped) along one axis within ``rho`` of coordinate
+    ``f`` (in cell ``c``), inside the stencil's ``reach``: every cell whose :func:`_gap` is at
+    most ``rho``, the own cell always (``f`` may lie outside a bounded world)."""
+    lo, hi = _stencil(c, n_cells, wrap, reach)
+    if wrap and n_cells < 2 * reach + 1:
+        return lo, hi
+    scale = n_cells / size
+    if rho * scale < reach + 1:
+        lo = max(lo, min(c, math.floor((f - rho) * scale)))
+        hi = min(hi, max(c, math.floor((f + rho) * scale)))
+    return lo, hi
+
+
+@inline
+def _parts(lo: int, hi: int, n_cells: int) -> tuple[int, int, int, int]:
+    """Unwrapped cells ``lo..hi`` as two ranges (inclusive) whose wrapped ids ascend: the
+    cells past the world's far edge (ids from 0) first."""
+    if lo < 0:
+        return 0, hi, lo, -1
+    if hi >= n_cells:
+        return n_cells, hi, lo, n_cells - 1
+    return lo, hi, 0, -1
+
+
+@inline
+def _kth(a: np.ndarray, n: int, kth: int) -> Any:
+    """The ``kth`` smallest (0-based) of ``a[:n]``, reordering ``a`` (Hoare's selection)."""
+    lo, hi = 0, n - 1
+    while lo < hi:
+        x, y, z = a[lo], a[(lo + hi) >> 1], a[hi]
+        pivot = max(min(x, y), min(max(x, y), z))  # the median of three
+        i, j = lo, hi
+        while i <= j:
+            while a[i] < pivot:
+                i += 1
+            while a[j] > pivot:
+                j -= 1
+            if i <= j:
+                a[i], a[j] = a[j], a[i]
+                i += 1
+                j -= 1
+        if kth <= j:
+            hi = j
+        elif kth >= i:
+            lo = i
+        else:
+            return a[kth]
+    return a[kth]
+
+
+#: Buckets of the histogram :func:`_threshold` narrows the cap-th distance with.
+BUCKETS = 64
+
+#: Candidates left in one bucket that :func:`_threshold` selects among directly.
+FEW = 16
+
+
+@inline
+def _threshold(
+    cj: np.ndarray,
+    cdist: np.ndarray,
+    n: int,
+    k: int,
+    top: float,
+    counts: np.ndarray,
+    bucket: np.ndarray,
+    pool: np.ndarray,
+    scratch: np.ndarray,
+) -> tuple[float, int]:
+    """``(t, jt)``: the ``k`` nearest of the ``n`` seen candidates (``0 < k < n``) are those
+    nearer than ``t`` and those at ``t`` of row at most ``jt`` (equal distances keep the
+    lower rows, as ``sense.nearest_first``).
+
+    A histogram of squared distances over ``[0, top^2]`` (farther ones in the last bucket)
+    finds the bucket holding the ``k``-th; that bucket alone is bucketed again over its own
+    range, until a few candidates are left, among which :func:`_kth` picks it. Every
+    bucket is monotone in the distance, so candidates of lower buckets are nearer and
+    those of higher ones farther: a few passes without a branch on the data, where a
+    selection over all of them costs several times more (issue 25).
+    """
+    kth = k - 1
+    below = 0  # candidates of the buckets before the pool's: all nearer than t
+    c = n
+    lo = 0.0
+    hi = top * top
+    level = 0
+    while c > FEW and hi > lo and level < 4:
+        scale = BUCKETS / (hi - lo)
+        counts[:] = 0
+        for q in range(c):
+            d = cdist[pool[q] if level else q]
+            b = int(min(max((d * d - lo) * scale, 0.0), BUCKETS - 1.0))
+            bucket[q] = b
+            counts[b] += 1
+        b = 0
+        while counts[b] <= kth:
+            kth -= counts[b]
+            below += counts[b]
+            b += 1
+        m = 0
+        lo = np.inf
+        hi = 0.0
+        for q in range(c):
+            s = pool[q] if level else q
+            d2 = cdist[s] * cdist[s]
+            inside = bucket[q] == b
+            pool[m] = s
+            lo = min(lo, d2) if inside else lo
+            hi = max(hi, d2) if inside else hi
+            m += 1 if inside else 0
+        c = m
+        level += 1
+    if level == 0:
+        for q in range(c):
+            pool[q] = q
+    for q in range(c):
+        scratch[q] = cdist[pool[q]]
+    t = _kth(scratch, c, kth)
+    less = below
+    tied = 0
+    for q in range(c):
+        s = pool[q]
+        less += 1 if cdist[s] < t else 0
+        bucket[tied] = cj[s]
+        tied += 1 if cdist[s] == t else 0
+    if tied == k - less:
+        return t, np.iinfo(np.int64).max
+    return t, _kth(bucket, tied, k - less - 1)
+
+
 SUMS = 6
 """Per-observer sums of :func:`neighbour_query`: separation (x, y), neighbour velocity
 (x, y) and offset to the neighbours (x, y), each over the kept pairs in row order."""
+
+#: An observer over its cap first measures the cells within this times the distance of the
+#: previous observer's farthest kept pair (rows in cell order: its neighbour, as crowded).
+GUESS = 1.25
 
 
 @kernel
@@ -342,7 +428,11 @@ def neighbour_query(
     cdx = np.empty(room)
     cdy = np.empty(room)
     cdist = np.empty(room)
-    heap = np.empty(room, dtype=np.int64)  # slots, farthest on top, once an observer is full
+    counts = np.empty(BUCKETS, dtype=np.int64)  # the selection's work arrays
+    bucket = np.empty(room, dtype=np.int64)
+    pool = np.empty(room, dtype=np.int64)
+    scratch = np.empty(room)
+    kept = np.empty(room, dtype=np.int64)  # the kept slots, in the order measured
     keys = np.empty(room, dtype=np.int64)  # row << shift | slot: the kept pairs in row order
     shift = 0
     while (1 << shift) < room:
@@ -350,11 +440,9 @@ def neighbour_query(
     mask = (1 << shift) - 1
     side_x = width / nx
     side_y = height / ny
-    whole_x = wrap and nx < 2 * rx + 1
+    diagonal = math.sqrt(side_x * side_x + side_y * side_y)
     whole_y = wrap and ny < 2 * ry + 1
-    # every cell of ring r + 1 lies (r x the shorter side) away on some axis, none on a whole one
-    near_side = 0.0 if whole_x or whole_y else min(side_x, side_y)
-    fine = rx > 1 or ry > 1  # cells narrower than the view: grid_shape's dense crowds
+    guess = np.inf  # the farthest kept pair of the previous observer over its cap
     p = 0
     for k in range(n_a):
         i = a_lo + k
@@ -365,96 +453,81 @@ def neighbour_query(
         r2 = view[k] * view[k]
         cl = cos_limit[k]
         test_fov = fov and not all_round[k]
-        limit = cap[k]
+        limit = max(cap[k], 0)
         cx = _cell_of(xi, width, nx, wrap)
         cy = _cell_of(yi, height, ny, wrap)
-        x0, x1 = _stencil(cx, nx, wrap, rx)
-        y0, y1 = _stencil(cy, ny, wrap, ry)
-        # a stencil row's cells are consecutive cell ids, so their points one run of the
-        # binned arrays (two where the row wraps around the world's edge)
-        if x0 < 0:
-            a0, a1, b0, b1 = x0 + nx, nx, 0, x1 + 1
-        elif x1 >= nx:
-            a0, a1, b0, b1 = x0, nx, 0, x1 - nx + 1
-        else:
-            a0, a1, b0, b1 = x0, x1 + 1, 0, 0
-        total = 0  # on a fine grid (dense crowds), an observer over its cap takes the rings
-        for gy in range(y0, y1 + 1) if fine else range(0):
-            row = _wrapped(gy, ny) * nx
-            total += start[row + a1] - start[row + a0] + start[row + b1] - start[row + b0]
+        fx = xi - width * math.floor(xi / width) if wrap else xi  # where _cell_of put it
+        fy = yi - height * math.floor(yi / height) if wrap else yi
+        margin = 1e-9 * (width + height + abs(fx) + abs(fy))  # over any rounding of bins
+        reach = view[k] * (1.0 + 1e-9) + 1e-9  # cells farther than this hold nobody seen
+        rho = min(GUESS * guess + 2.0 * margin, reach)
+        t = np.inf
+        jt = np.iinfo(np.int64).max
         n = 0
-        last = -1
         ordered = True
-        full = False  # the observer holds ``limit`` pairs, ``heap`` orders them
-        if total <= limit:  # the stencil's runs in row order, every seen candidate kept
-            for gy in range(y0, y1 + 1):
-                row = _wrapped(gy, ny) * nx
-                for part in range(2):
-                    lo = start[row + a0] if part == 0 else start[row + b0]
-                    hi = start[row + a1] if part == 0 else start[row + b1]
-                    for s in range(lo, hi):
-                        j, dx, dy, dist, seen = _measure(
-                            s, rows, xs, ys, i, xi, yi, hx, hy, r2, cl, test_fov, overlap,
-                            width, height, wrap,
-                        )  # fmt: skip
-                        # branch-free: every candidate is written, only the seen ones counted
-                        cj[n], cdx[n], cdy[n], cdist[n] = j, dx, dy, dist
-                        ordered &= (j > last) | (not seen)
-                        last = j if seen else last
-                        n += 1 if seen else 0
-            if n > limit:  # then the nearest ``limit`` of them
-                full = limit > 0
-                if full:
-                    _heapify(heap, cj, cdist, limit)
-                    for q in range(limit, n):
-                        _replace(cj[q], cdx[q], cdy[q], cdist[q], limit, cj, cdx, cdy, cdist, heap)
-                n = max(limit, 0)
-                ordered = False
-        else:
-            # rings of cells around its own (Chebyshev distance ``ring``), nearest first;
-            # once full, a cell wholly farther than the farthest pair kept is skipped, and
-            # so is every later ring once its nearest side is
-            fx = xi - width * math.floor(xi / width) if wrap else xi  # where _cell_of put it
-            fy = yi - height * math.floor(yi / height) if wrap else yi
-            margin = 1e-9 * (width + height + abs(fx) + abs(fy))  # over any rounding of bins
-            xlo, xhi, ylo, yhi = x0 - cx, x1 - cx, y0 - cy, y1 - cy
-            rings = max(-xlo, xhi, -ylo, yhi) if limit > 0 else -1
-            for ring in range(rings + 1):
-                farthest = cdist[heap[0]] if full else view[k]
-                if ring > 1 and (ring - 1) * near_side - margin > farthest:
-                    break
-                for uy in range(max(-ring, ylo), min(ring, yhi) + 1):
-                    edge = uy == -ring or uy == ring  # a whole row of the ring, else its ends
-                    ux = max(-ring, xlo) if edge else -ring
-                    while ux <= min(ring, xhi):
-                        gx, gy = cx + ux, cy + uy
-                        ux += 1 if edge else 2 * ring
-                        if gx < x0:
+        while limit > 0:
+            # the cells within ``rho`` in ascending cell order: rows kept in cell order then
+            # come in row order; every seen candidate written, branch-free
+            n = 0
+            last = -1
+            ordered = True
+            y0, y1 = _span(fy, cy, ny, height, rho, ry, wrap)
+            ya, yb, yc, yd = _parts(y0, y1, ny)
+            for part in range(2):
+                for gy in range(ya, yb + 1) if part == 0 else range(yc, yd + 1):
+                    ey = _gap(fy, cy, gy, side_y, whole_y)
+                    if ey > rho:
+                        continue
+                    row = _wrapped(gy, ny) * nx
+                    x0, x1 = _span(fx, cx, nx, width, math.sqrt(rho * rho - ey * ey), rx, wrap)
+                    xa, xb, xc, xd = _parts(x0, x1, nx)
+                    for run in range(2):
+                        lo = start[row + _wrapped(xa if run == 0 else xc, nx)]
+                        hi = start[row + _wrapped(xb if run == 0 else xd, nx) + 1]
+                        if (xb < xa) if run == 0 else (xd < xc):
                             continue
-                        if full:
-                            ex = _gap(fx, cx, gx, side_x, whole_x)
-                            ey = _gap(fy, cy, gy, side_y, whole_y)
-                            if math.sqrt(ex * ex + ey * ey) - margin > cdist[heap[0]]:
-                                continue
-                        g = _wrapped(gy, ny) * nx + _wrapped(gx, nx)
-                        for s in range(start[g], start[g + 1]):
+                        for s in range(lo, hi):
                             j, dx, dy, dist, seen = _measure(
                                 s, rows, xs, ys, i, xi, yi, hx, hy, r2, cl, test_fov, overlap,
                                 width, height, wrap,
                             )  # fmt: skip
-                            if not full:
-                                cj[n], cdx[n], cdy[n], cdist[n] = j, dx, dy, dist
-                                n += 1 if seen else 0
-                                full = n == limit
-                                if full:
-                                    _heapify(heap, cj, cdist, n)
-                            elif seen:
-                                _replace(j, dx, dy, dist, n, cj, cdx, cdy, cdist, heap)
-            ordered = False  # rings and the heap scramble the rows
+                            cj[n], cdx[n], cdy[n], cdist[n] = j, dx, dy, dist
+                            ordered &= (j > last) | (not seen)
+                            last = j if seen else last
+                            n += 1 if seen else 0
+            covered = rho >= reach
+            if n > limit:
+                top = min(rho + diagonal, reach)
+                t, jt = _threshold(cj, cdist, n, limit, top, counts, bucket, pool, scratch)
+                if covered or t < rho - margin:
+                    break
+                rho = min(t + 4.0 * margin, reach)  # the cap-th is within t: one more try
+            elif covered:
+                break
+            else:  # fewer than the cap so near: as many again, or the whole view
+                grow = math.sqrt((limit + 1.0) / max(n, 1)) * GUESS
+                wider = max(max(grow, 1.5) * rho, 0.5 * min(side_x, side_y))
+                rho = reach if grow > 4.0 else min(wider, reach)
+        guess = t if n > limit else np.inf
+        if n > limit:  # the kept: nearer than t, or at t and not above row jt
+            m = 0
+            last = -1
+            ordered = True
+            for q in range(n):
+                j = cj[q]
+                keep = (cdist[q] < t) | ((cdist[q] == t) & (j <= jt))
+                kept[m] = q
+                ordered &= (j > last) | (not keep)
+                last = j if keep else last
+                m += 1 if keep else 0
+            n = m
+        else:
+            for q in range(n):
+                kept[q] = q
         if not ordered:  # the kept pairs' slots in row order (rows are unique)
             for q in range(n):
-                keys[q] = (cj[q] << shift) | q
-            if full or n > 64:
+                keys[q] = (cj[kept[q]] << shift) | kept[q]
+            if n > 64:
                 keys[:n].sort()
             else:  # insertion sort: rows kept in cell order come nearly sorted
                 for q in range(1, n):
@@ -464,9 +537,11 @@ def neighbour_query(
                         keys[b] = keys[b - 1]
                         b -= 1
                     keys[b] = key
+            for q in range(n):
+                kept[q] = keys[q] & mask
         sx = sy = ax = ay = ox = oy = 0.0
         for q in range(n):
-            slot = q if ordered else keys[q] & mask
+            slot = kept[q]
             j = cj[slot]
             dx = cdx[slot]
             dy = cdy[slot]

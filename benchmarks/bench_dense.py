@@ -1,0 +1,146 @@
+"""Dense crowds: what the neighbour cap costs against no cap (issue 25, item 1).
+
+evade_or_flock's trees with 4,997 prey and its 3 predators in its own 800 x 600
+world (flocks clump to about 150 prey in view each), once per ``max_neighbours``
+of the prey: 8, 64 (the default) and one above the count (no cap). The scenes
+step in turn, tick by tick, in one process (batch engine, numba kernels), so
+they share the machine's load; each scene's median ms per tick is divided by
+the no-cap scene's. Then the same scene with 200,000 agents in the same world
+(about 3,500 prey in view each, cap 64), numba against NumPy kernels, in turn.
+
+    .venv/bin/python benchmarks/bench_dense.py [--ticks 60] [--warmup 100]
+        [--rounds 3] [--big-ticks 3] [--out benchmarks/results_dense.md]
+
+Not a test: figures depend on the machine and its load; the ratios are what to read.
+The targets' figures (``bench_targets.py``) are appended by that script.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from behaviortk.format.loader import load, load_text  # noqa: E402
+from behaviortk.sim.simulation import Simulation  # noqa: E402
+
+EVADE = ROOT / "definitions" / "evade_or_flock.json"
+NO_CAP = 1_000_000
+DENSE_PREY = 4_997
+BIG_PREY = 199_997
+
+
+def scene(prey: int, cap: int, kernels: str) -> Simulation:
+    """evade_or_flock with ``prey`` prey keeping at most ``cap`` neighbours, world as shipped."""
+    raw = load(EVADE).raw
+    data = json.loads(json.dumps(raw))
+    data["groups"][0]["count"] = prey
+    data["groups"][0]["max_neighbours"] = cap
+    scenario = load_text(json.dumps(data), str(EVADE), max_agents=max(prey + 3, 200_000))
+    sim = Simulation(scenario, engine="batch", kernels=kernels)
+    assert sim.kernel_name == kernels, f"{kernels} kernels did not load"
+    return sim
+
+
+def interleaved(sims: dict[str, Simulation], ticks: int, warmup: int) -> dict[str, float]:
+    """Median ms per tick of each simulation, stepped in turn tick by tick after ``warmup``."""
+    for _ in range(warmup):
+        for sim in sims.values():
+            sim.step()
+    times: dict[str, list[float]] = {name: [] for name in sims}
+    for _ in range(ticks):
+        for name, sim in sims.items():
+            times[name].append(tick_time(sim.step))
+    return {name: 1000 * statistics.median(t) for name, t in times.items()}
+
+
+def tick_time(step: Callable[[], None]) -> float:
+    t0 = time.perf_counter()
+    step()
+    return time.perf_counter() - t0
+
+
+def in_view(sim: Simulation) -> float:
+    """Mean prey each prey sees (within view and field of view), uncapped."""
+    sense = sim.sense()
+    rows = sim.agents.slices["prey"]
+    saved = sim.agents.max_neighbours[rows].copy()
+    sim.agents.max_neighbours[rows] = NO_CAP
+    try:
+        return float(sense.neighbours("prey").count.mean())
+    finally:
+        sim.agents.max_neighbours[rows] = saved
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ticks", type=int, default=60)
+    parser.add_argument("--warmup", type=int, default=100, help="ticks before timing (flocks clump)")
+    parser.add_argument("--rounds", type=int, default=3, help="fresh scenes, medians reported")
+    parser.add_argument("--big-ticks", type=int, default=3, help="ticks of the 200,000 scene")
+    parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results_dense.md"))
+    args = parser.parse_args()
+    load_start = os.getloadavg()[0]
+
+    caps = {"8": 8, "64": 64, "no cap": NO_CAP}
+    rounds: list[dict[str, float]] = []
+    seen: list[float] = []
+    for _ in range(args.rounds):
+        sims = {name: scene(DENSE_PREY, cap, "numba") for name, cap in caps.items()}
+        rounds.append(interleaved(sims, args.ticks, args.warmup))
+        seen.append(in_view(sims["no cap"]))
+        print(rounds[-1], flush=True)
+    dense = {name: statistics.median(r[name] for r in rounds) for name in caps}
+    ratio = {name: statistics.median(r[name] / r["no cap"] for r in rounds) for name in caps}
+
+    big = {k: scene(BIG_PREY, 64, k) for k in ("numba", "numpy")}
+    big_ms = interleaved(big, args.big_ticks, 2)
+    print(big_ms, flush=True)
+
+    lines = [
+        "# Dense crowds: the neighbour cap against no cap",
+        "",
+        f"`{' '.join(['python', 'benchmarks/bench_dense.py', *sys.argv[1:]])}`: batch engine, "
+        f"scenes stepped in turn tick by tick in one process; {args.rounds} rounds of fresh "
+        f"scenes, {args.ticks} ticks timed after {args.warmup} (medians). 1-minute load average "
+        f"{load_start:.2f} at the start, {os.getloadavg()[0]:.2f} at the end (2 cores shared "
+        "with other work: read the ratios).",
+        "",
+        f"evade_or_flock's trees, {DENSE_PREY:,} prey + 3 predators in 800 x 600 (prey see "
+        f"{statistics.median(seen):.0f} prey on average when timing ends), numba kernels:",
+        "",
+        "| scene | cap | ms/tick | ratio to no cap |",
+        "| --- | ---: | ---: | ---: |",
+    ]
+    for name, cap in caps.items():
+        shown = "none" if cap == NO_CAP else str(cap)
+        lines.append(f"| {DENSE_PREY:,} prey | {shown} | {dense[name]:.1f} | {ratio[name]:.2f} |")
+    lines += [
+        "",
+        f"The same scene with {BIG_PREY + 3:,} agents in 800 x 600 (cap 64), {args.big_ticks} "
+        "ticks after 2, in turn:",
+        "",
+        "| kernels | ms/tick | ratio to NumPy |",
+        "| --- | ---: | ---: |",
+    ]
+    for name, ms in big_ms.items():
+        lines.append(f"| {name} | {ms:.0f} | {ms / big_ms['numpy']:.2f} |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    Path(args.out).write_text(text)
+    raw: dict[str, Any] = {"rounds": rounds, "in_view": seen, "big": big_ms}
+    Path(args.out).with_suffix(".jsonl").write_text(json.dumps(raw) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -364,6 +364,10 @@ SUMS = 6
 #: previous observer's farthest kept pair (rows in cell order: its neighbour, as crowded).
 GUESS = 1.25
 
+#: ... unless those cells would cover more than this share of its whole view's (the cells
+#: reach a cell side beyond): then a miss would cost more than the guess saves.
+SAVES = 0.5
+
 
 @kernel
 def neighbour_query(
@@ -441,6 +445,7 @@ def neighbour_query(
     side_x = width / nx
     side_y = height / ny
     diagonal = math.sqrt(side_x * side_x + side_y * side_y)
+    longest = max(side_x, side_y)
     whole_y = wrap and ny < 2 * ry + 1
     guess = np.inf  # the farthest kept pair of the previous observer over its cap
     p = 0
@@ -461,6 +466,8 @@ def neighbour_query(
         margin = 1e-9 * (width + height + abs(fx) + abs(fy))  # over any rounding of bins
         reach = view[k] * (1.0 + 1e-9) + 1e-9  # cells farther than this hold nobody seen
         rho = min(GUESS * guess + 2.0 * margin, reach)
+        if (rho + longest) * (rho + longest) > SAVES * (reach + longest) * (reach + longest):
+            rho = reach
         t = np.inf
         jt = np.iinfo(np.int64).max
         n = 0

@@ -84,7 +84,9 @@ def in_view(sim: Simulation) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ticks", type=int, default=60)
-    parser.add_argument("--warmup", type=int, default=100, help="ticks before timing (flocks clump)")
+    parser.add_argument(
+        "--warmup", type=int, default=100, help="ticks before timing (flocks clump)"
+    )
     parser.add_argument("--rounds", type=int, default=3, help="fresh scenes, medians reported")
     parser.add_argument("--big-ticks", type=int, default=3, help="ticks of the 200,000 scene")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results_dense.md"))

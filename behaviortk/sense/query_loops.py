@@ -63,7 +63,7 @@ def separation_pair(i: int, j: int, dx: float, dy: float) -> tuple[float, float]
 
 
 @inline
-def _cell_of(x: float, size: float, n_cells: int, wrap: bool) -> int:
+def cell_of(x: float, size: float, n_cells: int, wrap: bool) -> int:
     """The cell column (or row) of coordinate ``x``: folded on wrapped worlds, clamped inside."""
     if wrap and not (0.0 <= x < size):
         x = x - size * math.floor(x / size)
@@ -126,8 +126,8 @@ def bin_points(
     cell = np.empty(m, dtype=np.int64)
     start = np.zeros(nx * ny + 1, dtype=np.int64)
     for k in range(m):
-        cx = _cell_of(pos[lo + k, 0], width, nx, wrap)
-        c = _cell_of(pos[lo + k, 1], height, ny, wrap) * nx + cx
+        cx = cell_of(pos[lo + k, 0], width, nx, wrap)
+        c = cell_of(pos[lo + k, 1], height, ny, wrap) * nx + cx
         cell[k] = c
         start[c + 1] += 1
     for c in range(nx * ny):
@@ -157,7 +157,7 @@ def _stencil(c: int, n_cells: int, wrap: bool, reach: int) -> tuple[int, int]:
 
 
 @inline
-def _wrapped(c: int, n_cells: int) -> int:
+def wrapped(c: int, n_cells: int) -> int:
     if c < 0:
         return c + n_cells
     if c >= n_cells:
@@ -172,9 +172,9 @@ def _candidates(start: np.ndarray, c: int, nx: int, ny: int, wrap: bool, rx: int
     y0, y1 = _stencil(c // nx, ny, wrap, ry)
     count = 0
     for gy in range(y0, y1 + 1):
-        row = _wrapped(gy, ny) * nx
+        row = wrapped(gy, ny) * nx
         for gx in range(x0, x1 + 1):
-            g = row + _wrapped(gx, nx)
+            g = row + wrapped(gx, nx)
             count += start[g + 1] - start[g]
     return count
 
@@ -211,7 +211,7 @@ def _measure(
 
 
 @inline
-def _gap(x: float, cell: int, target: int, side: float, whole: bool) -> float:
+def cell_gap(x: float, cell: int, target: int, side: float, whole: bool) -> float:
     """How far along one axis coordinate ``x`` (in cell ``cell``) is from every point of
     the stencil column ``target`` (unwrapped: -1 is the column left of 0) at least;
     0 for its own column or an axis searched whole."""
@@ -227,7 +227,7 @@ def _span(
     f: float, c: int, n_cells: int, size: float, rho: float, reach: int, wrap: bool
 ) -> tuple[int, int]:
     """First and last cell (inclusive, unwrapped) along one axis within ``rho`` of coordinate
-    ``f`` (in cell ``c``), inside the stencil's ``reach``: every cell whose :func:`_gap` is at
+    ``f`` (in cell ``c``), inside the stencil's ``reach``: every cell whose :func:`cell_gap` is at
     most ``rho``, the own cell always (``f`` may lie outside a bounded world)."""
     lo, hi = _stencil(c, n_cells, wrap, reach)
     if wrap and n_cells < 2 * reach + 1:
@@ -240,7 +240,7 @@ def _span(
 
 
 @inline
-def _parts(lo: int, hi: int, n_cells: int) -> tuple[int, int, int, int]:
+def ascending_ranges(lo: int, hi: int, n_cells: int) -> tuple[int, int, int, int]:
     """Unwrapped cells ``lo..hi`` as two ranges (inclusive) whose wrapped ids ascend: the
     cells past the world's far edge (ids from 0) first."""
     if lo < 0:
@@ -412,8 +412,8 @@ def neighbour_query(
     if want_pairs:  # room for every observer's min(cap, candidates)
         found = np.full(nx * ny, -1, dtype=np.int64)
         for k in range(n_a):
-            cx = _cell_of(pos[a_lo + k, 0], width, nx, wrap)
-            c = _cell_of(pos[a_lo + k, 1], height, ny, wrap) * nx + cx
+            cx = cell_of(pos[a_lo + k, 0], width, nx, wrap)
+            c = cell_of(pos[a_lo + k, 1], height, ny, wrap) * nx + cx
             if found[c] < 0:
                 found[c] = _candidates(start, c, nx, ny, wrap, rx, ry)
             bound += min(found[c], max(cap[k], 0))
@@ -459,9 +459,9 @@ def neighbour_query(
         cl = cos_limit[k]
         test_fov = fov and not all_round[k]
         limit = max(cap[k], 0)
-        cx = _cell_of(xi, width, nx, wrap)
-        cy = _cell_of(yi, height, ny, wrap)
-        fx = xi - width * math.floor(xi / width) if wrap else xi  # where _cell_of put it
+        cx = cell_of(xi, width, nx, wrap)
+        cy = cell_of(yi, height, ny, wrap)
+        fx = xi - width * math.floor(xi / width) if wrap else xi  # where cell_of put it
         fy = yi - height * math.floor(yi / height) if wrap else yi
         margin = 1e-9 * (width + height + abs(fx) + abs(fy))  # over any rounding of bins
         reach = view[k] * (1.0 + 1e-9) + 1e-9  # cells farther than this hold nobody seen
@@ -479,18 +479,18 @@ def neighbour_query(
             last = -1
             ordered = True
             y0, y1 = _span(fy, cy, ny, height, rho, ry, wrap)
-            ya, yb, yc, yd = _parts(y0, y1, ny)
+            ya, yb, yc, yd = ascending_ranges(y0, y1, ny)
             for part in range(2):
                 for gy in range(ya, yb + 1) if part == 0 else range(yc, yd + 1):
-                    ey = _gap(fy, cy, gy, side_y, whole_y)
+                    ey = cell_gap(fy, cy, gy, side_y, whole_y)
                     if ey > rho:
                         continue
-                    row = _wrapped(gy, ny) * nx
+                    row = wrapped(gy, ny) * nx
                     x0, x1 = _span(fx, cx, nx, width, math.sqrt(rho * rho - ey * ey), rx, wrap)
-                    xa, xb, xc, xd = _parts(x0, x1, nx)
+                    xa, xb, xc, xd = ascending_ranges(x0, x1, nx)
                     for run in range(2):
-                        lo = start[row + _wrapped(xa if run == 0 else xc, nx)]
-                        hi = start[row + _wrapped(xb if run == 0 else xd, nx) + 1]
+                        lo = start[row + wrapped(xa if run == 0 else xc, nx)]
+                        hi = start[row + wrapped(xb if run == 0 else xd, nx) + 1]
                         if (xb < xa) if run == 0 else (xd < xc):
                             continue
                         for s in range(lo, hi):

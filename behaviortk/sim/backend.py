@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from behaviortk.leaves import conditions_loops
+from behaviortk.sense import nearest_loops
 from behaviortk.sense import query_loops as spatial
 from behaviortk.sense.sensing import FOV_COS_TOLERANCE, Neighbours, TargetFacts
 from behaviortk.sim.cell_order import cell_order
@@ -153,23 +154,48 @@ class Kernels:
     def nearest(
         world: World, pos: Array, a: slice, b: slice, radius: float
     ) -> tuple[np.ndarray, Array] | None:
-        """``SpatialIndex.nearest`` when one side has at most ``SMALL_SIDE`` rows (brute force,
-        the same tie rules); None otherwise (the NumPy path's tree answers)."""
+        """``SpatialIndex.nearest``: brute force when one side has at most ``SMALL_SIDE`` rows
+        (the same tie rules), else a grid of ``b`` searched in rings (``nearest_loops``)."""
         n_a = max(0, a.stop - a.start)
         n_b = max(0, b.stop - b.start)
-        if n_a == 0 or n_b == 0 or not radius >= 0 or min(n_a, n_b) > SMALL_SIDE:
+        if n_a == 0 or n_b == 0 or not radius >= 0:
             return None
-        return spatial.nearest_small(
-            pos,
-            a.start,
-            a.stop,
-            b.start,
-            b.stop,
-            float(radius),
-            float(world.width),
-            float(world.height),
-            world.edges == "wrap",
+        w, h, wrap = float(world.width), float(world.height), world.edges == "wrap"
+        if min(n_a, n_b) <= SMALL_SIDE:
+            return spatial.nearest_small(
+                pos, a.start, a.stop, b.start, b.stop, float(radius), w, h, wrap
+            )
+        nx, ny = nearest_loops.grid_shape(w, h, n_b)
+        return nearest_loops.nearest_grid(
+            pos, a.start, a.stop, b.start, b.stop, float(radius), w, h, wrap, nx, ny
         )
+
+    @staticmethod
+    def nearest_visible(
+        world: World, pos: Array, a: slice, b: slice, heading: Array, reach: Array, half: Array
+    ) -> tuple[np.ndarray, Array]:
+        """``world.visible_nearest.nearest_visible(index, a, b, heading, reach, half)``: a grid
+        of ``b`` searched in rings, line of sight nearest first (``nearest_loops``)."""
+        n_a = max(0, a.stop - a.start)
+        n_b = max(0, b.stop - b.start)
+        if n_a == 0 or n_b == 0:
+            return np.full(n_a, -1, dtype=np.int64), np.full(n_a, np.inf)
+        w, h = float(world.width), float(world.height)
+        nx, ny = nearest_loops.grid_shape(w, h, n_b)
+        f64 = np.float64
+        return nearest_loops.visible_grid(
+            pos, a.start, a.stop, b.start, b.stop,
+            np.ascontiguousarray(heading, dtype=f64),
+            np.ascontiguousarray(reach, dtype=f64),
+            np.ascontiguousarray(np.cos(np.minimum(half, np.pi)) - FOV_COS_TOLERANCE, dtype=f64),
+            np.ascontiguousarray(half >= np.pi),
+            w, h, world.edges == "wrap",
+            np.ascontiguousarray(world.obstacle_pos, f64).reshape(-1, 2),
+            np.ascontiguousarray(world.obstacle_radius, f64),
+            np.ascontiguousarray(world.wall_a, f64).reshape(-1, 2),
+            np.ascontiguousarray(world.wall_b, f64).reshape(-1, 2),
+            nx, ny,
+        )  # fmt: skip
 
     @staticmethod
     def agent_facts(world: World, agents: Any, own: Array, agent: np.ndarray) -> TargetFacts:
@@ -284,6 +310,11 @@ class Kernels:
                 1, 1, pairs,
             )  # fmt: skip
         spatial.nearest_small(pos, 0, 2, 2, n, 5.0, 10.0, 10.0, True)
+        nearest_loops.nearest_grid(pos, 0, 2, 2, n, 5.0, 10.0, 10.0, True, 2, 2)
+        nearest_loops.visible_grid(
+            pos, 0, 2, 2, n, head, f, f, yes, 10.0, 10.0, True, np.ones((1, 2)), np.ones(1),
+            none, none, 2, 2,
+        )  # fmt: skip
         spatial.agent_facts(pos, pos, vel, i64, 10.0, 10.0, True)
         conditions_loops.in_range(pos, pos, yes, 1.0, 0.5, yes)
         outs = [np.empty((n, 2)) for _ in range(4)] + [np.empty(n), np.empty(n)]

@@ -1,6 +1,6 @@
 """Neighbour pairs, nearest agents and agent target facts, compiled.
 
-:func:`neighbour_pairs` is ``Sense._compute_neighbours`` in one kernel: the
+:func:`neighbour_query` is ``Sense._compute_neighbours`` in one kernel: the
 candidate rows are binned in a uniform grid (a counting sort by cell, cells at
 least the padded view distance wide, so the 3 x 3 cells around an observer
 hold everything it can see; an axis of a wrapped world with fewer than 3
@@ -13,16 +13,21 @@ keep the lower row). Pairs come out sorted by ``(i, j)`` in the CSR layout of
 ``Neighbours``. The grid only chooses candidates; which pairs are kept and
 their numbers depend on the exact tests alone, so they equal the NumPy path's.
 
-In a dense crowd an observer sees thousands and keeps a few dozen: its kept
-pairs are then a max-heap (farthest, then highest row, on top), so a
-candidate costs one comparison with the top and a replacement ``log(cap)``,
-never a sort of everything seen (issue 23: 200,000 agents seeing ~3,500
-each took minutes). Where the cap binds across the crowd, :func:`grid_shape`
-makes cells of a few points and an observer whose stencil holds more than
-its cap measures rings of cells around its own, nearest first: once full, a
-cell wholly farther than the farthest pair kept is skipped, and the rings
-stop when the next one is (its points could not be kept). Elsewhere the
-stencil's rows are measured in row order as they always were.
+An observer visits the cells within some radius of it, row of cells by row
+of cells in ascending cell order (rows kept in cell order, ``sim/cell_order.py``,
+then come nearly in row order), and every seen candidate is written down,
+branch-free. Over its cap it keeps its nearest: the cap-th distance is found
+by narrowing histograms of squared distances (:func:`_threshold`), the pairs
+nearer (or as near, of a lower row) kept in the order measured, so a few
+passes, and a sort of the kept only when rows came out of order. In a crowd
+where the cap binds, :func:`grid_shape` makes cells of a few points, and an
+observer over its cap first visits only the cells within 1.25 times the
+previous observer's cap-th distance (its neighbour in cell order, as crowded),
+widening when its own cap-th pair is not surely inside (a cell outside is
+wholly farther). So a cap costs less than no cap (issue 25:
+``benchmarks/results_dense.md``), where the heap of the nearest this replaced
+cost more than measuring everything (issue 23 had it, after a sort of every
+pair seen took minutes at 200,000 agents seeing ~3,500 each).
 
 Coordinates are copied into cell order once per query, so an observer's
 candidates are read from contiguous memory.
@@ -44,8 +49,8 @@ from behaviortk.world.spatial import shortest, shortest_near
 CELLS_PER_POINT = 4
 
 #: In a dense crowd a cell holds about an observer's cap over this many points on average
-#: (``grid_shape``): 8 measured fastest at 200,000 agents of evade_or_flock (cap 64), 2.4x
-#: faster than cells of cap points; finer cells gain little more and cost sparse corners.
+#: (``grid_shape``): 8 to 32 measured alike at 5,000 and 200,000 prey of evade_or_flock in
+#: 800 x 600 (cap 64), 4 (cells at least the radius wide at 5,000) a quarter slower.
 CAP_PER_CELL = 8
 
 #: A fine grid's cells are at least the radius over this wide: an observer's stencil spans at
@@ -87,11 +92,9 @@ def grid_shape(
     agents of evade_or_flock and flocking_lj_obstacles). Except when observers
     keep at most ``cap`` and the crowd is so dense that a cell holding
     ``cap / CAP_PER_CELL`` points on average is at most half the radius wide:
-    cells are then that wide, so an observer's nearest ``cap`` lie in the few
-    rings of cells around its own, where :func:`neighbour_query` stops (at
-    200,000 agents of evade_or_flock: a few hundred candidates measured per
-    observer instead of ~14,000, and the nearest come first, so the heap of the
-    kept changes less often).
+    cells are then that wide, so an observer over its cap visits a few cells
+    close around it (:func:`neighbour_query`; at 200,000 agents of
+    evade_or_flock: ~200 candidates measured per observer instead of ~14,000).
     """
     max_cells = max(16, CELLS_PER_POINT * points)
     side = radius

@@ -286,11 +286,16 @@ class SpatialIndex:
         cand = np.where(idx < n_b, idx + b.start, -1)
         if overlap:
             cand[cand == own[:, None]] = -1
-        d = displacement(self.pos[own][:, None, :], self.pos[np.maximum(cand, 0)], self.world)
-        d2 = d[..., 0] * d[..., 0] + d[..., 1] * d[..., 1]
-        d2[cand < 0] = np.inf
-        first = d2.min(axis=1)
-        pick = np.where(d2 == first[:, None], cand, np.iinfo(np.int64).max).min(axis=1)
+        first = np.full(own.size, np.inf)
+        pick = np.full(own.size, -1, dtype=np.int64)
+        safe = np.maximum(cand, 0)
+        for c in range(k):  # the candidates column by column: the smallest d^2, then row
+            j = cand[:, c]
+            dx, dy = displacement_columns(self.pos, own, safe[:, c], self.world)
+            d2 = np.where(j >= 0, dx * dx + dy * dy, np.inf)
+            better = (d2 < first) | ((d2 == first) & (j < pick) & (j >= 0))
+            first = np.where(better, d2, first)
+            pick = np.where(better, j, pick)
         last = tree_dist[:, k - 1]
         unseen = last * (1.0 - TREE_SLACK) - TREE_SLACK  # nobody left out is nearer than this
         return pick, first, np.isfinite(last) & (np.sqrt(first) >= unseen)

@@ -4,8 +4,8 @@ evade_or_flock's trees with 4,997 prey and its 3 predators in its own 800 x 600
 world (flocks clump to about 150 prey in view each), once per ``max_neighbours``
 of the prey: 8, 64 (the default) and one above the count (no cap). The scenes
 step in turn, tick by tick, in one process (batch engine, numba kernels), so
-they share the machine's load; each scene's median ms per tick is divided by
-the no-cap scene's. Then the same scene with 200,000 agents in the same world
+they share the machine's load; each scene's median ms per tick (wall, and CPU
+time of this process) is divided by the no-cap scene's. Then the same scene with 200,000 agents in the same world
 (about 3,500 prey in view each, cap 64), numba against NumPy kernels, in turn.
 
     .venv/bin/python benchmarks/bench_dense.py [--ticks 60] [--warmup 100]
@@ -51,22 +51,33 @@ def scene(prey: int, cap: int, kernels: str) -> Simulation:
     return sim
 
 
-def interleaved(sims: dict[str, Simulation], ticks: int, warmup: int) -> dict[str, float]:
-    """Median ms per tick of each simulation, stepped in turn tick by tick after ``warmup``."""
+def interleaved(
+    sims: dict[str, Simulation], ticks: int, warmup: int
+) -> tuple[dict[str, float], dict[str, float]]:
+    """Median wall and CPU ms per tick of each simulation, stepped in turn tick by tick
+    after ``warmup`` (CPU time of this process: other work on the machine disturbs it less)."""
     for _ in range(warmup):
         for sim in sims.values():
             sim.step()
-    times: dict[str, list[float]] = {name: [] for name in sims}
+    wall: dict[str, list[float]] = {name: [] for name in sims}
+    cpu: dict[str, list[float]] = {name: [] for name in sims}
     for _ in range(ticks):
         for name, sim in sims.items():
-            times[name].append(tick_time(sim.step))
-    return {name: 1000 * statistics.median(t) for name, t in times.items()}
+            w, c = tick_time(sim.step)
+            wall[name].append(w)
+            cpu[name].append(c)
+    med = statistics.median
+    return (
+        {name: 1000 * med(t) for name, t in wall.items()},
+        {name: 1000 * med(t) for name, t in cpu.items()},
+    )
 
 
-def tick_time(step: Callable[[], None]) -> float:
-    t0 = time.perf_counter()
+def tick_time(step: Callable[[], None]) -> tuple[float, float]:
+    """Wall and CPU seconds of one call."""
+    w0, c0 = time.perf_counter(), time.process_time()
     step()
-    return time.perf_counter() - t0
+    return time.perf_counter() - w0, time.process_time() - c0
 
 
 def in_view(sim: Simulation) -> float:
@@ -95,18 +106,23 @@ def main() -> int:
 
     caps = {"8": 8, "64": 64, "no cap": NO_CAP}
     rounds: list[dict[str, float]] = []
+    cpu_rounds: list[dict[str, float]] = []
     seen: list[float] = []
     for _ in range(args.rounds):
         sims = {name: scene(DENSE_PREY, cap, "numba") for name, cap in caps.items()}
-        rounds.append(interleaved(sims, args.ticks, args.warmup))
+        wall, cpu = interleaved(sims, args.ticks, args.warmup)
+        rounds.append(wall)
+        cpu_rounds.append(cpu)
         seen.append(in_view(sims["no cap"]))
-        print(rounds[-1], flush=True)
-    dense = {name: statistics.median(r[name] for r in rounds) for name in caps}
-    ratio = {name: statistics.median(r[name] / r["no cap"] for r in rounds) for name in caps}
+        print(wall, cpu, flush=True)
+    med = statistics.median
+    dense = {name: med(r[name] for r in rounds) for name in caps}
+    ratio = {name: med(r[name] / r["no cap"] for r in rounds) for name in caps}
+    cpu_ratio = {name: med(r[name] / r["no cap"] for r in cpu_rounds) for name in caps}
 
     big = {k: scene(BIG_PREY, 64, k) for k in ("numba", "numpy")}
-    big_ms = interleaved(big, args.big_ticks, 2)
-    print(big_ms, flush=True)
+    big_ms, big_cpu = interleaved(big, args.big_ticks, 2)
+    print(big_ms, big_cpu, flush=True)
 
     lines = [
         "# Dense crowds: the neighbour cap against no cap",
@@ -120,26 +136,34 @@ def main() -> int:
         f"evade_or_flock's trees, {DENSE_PREY:,} prey + 3 predators in 800 x 600 (prey see "
         f"{statistics.median(seen):.0f} prey on average when timing ends), numba kernels:",
         "",
-        "| scene | cap | ms/tick | ratio to no cap |",
-        "| --- | ---: | ---: | ---: |",
+        "| scene | cap | ms/tick | ratio to no cap | CPU ratio |",
+        "| --- | ---: | ---: | ---: | ---: |",
     ]
     for name, cap in caps.items():
         shown = "none" if cap == NO_CAP else str(cap)
-        lines.append(f"| {DENSE_PREY:,} prey | {shown} | {dense[name]:.1f} | {ratio[name]:.2f} |")
+        lines.append(
+            f"| {DENSE_PREY:,} prey | {shown} | {dense[name]:.1f} | {ratio[name]:.2f} "
+            f"| {cpu_ratio[name]:.2f} |"
+        )
     lines += [
         "",
         f"The same scene with {BIG_PREY + 3:,} agents in 800 x 600 (cap 64), {args.big_ticks} "
         "ticks after 2, in turn:",
         "",
-        "| kernels | ms/tick | ratio to NumPy |",
-        "| --- | ---: | ---: |",
+        "| kernels | ms/tick | ratio to NumPy | CPU ratio |",
+        "| --- | ---: | ---: | ---: |",
     ]
     for name, ms in big_ms.items():
-        lines.append(f"| {name} | {ms:.0f} | {ms / big_ms['numpy']:.2f} |")
+        lines.append(
+            f"| {name} | {ms:.0f} | {ms / big_ms['numpy']:.2f} "
+            f"| {big_cpu[name] / big_cpu['numpy']:.2f} |"
+        )
     text = "\n".join(lines) + "\n"
     print(text)
     Path(args.out).write_text(text)
-    raw: dict[str, Any] = {"rounds": rounds, "in_view": seen, "big": big_ms}
+    raw: dict[str, Any] = {
+        "rounds": rounds, "cpu_rounds": cpu_rounds, "in_view": seen, "big": big_ms, "big_cpu": big_cpu,
+    }  # fmt: skip
     Path(args.out).with_suffix(".jsonl").write_text(json.dumps(raw) + "\n")
     return 0
 

@@ -77,8 +77,8 @@ def definition(variant: str, grow: bool) -> Any:
     return load_text(json.dumps(data), str(EVADE), max_agents=AGENTS)
 
 
-def run(kernels: str, ticks: int, warmup: int) -> dict[tuple[str, bool], float]:
-    """Median ms per tick of every (variant, grown) scene, stepped in turn."""
+def run(kernels: str, ticks: int, warmup: int) -> dict[tuple[str, bool], tuple[float, float]]:
+    """Median wall and CPU ms per tick of every (variant, grown) scene, stepped in turn."""
     sims = {
         (v, grow): Simulation(definition(v, grow), engine="batch", kernels=kernels)
         for v in VARIANTS
@@ -89,13 +89,16 @@ def run(kernels: str, ticks: int, warmup: int) -> dict[tuple[str, bool], float]:
     for _ in range(warmup):
         for sim in sims.values():
             sim.step()
-    times: dict[tuple[str, bool], list[float]] = {key: [] for key in sims}
+    wall: dict[tuple[str, bool], list[float]] = {key: [] for key in sims}
+    cpu: dict[tuple[str, bool], list[float]] = {key: [] for key in sims}
     for _ in range(ticks):
         for key, sim in sims.items():
-            t0 = time.perf_counter()
+            w0, c0 = time.perf_counter(), time.process_time()
             sim.step()
-            times[key].append(time.perf_counter() - t0)
-    return {key: 1000 * statistics.median(t) for key, t in times.items()}
+            wall[key].append(time.perf_counter() - w0)
+            cpu[key].append(time.process_time() - c0)
+    med = statistics.median
+    return {key: (1000 * med(wall[key]), 1000 * med(cpu[key])) for key in sims}
 
 
 def main() -> int:
@@ -126,20 +129,25 @@ def main() -> int:
         base = ("nearest (shipped)", True)
         lines += [
             "",
-            f"{kernels} kernels:",
+            f"{kernels} kernels (ratios of wall times, and of this process's CPU times):",
             "",
             "| predators' target | scene | ms/tick | ratio to 3 predators (shipped) "
-            "| ratio to 3 predators (same tree) |",
-            "| --- | --- | ---: | ---: | ---: |",
+            "| ratio to 3 predators (same tree) | CPU ratio (shipped) |",
+            "| --- | --- | ---: | ---: | ---: | ---: |",
         ]
+        med = statistics.median
         for variant in VARIANTS:
             for grow in (True, False):
                 key = (variant, grow)
-                ms = statistics.median(r[key] for r in rounds)
-                to_base = statistics.median(r[key] / r[base] for r in rounds)
-                to_same = statistics.median(r[key] / r[(variant, True)] for r in rounds)
+                ms = med(r[key][0] for r in rounds)
+                to_base = med(r[key][0] / r[base][0] for r in rounds)
+                to_same = med(r[key][0] / r[(variant, True)][0] for r in rounds)
+                cpu = med(r[key][1] / r[base][1] for r in rounds)
                 scene = "3 predators" if grow else "4,762 predators"
-                lines.append(f"| {variant} | {scene} | {ms:.1f} | {to_base:.2f} | {to_same:.2f} |")
+                lines.append(
+                    f"| {variant} | {scene} | {ms:.1f} | {to_base:.2f} | {to_same:.2f} "
+                    f"| {cpu:.2f} |"
+                )
                 print(lines[-1], flush=True)
     lines.append(f"\n1-minute load average at the end: {os.getloadavg()[0]:.2f}.")
     out = Path(args.out)

@@ -6,7 +6,8 @@ of the prey: 8, 64 (the default) and one above the count (no cap). The scenes
 step in turn, tick by tick, in one process (batch engine, numba kernels), so
 they share the machine's load; each scene's median ms per tick (wall, and CPU
 time of this process) is divided by the no-cap scene's. Then the same scene with 200,000 agents in the same world
-(about 3,500 prey in view each, cap 64), numba against NumPy kernels, in turn.
+(about 3,500 prey in view each, cap 64), numba against NumPy kernels, in turn;
+and other prey counts, caps 8 to 64 against no cap.
 
     .venv/bin/python benchmarks/bench_dense.py [--ticks 60] [--warmup 100]
         [--rounds 3] [--big-ticks 3] [--out benchmarks/results_dense.md]
@@ -100,6 +101,10 @@ def main() -> int:
     )
     parser.add_argument("--rounds", type=int, default=3, help="fresh scenes, medians reported")
     parser.add_argument("--big-ticks", type=int, default=3, help="ticks of the 200,000 scene")
+    parser.add_argument(
+        "--sweep", type=int, nargs="*", default=[500, 1_000, 2_000, 10_000],
+        help="other prey counts, caps 8 to 64 against no cap (one round each)",
+    )  # fmt: skip
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results_dense.md"))
     args = parser.parse_args()
     load_start = os.getloadavg()[0]
@@ -120,9 +125,20 @@ def main() -> int:
     ratio = {name: med(r[name] / r["no cap"] for r in rounds) for name in caps}
     cpu_ratio = {name: med(r[name] / r["no cap"] for r in cpu_rounds) for name in caps}
 
-    big = {k: scene(BIG_PREY, 64, k) for k in ("numba", "numpy")}
-    big_ms, big_cpu = interleaved(big, args.big_ticks, 2)
-    print(big_ms, big_cpu, flush=True)
+    sweep_caps = {"8": 8, "16": 16, "32": 32, "64": 64, "no cap": NO_CAP}
+    sweep: dict[int, tuple[float, dict[str, float], dict[str, float]]] = {}
+    for prey in args.sweep:
+        sims = {name: scene(prey, cap, "numba") for name, cap in sweep_caps.items()}
+        wall, cpu = interleaved(sims, args.ticks, args.warmup)
+        sweep[prey] = (in_view(sims["no cap"]), wall, cpu)
+        print(prey, sweep[prey], flush=True)
+
+    big_ms: dict[str, float] = {}
+    big_cpu: dict[str, float] = {}
+    if args.big_ticks > 0:
+        big = {k: scene(BIG_PREY, 64, k) for k in ("numba", "numpy")}
+        big_ms, big_cpu = interleaved(big, args.big_ticks, 2)
+        print(big_ms, big_cpu, flush=True)
 
     lines = [
         "# Dense crowds: the neighbour cap against no cap",
@@ -145,14 +161,32 @@ def main() -> int:
             f"| {DENSE_PREY:,} prey | {shown} | {dense[name]:.1f} | {ratio[name]:.2f} "
             f"| {cpu_ratio[name]:.2f} |"
         )
-    lines += [
-        "",
-        f"The same scene with {BIG_PREY + 3:,} agents in 800 x 600 (cap 64), {args.big_ticks} "
-        "ticks after 2, in turn:",
-        "",
-        "| kernels | ms/tick | ratio to NumPy | CPU ratio |",
-        "| --- | ---: | ---: | ---: |",
-    ]
+    if sweep:
+        lines += [
+            "",
+            "Other crowds in the same world (one round each; each cell: ms/tick, then the "
+            "wall and CPU ratios to no cap):",
+            "",
+            "| prey | in view | "
+            + " | ".join(c if c == "no cap" else f"cap {c}" for c in sweep_caps)
+            + " |",
+            "| ---: | ---: | " + " | ".join("---:" for _ in sweep_caps) + " |",
+        ]
+        for prey, (seen_here, wall, cpu) in sweep.items():
+            cells = [
+                f"{wall[c]:.1f} ({wall[c] / wall['no cap']:.2f}, {cpu[c] / cpu['no cap']:.2f})"
+                for c in sweep_caps
+            ]
+            lines.append(f"| {prey:,} | {seen_here:.0f} | " + " | ".join(cells) + " |")
+    if big_ms:
+        lines += [
+            "",
+            f"The same scene with {BIG_PREY + 3:,} agents in 800 x 600 (cap 64), "
+            f"{args.big_ticks} ticks after 2, in turn:",
+            "",
+            "| kernels | ms/tick | ratio to NumPy | CPU ratio |",
+            "| --- | ---: | ---: | ---: |",
+        ]
     for name, ms in big_ms.items():
         lines.append(
             f"| {name} | {ms:.0f} | {ms / big_ms['numpy']:.2f} "
@@ -162,7 +196,8 @@ def main() -> int:
     print(text)
     Path(args.out).write_text(text)
     raw: dict[str, Any] = {
-        "rounds": rounds, "cpu_rounds": cpu_rounds, "in_view": seen, "big": big_ms, "big_cpu": big_cpu,
+        "rounds": rounds, "cpu_rounds": cpu_rounds, "in_view": seen, "big": big_ms,
+        "big_cpu": big_cpu, "sweep": {str(k): v for k, v in sweep.items()},
     }  # fmt: skip
     Path(args.out).with_suffix(".jsonl").write_text(json.dumps(raw) + "\n")
     return 0

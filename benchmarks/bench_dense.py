@@ -93,6 +93,26 @@ def in_view(sim: Simulation) -> float:
         sim.agents.max_neighbours[rows] = saved
 
 
+def query_alone(sim: Simulation, caps: dict[str, int], reps: int = 15) -> dict[str, float]:
+    """CPU ms of the prey's neighbour query alone on ``sim``'s state, per cap (the caps in
+    turn, ``reps`` times, the fastest of each): what the cap costs with the crowd held
+    still (the scenes above also differ in how the flocks move)."""
+    ag, world = sim.agents, sim.world
+    rows = ag.slices["prey"]
+    saved = ag.max_neighbours[rows].copy()
+    times: dict[str, list[float]] = {name: [] for name in caps}
+    try:
+        for _ in range(reps):
+            for name, cap in caps.items():
+                ag.max_neighbours[rows] = cap
+                t0 = time.process_time()
+                sim.kernels.neighbours(world, ag, rows, rows)
+                times[name].append(time.process_time() - t0)
+    finally:
+        ag.max_neighbours[rows] = saved
+    return {name: 1000 * min(t) for name, t in times.items()}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ticks", type=int, default=60)
@@ -112,6 +132,7 @@ def main() -> int:
     caps = {"8": 8, "64": 64, "no cap": NO_CAP}
     rounds: list[dict[str, float]] = []
     cpu_rounds: list[dict[str, float]] = []
+    alone: list[dict[str, float]] = []
     seen: list[float] = []
     for _ in range(args.rounds):
         sims = {name: scene(DENSE_PREY, cap, "numba") for name, cap in caps.items()}
@@ -119,18 +140,21 @@ def main() -> int:
         rounds.append(wall)
         cpu_rounds.append(cpu)
         seen.append(in_view(sims["no cap"]))
-        print(wall, cpu, flush=True)
+        alone.append(query_alone(sims["no cap"], caps))
+        print(wall, cpu, alone[-1], flush=True)
     med = statistics.median
     dense = {name: med(r[name] for r in rounds) for name in caps}
     ratio = {name: med(r[name] / r["no cap"] for r in rounds) for name in caps}
     cpu_ratio = {name: med(r[name] / r["no cap"] for r in cpu_rounds) for name in caps}
+    query_ms = {name: med(r[name] for r in alone) for name in caps}
 
     sweep_caps = {"8": 8, "16": 16, "32": 32, "64": 64, "no cap": NO_CAP}
-    sweep: dict[int, tuple[float, dict[str, float], dict[str, float]]] = {}
+    sweep: dict[int, tuple[float, dict[str, float], dict[str, float], dict[str, float]]] = {}
     for prey in args.sweep:
         sims = {name: scene(prey, cap, "numba") for name, cap in sweep_caps.items()}
         wall, cpu = interleaved(sims, args.ticks, args.warmup)
-        sweep[prey] = (in_view(sims["no cap"]), wall, cpu)
+        still = query_alone(sims["no cap"], sweep_caps)
+        sweep[prey] = (in_view(sims["no cap"]), wall, cpu, still)
         print(prey, sweep[prey], flush=True)
 
     big_ms: dict[str, float] = {}
@@ -152,29 +176,37 @@ def main() -> int:
         f"evade_or_flock's trees, {DENSE_PREY:,} prey + 3 predators in 800 x 600 (prey see "
         f"{statistics.median(seen):.0f} prey on average when timing ends), numba kernels:",
         "",
-        "| scene | cap | ms/tick | ratio to no cap | CPU ratio |",
-        "| --- | ---: | ---: | ---: | ---: |",
+        "| scene | cap | ms/tick | ratio to no cap | CPU ratio | query alone, CPU ms "
+        "| ratio to no cap |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for name, cap in caps.items():
         shown = "none" if cap == NO_CAP else str(cap)
         lines.append(
             f"| {DENSE_PREY:,} prey | {shown} | {dense[name]:.1f} | {ratio[name]:.2f} "
-            f"| {cpu_ratio[name]:.2f} |"
+            f"| {cpu_ratio[name]:.2f} | {query_ms[name]:.2f} "
+            f"| {query_ms[name] / query_ms['no cap']:.2f} |"
         )
+    lines += [
+        "",
+        "The query alone: the prey's neighbour query on the no-cap scene's last state, each "
+        "cap in turn, fastest of 15 (rows in the cell order of the no-cap grid).",
+    ]
     if sweep:
         lines += [
             "",
             "Other crowds in the same world (one round each; each cell: ms/tick, then the "
-            "wall and CPU ratios to no cap):",
+            "wall and CPU ratios to no cap, then the query alone's CPU ratio to no cap):",
             "",
             "| prey | in view | "
             + " | ".join(c if c == "no cap" else f"cap {c}" for c in sweep_caps)
             + " |",
             "| ---: | ---: | " + " | ".join("---:" for _ in sweep_caps) + " |",
         ]
-        for prey, (seen_here, wall, cpu) in sweep.items():
+        for prey, (seen_here, wall, cpu, still) in sweep.items():
             cells = [
-                f"{wall[c]:.1f} ({wall[c] / wall['no cap']:.2f}, {cpu[c] / cpu['no cap']:.2f})"
+                f"{wall[c]:.1f} ({wall[c] / wall['no cap']:.2f}, {cpu[c] / cpu['no cap']:.2f}; "
+                f"{still[c] / still['no cap']:.2f})"
                 for c in sweep_caps
             ]
             lines.append(f"| {prey:,} | {seen_here:.0f} | " + " | ".join(cells) + " |")
@@ -196,7 +228,8 @@ def main() -> int:
     print(text)
     Path(args.out).write_text(text)
     raw: dict[str, Any] = {
-        "rounds": rounds, "cpu_rounds": cpu_rounds, "in_view": seen, "big": big_ms,
+        "rounds": rounds, "cpu_rounds": cpu_rounds, "alone": alone, "in_view": seen,
+        "big": big_ms,
         "big_cpu": big_cpu, "sweep": {str(k): v for k, v in sweep.items()},
     }  # fmt: skip
     Path(args.out).with_suffix(".jsonl").write_text(json.dumps(raw) + "\n")

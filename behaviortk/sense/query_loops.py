@@ -279,11 +279,88 @@ def _kth(a: np.ndarray, n: int, kth: int) -> Any:
     return a[kth]
 
 
+@inline
+def _window(
+    runs: np.ndarray,
+    start: np.ndarray,
+    fx: float,
+    fy: float,
+    cx: int,
+    cy: int,
+    rho: float,
+    nx: int,
+    ny: int,
+    width: float,
+    height: float,
+    rx: int,
+    ry: int,
+    wrap: bool,
+) -> int:
+    """The binned rows of the cells within ``rho`` of ``(fx, fy)`` (in cell ``(cx, cy)``), as
+    runs ``runs[q] = (first, stop)`` in ascending cell order: a row of cells is consecutive
+    (two runs where it wraps). Returns how many runs."""
+    side_y = height / ny
+    whole_y = wrap and ny < 2 * ry + 1
+    m = 0
+    y0, y1 = _span(fy, cy, ny, height, rho, ry, wrap)
+    ya, yb, yc, yd = ascending_ranges(y0, y1, ny)
+    for part in range(2):
+        for gy in range(ya, yb + 1) if part == 0 else range(yc, yd + 1):
+            ey = cell_gap(fy, cy, gy, side_y, whole_y)
+            if ey > rho:
+                continue
+            row = wrapped(gy, ny) * nx
+            x0, x1 = _span(fx, cx, nx, width, math.sqrt(rho * rho - ey * ey), rx, wrap)
+            xa, xb, xc, xd = ascending_ranges(x0, x1, nx)
+            for run in range(2):
+                lo, hi = (xa, xb) if run == 0 else (xc, xd)
+                if hi >= lo:
+                    runs[m, 0] = start[row + wrapped(lo, nx)]
+                    runs[m, 1] = start[row + wrapped(hi, nx) + 1]
+                    m += 1
+    return m
+
+
+#: An observer over its cap first measures the cells within this times the distance of the
+#: previous observer's farthest kept pair (rows in cell order: its neighbour, as crowded).
+GUESS = 1.25
+
+#: ... unless those cells would cover more than this share of its whole view's (the cells
+#: reach a cell side beyond): then a miss would cost more than the guess saves.
+SAVES = 0.5
+
+
+@inline
+def _wider(rho: float, short: float, least: float, reach: float) -> float:
+    """The next radius of a window that held ``short`` times too few: its area times that
+    (and :data:`GUESS` again), 1.5 times at least and ``least`` at least, or the whole
+    ``reach`` beyond four times."""
+    grow = math.sqrt(short) * GUESS
+    return reach if grow > 4.0 else min(max(max(grow, 1.5) * rho, least), reach)
+
+
 #: Buckets of the histogram :func:`_threshold` narrows the cap-th distance with.
 BUCKETS = 64
 
-#: Candidates left in one bucket that :func:`_threshold` selects among directly.
-FEW = 16
+#: Candidates :func:`_threshold` ranks directly (all pairs compared: fewer comparisons than
+#: a histogram's passes cost, at 24 and below), and how many it ranks at most; more left
+#: in one bucket (equal distances, coincident agents) go to :func:`_kth`.
+FEW = 24
+RANKED = 64
+
+
+@inline
+def _ranked(dist: np.ndarray, rows: np.ndarray, c: int, kth: int) -> tuple[float, int]:
+    """The ``(distance, row)`` of rank ``kth`` (0-based, by distance then row) among
+    ``dist[:c]``, ``rows[:c]``: each one's rank counted over all of them, branch-free."""
+    for a in range(c):
+        da, ja = dist[a], rows[a]
+        rank = 0
+        for b in range(c):
+            rank += (dist[b] < da) | ((dist[b] == da) & (rows[b] < ja))
+        if rank == kth:
+            return da, ja
+    return np.inf, -1
 
 
 @inline
@@ -304,7 +381,7 @@ def _threshold(
 
     A histogram of squared distances over ``[0, top^2]`` (farther ones in the last bucket)
     finds the bucket holding the ``k``-th; that bucket alone is bucketed again over its own
-    range, until a few candidates are left, among which :func:`_kth` picks it. Every
+    range, until a few candidates are left, which :func:`_ranked` ranks. Every
     bucket is monotone in the distance, so candidates of lower buckets are nearer and
     those of higher ones farther: a few passes without a branch on the data, where a
     selection over all of them costs several times more (issue 25).
@@ -341,16 +418,18 @@ def _threshold(
             m += 1 if inside else 0
         c = m
         level += 1
-    if level == 0:
-        for q in range(c):
-            pool[q] = q
     for q in range(c):
-        scratch[q] = cdist[pool[q]]
+        s = pool[q] if level else q
+        scratch[q] = cdist[s]
+        bucket[q] = cj[s]
+    if c <= RANKED:
+        return _ranked(scratch, bucket, c, kth)
+    # many as near as each other (coincident agents): a selection, then the ties' rows
     t = _kth(scratch, c, kth)
     less = below
     tied = 0
     for q in range(c):
-        s = pool[q]
+        s = pool[q] if level else q
         less += 1 if cdist[s] < t else 0
         bucket[tied] = cj[s]
         tied += 1 if cdist[s] == t else 0
@@ -362,14 +441,6 @@ def _threshold(
 SUMS = 6
 """Per-observer sums of :func:`neighbour_query`: separation (x, y), neighbour velocity
 (x, y) and offset to the neighbours (x, y), each over the kept pairs in row order."""
-
-#: An observer over its cap first measures the cells within this times the distance of the
-#: previous observer's farthest kept pair (rows in cell order: its neighbour, as crowded).
-GUESS = 1.25
-
-#: ... unless those cells would cover more than this share of its whole view's (the cells
-#: reach a cell side beyond): then a miss would cost more than the guess saves.
-SAVES = 0.5
 
 
 @kernel
@@ -445,11 +516,12 @@ def neighbour_query(
     while (1 << shift) < room:
         shift += 1
     mask = (1 << shift) - 1
+    runs = np.empty((2 * min(ny, 2 * ry + 1), 2), dtype=np.int64)  # a window's rows
     side_x = width / nx
     side_y = height / ny
     diagonal = math.sqrt(side_x * side_x + side_y * side_y)
     longest = max(side_x, side_y)
-    whole_y = wrap and ny < 2 * ry + 1
+    finest = 0.5 * min(side_x, side_y)  # a window widens to half a cell at least
     guess = np.inf  # the farthest kept pair of the previous observer over its cap
     p = 0
     for k in range(n_a):
@@ -476,35 +548,29 @@ def neighbour_query(
         n = 0
         ordered = True
         while limit > 0:
-            # the cells within ``rho`` in ascending cell order: rows kept in cell order then
-            # come in row order; every seen candidate written, branch-free
+            m = _window(runs, start, fx, fy, cx, cy, rho, nx, ny, width, height, rx, ry, wrap)
+            if rho < reach:  # too few points there to hold the cap: wider, unmeasured
+                held = 0
+                for q in range(m):
+                    held += runs[q, 1] - runs[q, 0]
+                if held < 2 * limit:
+                    rho = _wider(rho, 2.0 * limit / max(held, 1), finest, reach)
+                    continue
+            # the runs in ascending cell order: rows kept in cell order then come in row
+            # order; every seen candidate written, branch-free
             n = 0
             last = -1
             ordered = True
-            y0, y1 = _span(fy, cy, ny, height, rho, ry, wrap)
-            ya, yb, yc, yd = ascending_ranges(y0, y1, ny)
-            for part in range(2):
-                for gy in range(ya, yb + 1) if part == 0 else range(yc, yd + 1):
-                    ey = cell_gap(fy, cy, gy, side_y, whole_y)
-                    if ey > rho:
-                        continue
-                    row = wrapped(gy, ny) * nx
-                    x0, x1 = _span(fx, cx, nx, width, math.sqrt(rho * rho - ey * ey), rx, wrap)
-                    xa, xb, xc, xd = ascending_ranges(x0, x1, nx)
-                    for run in range(2):
-                        lo = start[row + wrapped(xa if run == 0 else xc, nx)]
-                        hi = start[row + wrapped(xb if run == 0 else xd, nx) + 1]
-                        if (xb < xa) if run == 0 else (xd < xc):
-                            continue
-                        for s in range(lo, hi):
-                            j, dx, dy, dist, seen = _measure(
-                                s, rows, xs, ys, i, xi, yi, hx, hy, r2, cl, test_fov, overlap,
-                                width, height, wrap,
-                            )  # fmt: skip
-                            cj[n], cdx[n], cdy[n], cdist[n] = j, dx, dy, dist
-                            ordered &= (j > last) | (not seen)
-                            last = j if seen else last
-                            n += 1 if seen else 0
+            for q in range(m):
+                for s in range(runs[q, 0], runs[q, 1]):
+                    j, dx, dy, dist, seen = _measure(
+                        s, rows, xs, ys, i, xi, yi, hx, hy, r2, cl, test_fov, overlap,
+                        width, height, wrap,
+                    )  # fmt: skip
+                    cj[n], cdx[n], cdy[n], cdist[n] = j, dx, dy, dist
+                    ordered &= (j > last) | (not seen)
+                    last = j if seen else last
+                    n += 1 if seen else 0
             covered = rho >= reach
             if n > limit:
                 top = min(rho + diagonal, reach)
@@ -514,10 +580,8 @@ def neighbour_query(
                 rho = min(t + 4.0 * margin, reach)  # the cap-th is within t: one more try
             elif covered:
                 break
-            else:  # fewer than the cap so near: as many again, or the whole view
-                grow = math.sqrt((limit + 1.0) / max(n, 1)) * GUESS
-                wider = max(max(grow, 1.5) * rho, 0.5 * min(side_x, side_y))
-                rho = reach if grow > 4.0 else min(wider, reach)
+            else:  # fewer than the cap so near
+                rho = _wider(rho, (limit + 1.0) / max(n, 1), finest, reach)
         guess = t if n > limit else np.inf
         if n > limit:  # the kept: nearer than t, or at t and not above row jt
             m = 0

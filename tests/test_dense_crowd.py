@@ -1,9 +1,9 @@
 """Dense crowds (issue 23, item 7): the compiled nearest-first query, and pair searches in chunks.
 
 At 200,000 agents in 800 x 600 each observer sees ~3,500 others and keeps its
-64 nearest. The compiled query keeps them in a heap and, on the fine grid
-``grid_shape`` picks for such crowds, measures rings of cells nearest first
-and stops early; it must keep exactly the pairs of the NumPy reference (ties:
+64 nearest. On the fine grid ``grid_shape`` picks for such crowds the compiled
+query visits the cells within a guessed radius and keeps the pairs under the
+cap-th distance (issue 25); it must keep exactly the pairs of the NumPy reference (ties:
 the lower row) in scenes built to stress that: clumps across a wrapped edge,
 coincident agents, agents on cell borders and outside a bounded world, caps
 from 1 up. The overlap figure's pair search runs a chunk at a time; its

@@ -1,6 +1,6 @@
 """Neighbour pairs, nearest agents and agent target facts, compiled.
 
-:func:`neighbour_pairs` is ``Sense._compute_neighbours`` in one kernel: the
+:func:`neighbour_query` is ``Sense._compute_neighbours`` in one kernel: the
 candidate rows are binned in a uniform grid (a counting sort by cell, cells at
 least the padded view distance wide, so the 3 x 3 cells around an observer
 hold everything it can see; an axis of a wrapped world with fewer than 3
@@ -13,16 +13,21 @@ keep the lower row). Pairs come out sorted by ``(i, j)`` in the CSR layout of
 ``Neighbours``. The grid only chooses candidates; which pairs are kept and
 their numbers depend on the exact tests alone, so they equal the NumPy path's.
 
-In a dense crowd an observer sees thousands and keeps a few dozen: its kept
-pairs are then a max-heap (farthest, then highest row, on top), so a
-candidate costs one comparison with the top and a replacement ``log(cap)``,
-never a sort of everything seen (issue 23: 200,000 agents seeing ~3,500
-each took minutes). Where the cap binds across the crowd, :func:`grid_shape`
-makes cells of a few points and an observer whose stencil holds more than
-its cap measures rings of cells around its own, nearest first: once full, a
-cell wholly farther than the farthest pair kept is skipped, and the rings
-stop when the next one is (its points could not be kept). Elsewhere the
-stencil's rows are measured in row order as they always were.
+An observer visits the cells within some radius of it, row of cells by row
+of cells in ascending cell order (rows kept in cell order, ``sim/cell_order.py``,
+then come nearly in row order), and every seen candidate is written down,
+branch-free. Over its cap it keeps its nearest: the cap-th distance is found
+by narrowing histograms of squared distances (:func:`_threshold`), the pairs
+nearer (or as near, of a lower row) kept in the order measured, so a few
+passes, and a sort of the kept only when rows came out of order. In a crowd
+where the cap binds, :func:`grid_shape` makes cells of a few points, and an
+observer over its cap first visits only the cells within 1.25 times the
+previous observer's cap-th distance (its neighbour in cell order, as crowded),
+widening when its own cap-th pair is not surely inside (a cell outside is
+wholly farther). So a cap costs less than no cap (issue 25:
+``benchmarks/results_dense.md``), where the heap of the nearest this replaced
+cost more than measuring everything (issue 23 had it, after a sort of every
+pair seen took minutes at 200,000 agents seeing ~3,500 each).
 
 Coordinates are copied into cell order once per query, so an observer's
 candidates are read from contiguous memory.
@@ -31,6 +36,7 @@ candidates are read from contiguous memory.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -43,8 +49,8 @@ from behaviortk.world.spatial import shortest, shortest_near
 CELLS_PER_POINT = 4
 
 #: In a dense crowd a cell holds about an observer's cap over this many points on average
-#: (``grid_shape``): 8 measured fastest at 200,000 agents of evade_or_flock (cap 64), 2.4x
-#: faster than cells of cap points; finer cells gain little more and cost sparse corners.
+#: (``grid_shape``): 8 to 32 measured alike at 5,000 and 200,000 prey of evade_or_flock in
+#: 800 x 600 (cap 64), 4 (cells at least the radius wide at 5,000) a quarter slower.
 CAP_PER_CELL = 8
 
 #: A fine grid's cells are at least the radius over this wide: an observer's stencil spans at
@@ -62,7 +68,7 @@ def separation_pair(i: int, j: int, dx: float, dy: float) -> tuple[float, float]
 
 
 @inline
-def _cell_of(x: float, size: float, n_cells: int, wrap: bool) -> int:
+def cell_of(x: float, size: float, n_cells: int, wrap: bool) -> int:
     """The cell column (or row) of coordinate ``x``: folded on wrapped worlds, clamped inside."""
     if wrap and not (0.0 <= x < size):
         x = x - size * math.floor(x / size)
@@ -86,11 +92,9 @@ def grid_shape(
     agents of evade_or_flock and flocking_lj_obstacles). Except when observers
     keep at most ``cap`` and the crowd is so dense that a cell holding
     ``cap / CAP_PER_CELL`` points on average is at most half the radius wide:
-    cells are then that wide, so an observer's nearest ``cap`` lie in the few
-    rings of cells around its own, where :func:`neighbour_query` stops (at
-    200,000 agents of evade_or_flock: a few hundred candidates measured per
-    observer instead of ~14,000, and the nearest come first, so the heap of the
-    kept changes less often).
+    cells are then that wide, so an observer over its cap visits a few cells
+    close around it (:func:`neighbour_query`; at 200,000 agents of
+    evade_or_flock: ~200 candidates measured per observer instead of ~14,000).
     """
     max_cells = max(16, CELLS_PER_POINT * points)
     side = radius
@@ -125,8 +129,8 @@ def bin_points(
     cell = np.empty(m, dtype=np.int64)
     start = np.zeros(nx * ny + 1, dtype=np.int64)
     for k in range(m):
-        cx = _cell_of(pos[lo + k, 0], width, nx, wrap)
-        c = _cell_of(pos[lo + k, 1], height, ny, wrap) * nx + cx
+        cx = cell_of(pos[lo + k, 0], width, nx, wrap)
+        c = cell_of(pos[lo + k, 1], height, ny, wrap) * nx + cx
         cell[k] = c
         start[c + 1] += 1
     for c in range(nx * ny):
@@ -156,7 +160,7 @@ def _stencil(c: int, n_cells: int, wrap: bool, reach: int) -> tuple[int, int]:
 
 
 @inline
-def _wrapped(c: int, n_cells: int) -> int:
+def wrapped(c: int, n_cells: int) -> int:
     if c < 0:
         return c + n_cells
     if c >= n_cells:
@@ -171,34 +175,11 @@ def _candidates(start: np.ndarray, c: int, nx: int, ny: int, wrap: bool, rx: int
     y0, y1 = _stencil(c // nx, ny, wrap, ry)
     count = 0
     for gy in range(y0, y1 + 1):
-        row = _wrapped(gy, ny) * nx
+        row = wrapped(gy, ny) * nx
         for gx in range(x0, x1 + 1):
-            g = row + _wrapped(gx, nx)
+            g = row + wrapped(gx, nx)
             count += start[g + 1] - start[g]
     return count
-
-
-@inline
-def _sift_down(heap: np.ndarray, j: np.ndarray, dist: np.ndarray, n: int, top: int) -> None:
-    """Restore the max-heap of slots ``heap[:n]`` below ``top``: a slot sits above those
-    nearer than it (farther first, then the higher row; rows are unique). The choice of
-    child is branch-free: it goes either way at random."""
-    slot = heap[top]
-    dd, jj = dist[slot], j[slot]
-    at = top
-    child = 2 * at + 1
-    while child < n:
-        c = heap[child]
-        r = heap[min(child + 1, n - 1)]
-        right = (child + 1 < n) & ((dist[r] > dist[c]) | ((dist[r] == dist[c]) & (j[r] > j[c])))
-        child += 1 if right else 0
-        c = r if right else c
-        if not ((dist[c] > dd) | ((dist[c] == dd) & (j[c] > jj))):
-            break
-        heap[at] = c
-        at = child
-        child = 2 * at + 1
-    heap[at] = slot
 
 
 @inline
@@ -233,37 +214,7 @@ def _measure(
 
 
 @inline
-def _heapify(heap: np.ndarray, j: np.ndarray, dist: np.ndarray, n: int) -> None:
-    """Slots ``0..n-1`` as a max-heap (:func:`_sift_down`): an observer just reached its cap."""
-    for q in range(n):
-        heap[q] = q
-    for top in range(n // 2 - 1, -1, -1):
-        _sift_down(heap, j, dist, n, top)
-
-
-@inline
-def _replace(
-    j: int,
-    dx: float,
-    dy: float,
-    dist: float,
-    n: int,
-    cj: np.ndarray,
-    cdx: np.ndarray,
-    cdy: np.ndarray,
-    cdist: np.ndarray,
-    heap: np.ndarray,
-) -> None:
-    """A seen candidate offered to a full observer: it takes the farthest kept pair's slot
-    when nearer (or as near, a lower row)."""  # fmt: skip
-    t = heap[0]
-    if dist < cdist[t] or (dist == cdist[t] and j < cj[t]):
-        cj[t], cdx[t], cdy[t], cdist[t] = j, dx, dy, dist
-        _sift_down(heap, cj, cdist, n, 0)
-
-
-@inline
-def _gap(x: float, cell: int, target: int, side: float, whole: bool) -> float:
+def cell_gap(x: float, cell: int, target: int, side: float, whole: bool) -> float:
     """How far along one axis coordinate ``x`` (in cell ``cell``) is from every point of
     the stencil column ``target`` (unwrapped: -1 is the column left of 0) at least;
     0 for its own column or an axis searched whole."""
@@ -272,6 +223,219 @@ def _gap(x: float, cell: int, target: int, side: float, whole: bool) -> float:
     if target > cell:
         return max(target * side - x, 0.0)
     return max(x - (target + 1) * side, 0.0)
+
+
+@inline
+def _span(
+    f: float, c: int, n_cells: int, size: float, rho: float, reach: int, wrap: bool
+) -> tuple[int, int]:
+    """First and last cell (inclusive, unwrapped) along one axis within ``rho`` of coordinate
+    ``f`` (in cell ``c``), inside the stencil's ``reach``: every cell whose :func:`cell_gap` is at
+    most ``rho``, the own cell always (``f`` may lie outside a bounded world)."""
+    lo, hi = _stencil(c, n_cells, wrap, reach)
+    if wrap and n_cells < 2 * reach + 1:
+        return lo, hi
+    scale = n_cells / size
+    if rho * scale < reach + 1:
+        lo = max(lo, min(c, math.floor((f - rho) * scale)))
+        hi = min(hi, max(c, math.floor((f + rho) * scale)))
+    return lo, hi
+
+
+@inline
+def ascending_ranges(lo: int, hi: int, n_cells: int) -> tuple[int, int, int, int]:
+    """Unwrapped cells ``lo..hi`` as two ranges (inclusive) whose wrapped ids ascend: the
+    cells past the world's far edge (ids from 0) first."""
+    if lo < 0:
+        return 0, hi, lo, -1
+    if hi >= n_cells:
+        return n_cells, hi, lo, n_cells - 1
+    return lo, hi, 0, -1
+
+
+@inline
+def _kth(a: np.ndarray, n: int, kth: int) -> Any:
+    """The ``kth`` smallest (0-based) of ``a[:n]``, reordering ``a`` (Hoare's selection)."""
+    lo, hi = 0, n - 1
+    while lo < hi:
+        x, y, z = a[lo], a[(lo + hi) >> 1], a[hi]
+        pivot = max(min(x, y), min(max(x, y), z))  # the median of three
+        i, j = lo, hi
+        while i <= j:
+            while a[i] < pivot:
+                i += 1
+            while a[j] > pivot:
+                j -= 1
+            if i <= j:
+                a[i], a[j] = a[j], a[i]
+                i += 1
+                j -= 1
+        if kth <= j:
+            hi = j
+        elif kth >= i:
+            lo = i
+        else:
+            return a[kth]
+    return a[kth]
+
+
+@inline
+def _window(
+    runs: np.ndarray,
+    start: np.ndarray,
+    fx: float,
+    fy: float,
+    cx: int,
+    cy: int,
+    rho: float,
+    nx: int,
+    ny: int,
+    width: float,
+    height: float,
+    rx: int,
+    ry: int,
+    wrap: bool,
+) -> int:
+    """The binned rows of the cells within ``rho`` of ``(fx, fy)`` (in cell ``(cx, cy)``), as
+    runs ``runs[q] = (first, stop)`` in ascending cell order: a row of cells is consecutive
+    (two runs where it wraps). Returns how many runs."""
+    side_y = height / ny
+    whole_y = wrap and ny < 2 * ry + 1
+    m = 0
+    y0, y1 = _span(fy, cy, ny, height, rho, ry, wrap)
+    ya, yb, yc, yd = ascending_ranges(y0, y1, ny)
+    for part in range(2):
+        for gy in range(ya, yb + 1) if part == 0 else range(yc, yd + 1):
+            ey = cell_gap(fy, cy, gy, side_y, whole_y)
+            if ey > rho:
+                continue
+            row = wrapped(gy, ny) * nx
+            x0, x1 = _span(fx, cx, nx, width, math.sqrt(rho * rho - ey * ey), rx, wrap)
+            xa, xb, xc, xd = ascending_ranges(x0, x1, nx)
+            for run in range(2):
+                lo, hi = (xa, xb) if run == 0 else (xc, xd)
+                if hi >= lo:
+                    runs[m, 0] = start[row + wrapped(lo, nx)]
+                    runs[m, 1] = start[row + wrapped(hi, nx) + 1]
+                    m += 1
+    return m
+
+
+#: An observer over its cap first measures the cells within this times the distance of the
+#: previous observer's farthest kept pair (rows in cell order: its neighbour, as crowded).
+GUESS = 1.25
+
+#: ... unless those cells would cover more than this share of its whole view's (the cells
+#: reach a cell side beyond): then a miss would cost more than the guess saves.
+SAVES = 0.5
+
+
+@inline
+def _wider(rho: float, short: float, least: float, reach: float) -> float:
+    """The next radius of a window that held ``short`` times too few: its area times that
+    (and :data:`GUESS` again), 1.5 times at least and ``least`` at least, or the whole
+    ``reach`` beyond four times."""
+    grow = math.sqrt(short) * GUESS
+    return reach if grow > 4.0 else min(max(max(grow, 1.5) * rho, least), reach)
+
+
+#: Buckets of the histogram :func:`_threshold` narrows the cap-th distance with.
+BUCKETS = 64
+
+#: Candidates :func:`_threshold` ranks directly (all pairs compared: fewer comparisons than
+#: a histogram's passes cost, at 24 and below), and how many it ranks at most; more left
+#: in one bucket (equal distances, coincident agents) go to :func:`_kth`.
+FEW = 24
+RANKED = 64
+
+
+@inline
+def _ranked(dist: np.ndarray, rows: np.ndarray, c: int, kth: int) -> tuple[float, int]:
+    """The ``(distance, row)`` of rank ``kth`` (0-based, by distance then row) among
+    ``dist[:c]``, ``rows[:c]``: each one's rank counted over all of them, branch-free."""
+    for a in range(c):
+        da, ja = dist[a], rows[a]
+        rank = 0
+        for b in range(c):
+            rank += (dist[b] < da) | ((dist[b] == da) & (rows[b] < ja))
+        if rank == kth:
+            return da, ja
+    return np.inf, -1
+
+
+@inline
+def _threshold(
+    cj: np.ndarray,
+    cdist: np.ndarray,
+    n: int,
+    k: int,
+    top: float,
+    counts: np.ndarray,
+    bucket: np.ndarray,
+    pool: np.ndarray,
+    scratch: np.ndarray,
+) -> tuple[float, int]:
+    """``(t, jt)``: the ``k`` nearest of the ``n`` seen candidates (``0 < k < n``) are those
+    nearer than ``t`` and those at ``t`` of row at most ``jt`` (equal distances keep the
+    lower rows, as ``sense.nearest_first``).
+
+    A histogram of squared distances over ``[0, top^2]`` (farther ones in the last bucket)
+    finds the bucket holding the ``k``-th; that bucket alone is bucketed again over its own
+    range, until a few candidates are left, which :func:`_ranked` ranks. Every
+    bucket is monotone in the distance, so candidates of lower buckets are nearer and
+    those of higher ones farther: a few passes without a branch on the data, where a
+    selection over all of them costs several times more (issue 25).
+    """
+    kth = k - 1
+    below = 0  # candidates of the buckets before the pool's: all nearer than t
+    c = n
+    lo = 0.0
+    hi = top * top
+    level = 0
+    while c > FEW and hi > lo and level < 4:
+        scale = BUCKETS / (hi - lo)
+        counts[:] = 0
+        for q in range(c):
+            d = cdist[pool[q] if level else q]
+            b = int(min(max((d * d - lo) * scale, 0.0), BUCKETS - 1.0))
+            bucket[q] = b
+            counts[b] += 1
+        b = 0
+        while counts[b] <= kth:
+            kth -= counts[b]
+            below += counts[b]
+            b += 1
+        m = 0
+        lo = np.inf
+        hi = 0.0
+        for q in range(c):
+            s = pool[q] if level else q
+            d2 = cdist[s] * cdist[s]
+            inside = bucket[q] == b
+            pool[m] = s
+            lo = min(lo, d2) if inside else lo
+            hi = max(hi, d2) if inside else hi
+            m += 1 if inside else 0
+        c = m
+        level += 1
+    for q in range(c):
+        s = pool[q] if level else q
+        scratch[q] = cdist[s]
+        bucket[q] = cj[s]
+    if c <= RANKED:
+        return _ranked(scratch, bucket, c, kth)
+    # many as near as each other (coincident agents): a selection, then the ties' rows
+    t = _kth(scratch, c, kth)
+    less = below
+    tied = 0
+    for q in range(c):
+        s = pool[q] if level else q
+        less += 1 if cdist[s] < t else 0
+        bucket[tied] = cj[s]
+        tied += 1 if cdist[s] == t else 0
+    if tied == k - less:
+        return t, np.iinfo(np.int64).max
+    return t, _kth(bucket, tied, k - less - 1)
 
 
 SUMS = 6
@@ -322,8 +486,8 @@ def neighbour_query(
     if want_pairs:  # room for every observer's min(cap, candidates)
         found = np.full(nx * ny, -1, dtype=np.int64)
         for k in range(n_a):
-            cx = _cell_of(pos[observers[k], 0], width, nx, wrap)
-            c = _cell_of(pos[observers[k], 1], height, ny, wrap) * nx + cx
+            cx = cell_of(pos[observers[k], 0], width, nx, wrap)
+            c = cell_of(pos[observers[k], 1], height, ny, wrap) * nx + cx
             if found[c] < 0:
                 found[c] = _candidates(start, c, nx, ny, wrap, rx, ry)
             bound += min(found[c], max(cap[k], 0))
@@ -342,19 +506,23 @@ def neighbour_query(
     cdx = np.empty(room)
     cdy = np.empty(room)
     cdist = np.empty(room)
-    heap = np.empty(room, dtype=np.int64)  # slots, farthest on top, once an observer is full
+    counts = np.empty(BUCKETS, dtype=np.int64)  # the selection's work arrays
+    bucket = np.empty(room, dtype=np.int64)
+    pool = np.empty(room, dtype=np.int64)
+    scratch = np.empty(room)
+    kept = np.empty(room, dtype=np.int64)  # the kept slots, in the order measured
     keys = np.empty(room, dtype=np.int64)  # row << shift | slot: the kept pairs in row order
     shift = 0
     while (1 << shift) < room:
         shift += 1
     mask = (1 << shift) - 1
+    runs = np.empty((2 * min(ny, 2 * ry + 1), 2), dtype=np.int64)  # a window's rows
     side_x = width / nx
     side_y = height / ny
-    whole_x = wrap and nx < 2 * rx + 1
-    whole_y = wrap and ny < 2 * ry + 1
-    # every cell of ring r + 1 lies (r x the shorter side) away on some axis, none on a whole one
-    near_side = 0.0 if whole_x or whole_y else min(side_x, side_y)
-    fine = rx > 1 or ry > 1  # cells narrower than the view: grid_shape's dense crowds
+    diagonal = math.sqrt(side_x * side_x + side_y * side_y)
+    longest = max(side_x, side_y)
+    finest = 0.5 * min(side_x, side_y)  # a window widens to half a cell at least
+    guess = np.inf  # the farthest kept pair of the previous observer over its cap
     p = 0
     for k in range(n_a):
         i = observers[k]
@@ -365,96 +533,75 @@ def neighbour_query(
         r2 = view[k] * view[k]
         cl = cos_limit[k]
         test_fov = fov and not all_round[k]
-        limit = cap[k]
-        cx = _cell_of(xi, width, nx, wrap)
-        cy = _cell_of(yi, height, ny, wrap)
-        x0, x1 = _stencil(cx, nx, wrap, rx)
-        y0, y1 = _stencil(cy, ny, wrap, ry)
-        # a stencil row's cells are consecutive cell ids, so their points one run of the
-        # binned arrays (two where the row wraps around the world's edge)
-        if x0 < 0:
-            a0, a1, b0, b1 = x0 + nx, nx, 0, x1 + 1
-        elif x1 >= nx:
-            a0, a1, b0, b1 = x0, nx, 0, x1 - nx + 1
-        else:
-            a0, a1, b0, b1 = x0, x1 + 1, 0, 0
-        total = 0  # on a fine grid (dense crowds), an observer over its cap takes the rings
-        for gy in range(y0, y1 + 1) if fine else range(0):
-            row = _wrapped(gy, ny) * nx
-            total += start[row + a1] - start[row + a0] + start[row + b1] - start[row + b0]
+        limit = max(cap[k], 0)
+        cx = cell_of(xi, width, nx, wrap)
+        cy = cell_of(yi, height, ny, wrap)
+        fx = xi - width * math.floor(xi / width) if wrap else xi  # where cell_of put it
+        fy = yi - height * math.floor(yi / height) if wrap else yi
+        margin = 1e-9 * (width + height + abs(fx) + abs(fy))  # over any rounding of bins
+        reach = view[k] * (1.0 + 1e-9) + 1e-9  # cells farther than this hold nobody seen
+        rho = min(GUESS * guess + 2.0 * margin, reach)
+        if (rho + longest) * (rho + longest) > SAVES * (reach + longest) * (reach + longest):
+            rho = reach
+        t = np.inf
+        jt = np.iinfo(np.int64).max
         n = 0
-        last = -1
         ordered = True
-        full = False  # the observer holds ``limit`` pairs, ``heap`` orders them
-        if total <= limit:  # the stencil's runs in row order, every seen candidate kept
-            for gy in range(y0, y1 + 1):
-                row = _wrapped(gy, ny) * nx
-                for part in range(2):
-                    lo = start[row + a0] if part == 0 else start[row + b0]
-                    hi = start[row + a1] if part == 0 else start[row + b1]
-                    for s in range(lo, hi):
-                        j, dx, dy, dist, seen = _measure(
-                            s, rows, xs, ys, i, xi, yi, hx, hy, r2, cl, test_fov, overlap,
-                            width, height, wrap,
-                        )  # fmt: skip
-                        # branch-free: every candidate is written, only the seen ones counted
-                        cj[n], cdx[n], cdy[n], cdist[n] = j, dx, dy, dist
-                        ordered &= (j > last) | (not seen)
-                        last = j if seen else last
-                        n += 1 if seen else 0
-            if n > limit:  # then the nearest ``limit`` of them
-                full = limit > 0
-                if full:
-                    _heapify(heap, cj, cdist, limit)
-                    for q in range(limit, n):
-                        _replace(cj[q], cdx[q], cdy[q], cdist[q], limit, cj, cdx, cdy, cdist, heap)
-                n = max(limit, 0)
-                ordered = False
-        else:
-            # rings of cells around its own (Chebyshev distance ``ring``), nearest first;
-            # once full, a cell wholly farther than the farthest pair kept is skipped, and
-            # so is every later ring once its nearest side is
-            fx = xi - width * math.floor(xi / width) if wrap else xi  # where _cell_of put it
-            fy = yi - height * math.floor(yi / height) if wrap else yi
-            margin = 1e-9 * (width + height + abs(fx) + abs(fy))  # over any rounding of bins
-            xlo, xhi, ylo, yhi = x0 - cx, x1 - cx, y0 - cy, y1 - cy
-            rings = max(-xlo, xhi, -ylo, yhi) if limit > 0 else -1
-            for ring in range(rings + 1):
-                farthest = cdist[heap[0]] if full else view[k]
-                if ring > 1 and (ring - 1) * near_side - margin > farthest:
+        while limit > 0:
+            m = _window(runs, start, fx, fy, cx, cy, rho, nx, ny, width, height, rx, ry, wrap)
+            if rho < reach:  # too few points there to hold the cap: wider, unmeasured
+                held = 0
+                for q in range(m):
+                    held += runs[q, 1] - runs[q, 0]
+                if held < 2 * limit:
+                    rho = _wider(rho, 2.0 * limit / max(held, 1), finest, reach)
+                    continue
+            # the runs in ascending cell order: rows kept in cell order then come in row
+            # order; every seen candidate written, branch-free
+            n = 0
+            last = -1
+            ordered = True
+            for q in range(m):
+                for s in range(runs[q, 0], runs[q, 1]):
+                    j, dx, dy, dist, seen = _measure(
+                        s, rows, xs, ys, i, xi, yi, hx, hy, r2, cl, test_fov, overlap,
+                        width, height, wrap,
+                    )  # fmt: skip
+                    cj[n], cdx[n], cdy[n], cdist[n] = j, dx, dy, dist
+                    ordered &= (j > last) | (not seen)
+                    last = j if seen else last
+                    n += 1 if seen else 0
+            covered = rho >= reach
+            if n > limit:
+                top = min(rho + diagonal, reach)
+                t, jt = _threshold(cj, cdist, n, limit, top, counts, bucket, pool, scratch)
+                if covered or t < rho - margin:
                     break
-                for uy in range(max(-ring, ylo), min(ring, yhi) + 1):
-                    edge = uy == -ring or uy == ring  # a whole row of the ring, else its ends
-                    ux = max(-ring, xlo) if edge else -ring
-                    while ux <= min(ring, xhi):
-                        gx, gy = cx + ux, cy + uy
-                        ux += 1 if edge else 2 * ring
-                        if gx < x0:
-                            continue
-                        if full:
-                            ex = _gap(fx, cx, gx, side_x, whole_x)
-                            ey = _gap(fy, cy, gy, side_y, whole_y)
-                            if math.sqrt(ex * ex + ey * ey) - margin > cdist[heap[0]]:
-                                continue
-                        g = _wrapped(gy, ny) * nx + _wrapped(gx, nx)
-                        for s in range(start[g], start[g + 1]):
-                            j, dx, dy, dist, seen = _measure(
-                                s, rows, xs, ys, i, xi, yi, hx, hy, r2, cl, test_fov, overlap,
-                                width, height, wrap,
-                            )  # fmt: skip
-                            if not full:
-                                cj[n], cdx[n], cdy[n], cdist[n] = j, dx, dy, dist
-                                n += 1 if seen else 0
-                                full = n == limit
-                                if full:
-                                    _heapify(heap, cj, cdist, n)
-                            elif seen:
-                                _replace(j, dx, dy, dist, n, cj, cdx, cdy, cdist, heap)
-            ordered = False  # rings and the heap scramble the rows
+                rho = min(t + 4.0 * margin, reach)  # the cap-th is within t: one more try
+            elif covered:
+                break
+            else:  # fewer than the cap so near
+                rho = _wider(rho, (limit + 1.0) / max(n, 1), finest, reach)
+        guess = t if n > limit else np.inf
+        if n > limit:  # the kept: nearer than t, or at t and not above row jt
+            m = 0
+            last = -1
+            ordered = True
+            for q in range(n):
+                j = cj[q]
+                keep = (cdist[q] < t) | ((cdist[q] == t) & (j <= jt))
+                kept[m] = q
+                ordered &= (j > last) | (not keep)
+                last = j if keep else last
+                m += 1 if keep else 0
+            n = m
+        else:
+            for q in range(n):
+                kept[q] = q
         if not ordered:  # the kept pairs' slots in row order (rows are unique)
             for q in range(n):
-                keys[q] = (cj[q] << shift) | q
-            if full or n > 64:
+                keys[q] = (cj[kept[q]] << shift) | kept[q]
+            if n > 64:
                 keys[:n].sort()
             else:  # insertion sort: rows kept in cell order come nearly sorted
                 for q in range(1, n):
@@ -464,9 +611,11 @@ def neighbour_query(
                         keys[b] = keys[b - 1]
                         b -= 1
                     keys[b] = key
+            for q in range(n):
+                kept[q] = keys[q] & mask
         sx = sy = ax = ay = ox = oy = 0.0
         for q in range(n):
-            slot = q if ordered else keys[q] & mask
+            slot = kept[q]
             j = cj[slot]
             dx = cdx[slot]
             dy = cdy[slot]

@@ -673,16 +673,13 @@ class Sense:
         key = (group, of_group, r)
         found = self._visible.get(key)
         if found is None:
-            rows = self.rows(group)
+            rows, of = self.rows(group), self.other_rows(group, of_group)
             ag = self.agents
-            found = nearest_visible(
-                self.index,
-                rows,
-                self.other_rows(group, of_group),
-                ag.heading[rows],
-                np.minimum(ag.view_distance[rows], r),
-                0.5 * ag.fov[rows],
-            )
+            look = (ag.heading[rows], np.minimum(ag.view_distance[rows], r), 0.5 * ag.fov[rows])
+            if self.kernels is not None:
+                found = self.kernels.nearest_visible(self.world, ag.pos, rows, of, *look)
+            else:
+                found = nearest_visible(self.index, rows, of, *look)
             thinkers = self._thinkers(group)
             if thinkers is not None:
                 fresh = (found[0][thinkers - rows.start], found[1][thinkers - rows.start])

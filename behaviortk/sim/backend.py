@@ -16,7 +16,7 @@ import numpy as np
 
 from behaviortk.engines.batch import status_loops
 from behaviortk.leaves import conditions_loops
-from behaviortk.sense import held_loops
+from behaviortk.sense import held_loops, nearest_loops
 from behaviortk.sense import query_loops as spatial
 from behaviortk.sense.sensing import FOV_COS_TOLERANCE, LazyNeighbours, Neighbours, TargetFacts
 from behaviortk.sim import think_loops
@@ -147,23 +147,20 @@ class Kernels:
     def nearest(
         world: World, pos: Array, a: slice | np.ndarray, b: slice, radius: float
     ) -> tuple[np.ndarray, Array] | None:
-        """``SpatialIndex.nearest`` when one side has at most ``SMALL_SIDE`` rows (brute force,
-        the same tie rules); None otherwise (the NumPy path's tree answers). ``a`` is a
-        range or sorted rows (the agents that think this tick)."""
+        """``SpatialIndex.nearest``: brute force when one side has at most ``SMALL_SIDE`` rows
+        (the same tie rules), else a grid of ``b`` searched in rings (``nearest_loops``). ``a``
+        is a range or sorted rows (the agents that think this tick)."""
         observers = observer_rows(a)
         n_a = observers.size
         n_b = max(0, b.stop - b.start)
-        if n_a == 0 or n_b == 0 or not radius >= 0 or min(n_a, n_b) > SMALL_SIDE:
+        if n_a == 0 or n_b == 0 or not radius >= 0:
             return None
-        return spatial.nearest_small(
-            pos,
-            observers,
-            b.start,
-            b.stop,
-            float(radius),
-            float(world.width),
-            float(world.height),
-            world.edges == "wrap",
+        w, h, wrap = float(world.width), float(world.height), world.edges == "wrap"
+        if min(n_a, n_b) <= SMALL_SIDE:
+            return spatial.nearest_small(pos, observers, b.start, b.stop, float(radius), w, h, wrap)
+        nx, ny = nearest_loops.grid_shape(w, h, n_b)
+        return nearest_loops.nearest_grid(
+            pos, observers, b.start, b.stop, float(radius), w, h, wrap, nx, ny
         )
 
     @staticmethod
@@ -221,6 +218,33 @@ class Kernels:
         return held_loops.held_sums(
             start, offsets, thinks, fo, fj, fresh, ho, hj, pos, vel, float(world.width),
             float(world.height), world.edges == "wrap",
+        )  # fmt: skip
+
+    @staticmethod
+    def nearest_visible(
+        world: World, pos: Array, a: slice, b: slice, heading: Array, reach: Array, half: Array
+    ) -> tuple[np.ndarray, Array]:
+        """``world.visible_nearest.nearest_visible(index, a, b, heading, reach, half)``: a grid
+        of ``b`` searched in rings, line of sight nearest first (``nearest_loops``)."""
+        n_a = max(0, a.stop - a.start)
+        n_b = max(0, b.stop - b.start)
+        if n_a == 0 or n_b == 0:
+            return np.full(n_a, -1, dtype=np.int64), np.full(n_a, np.inf)
+        w, h = float(world.width), float(world.height)
+        nx, ny = nearest_loops.grid_shape(w, h, n_b)
+        f64 = np.float64
+        return nearest_loops.visible_grid(
+            pos, a.start, a.stop, b.start, b.stop,
+            np.ascontiguousarray(heading, dtype=f64),
+            np.ascontiguousarray(reach, dtype=f64),
+            np.ascontiguousarray(np.cos(np.minimum(half, np.pi)) - FOV_COS_TOLERANCE, dtype=f64),
+            np.ascontiguousarray(half >= np.pi),
+            w, h, world.edges == "wrap",
+            np.ascontiguousarray(world.obstacle_pos, f64).reshape(-1, 2),
+            np.ascontiguousarray(world.obstacle_radius, f64),
+            np.ascontiguousarray(world.wall_a, f64).reshape(-1, 2),
+            np.ascontiguousarray(world.wall_b, f64).reshape(-1, 2),
+            nx, ny,
         )  # fmt: skip
 
     @staticmethod
@@ -423,6 +447,29 @@ WARM: dict[str, Callable[[], Any]] = {
     "cell_order": _cell_order,
     "neighbour_query": _neighbour_query,
     "nearest_small": lambda: spatial.nearest_small(_POS, _I64[:2], 2, _N, 5.0, 10.0, 10.0, True),
+    "nearest_grid": lambda: nearest_loops.nearest_grid(
+        _POS, _I64[:2], 2, _N, 5.0, 10.0, 10.0, True, 2, 2
+    ),
+    "visible_grid": lambda: nearest_loops.visible_grid(
+        _POS,
+        0,
+        2,
+        2,
+        _N,
+        _HEAD,
+        _F,
+        _F,
+        _YES,
+        10.0,
+        10.0,
+        True,
+        _OBSTACLES,
+        _RADII,
+        _NONE,
+        _NONE,
+        2,
+        2,
+    ),
     "agent_facts": lambda: spatial.agent_facts(_POS, _POS, _VEL, _I64, 10.0, 10.0, True),
     "in_range": lambda: conditions_loops.in_range(_POS, _POS, _YES, 1.0, 0.5, _YES),
     "uniforms": lambda: streams_loops.uniforms(np.uint64(1), _I64, np.uint64(0), 2),

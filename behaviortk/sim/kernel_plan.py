@@ -8,8 +8,8 @@ calls it (the names of ``sim/backend.WARM``, in its order):
 
 - every target of kind ``self`` or ``agent``: ``agent_facts``; ``nearest``:
   ``nearest_small`` too when one side has at most ``SMALL_SIDE`` agents (the
-  brute-force search; bigger sides use the NumPy tree), ``visible`` nearest
-  NumPy's sight test then ``agent_facts``; a ``centroid`` of ``neighbours``:
+  brute-force search), else ``nearest_grid`` (a grid searched in rings), a
+  ``visible`` nearest ``visible_grid``, then ``agent_facts``; a ``centroid`` of ``neighbours``:
   the neighbour query;
 - conditions: ``in_range``; ``neighbours`` (the neighbour query); any node
   drawing random numbers: ``uniforms`` (the whole table);
@@ -126,8 +126,10 @@ class _Walk:
             self.found.add("agent_facts")
         elif isinstance(model, tk.NearestTarget) and self.n:
             sides = (self.size(group), self.size(group, model.group))
-            if not model.visible and 0 < min(sides) <= SMALL_SIDE:  # brute force; else a tree
-                self.found.add("nearest_small")
+            if model.visible and min(sides) > 0:  # a grid searched in rings, sight tested
+                self.found.add("visible_grid")
+            elif min(sides) > 0:  # brute force when one side is small, else a grid
+                self.found.add("nearest_small" if min(sides) <= SMALL_SIDE else "nearest_grid")
             self.found.add("agent_facts")
         elif isinstance(model, derived.CentroidTarget) and model.group == derived.NEIGHBOURS:
             self.neighbours(group, "same")
@@ -225,6 +227,8 @@ def plan(sim: Any) -> Plan:
     walk.world()
     if sim._think.rates:  # some agents skip ticks: held perception (sense/held.py)
         walk.found.update(("think_due", "held_offsets", "held_targets", "held_merge", "held_sums"))
+        if "nearest_grid" in walk.found:  # a few thinkers: a small side, brute force
+            walk.found.add("nearest_small")
         if hasattr(sim.engine, "compile_trees"):  # the batch engine keeps held statuses
             walk.found.add("held_statuses")
     kernels = tuple(name for name in WARM if name in walk.found)

@@ -13,13 +13,11 @@ obstacle centre (strictly inside the radius blocks) and the proper crossing of
 two segments for walls (touching an end does not block). It runs as a kernel
 compiled once by numba and cached on disk, which stops at the first shape that
 blocks: 10,000 rays among 50 obstacles and 50 walls cost a fraction of a sense
-phase (``benchmarks/bench_can_see.py``). numba is imported on first use only,
-so validating a file never loads it.
+phase (``benchmarks/bench_can_see.py``); ``sight_loops.py`` holds it, imported on first
+use only, so validating a file never loads numba.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 import numpy as np
 
@@ -68,53 +66,15 @@ def sees(
     return seen
 
 
-_kernel: Any = None
-
-
-def _compile() -> Any:
-    import numba
-
-    @numba.njit(cache=True, nogil=True)
-    def kernel(p, q, centres, radii, wall_a, wall_b, out):
-        for i in range(p.shape[0]):
-            px, py = p[i, 0], p[i, 1]
-            dx, dy = q[i, 0] - px, q[i, 1] - py
-            dd = dx * dx + dy * dy
-            scale = dd if dd > 0 else 1.0
-            hit = False
-            for j in range(radii.shape[0]):
-                cx, cy = centres[j, 0] - px, centres[j, 1] - py
-                t = min(max((cx * dx + cy * dy) / scale, 0.0), 1.0)
-                gx, gy = cx - t * dx, cy - t * dy
-                if gx * gx + gy * gy < radii[j] * radii[j]:
-                    hit = True
-                    break
-            if not hit:
-                for k in range(wall_a.shape[0]):
-                    ax, ay = wall_a[k, 0], wall_a[k, 1]
-                    abx, aby = wall_b[k, 0] - ax, wall_b[k, 1] - ay
-                    d1 = abx * (py - ay) - aby * (px - ax)
-                    d2 = abx * (q[i, 1] - ay) - aby * (q[i, 0] - ax)
-                    d3 = dx * (ay - py) - dy * (ax - px)
-                    d4 = dx * (wall_b[k, 1] - py) - dy * (wall_b[k, 0] - px)
-                    if d1 * d2 < 0 and d3 * d4 < 0:
-                        hit = True
-                        break
-            out[i] = hit
-
-    return kernel
-
-
 def line_blocked(p: Array, q: Array, world: World) -> np.ndarray:
     """Per row, whether the segment ``p -> q`` crosses an obstacle circle or a wall."""
-    global _kernel
     out = np.zeros(p.shape[0], dtype=bool)
     if not (world.obstacle_radius.size or world.wall_a.size) or not p.shape[0]:
         return out
-    if _kernel is None:
-        _kernel = _compile()
+    from behaviortk.world.sight_loops import lines_blocked  # numba on first use only
+
     f64 = np.float64
-    _kernel(
+    lines_blocked(
         np.ascontiguousarray(p, f64),
         np.ascontiguousarray(q, f64),
         np.ascontiguousarray(world.obstacle_pos, f64).reshape(-1, 2),

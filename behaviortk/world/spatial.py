@@ -11,7 +11,8 @@ never the density (``benchmarks/bench_memory.py``). :meth:`SpatialIndex.pairs`
 measured in ``benchmarks/bench_neighbours.py`` at 2.7 ms against 6.2 ms for
 ``cKDTree`` build + ``query_pairs`` at 10,000 agents with ~8 neighbours each,
 else a tree) stays as the unchunked reference the tests compare with. A scipy
-``cKDTree`` (``boxsize`` on wrapped worlds) answers nearest-agent queries.
+``cKDTree`` (``boxsize`` on wrapped worlds) proposes nearest agents; the exact distances
+choose among them.
 
 The index returns candidate pairs within a slightly padded radius; callers
 filter them with their own exact distance (see ``sense/sensing.py``), so the result
@@ -42,6 +43,13 @@ IntArray = np.ndarray
 #: predators among 10,000 prey): a loop over the small side, vectorised over the
 #: other, costs about 0.25 ms at 10,000 where building or querying a tree costs 1.6-1.8 ms.
 SMALL_SIDE = 16
+
+#: Relative and absolute slack between a k-d tree's distances and the exact ones: a row
+#: the tree left out is at least its last distance minus this.
+TREE_SLACK = 1e-9
+
+#: How many times more candidates each further round of :meth:`SpatialIndex.nearest` takes.
+NEAREST_GROWTH = 8
 
 
 @formula
@@ -242,7 +250,11 @@ class SpatialIndex:
         ``sim/think.py``): the closest row of ``b`` other than itself within ``radius``.
 
         Returns ``(index, distance)`` per row of ``a``; index -1 and distance inf
-        where there is none. Distances are recomputed with :func:`displacement`.
+        where there is none. Exactly brute force's answer (:meth:`_nearest_small`): the
+        smallest ``d^2`` from :func:`displacement`, equal ones to the lower row; a large
+        group asks the tree for a few candidates, and again for more where the tree's
+        rounding could hide a nearer or lower row (``sense/nearest_loops.py`` is the same
+        on a grid, compiled).
         """
         obs = observer_rows(a)
         n_a = obs.size
@@ -253,28 +265,49 @@ class SpatialIndex:
         if min(n_a, b.stop - b.start) <= SMALL_SIDE:
             return self._nearest_small(a, b, radius, index, dist)
         overlap = int(obs[0]) < b.stop and b.start <= int(obs[-1])
-        k = 2 if overlap else 1
-        k = min(k, b.stop - b.start)
+        n_b = b.stop - b.start
+        k = 3 if overlap else 2  # oneself, the nearest and the next: is the nearest sure?
         bound = padded(radius) if np.isfinite(radius) else np.inf
-        _, idx = self.tree(b).query(self._points[a], k=k, distance_upper_bound=bound)
-        idx = np.asarray(idx, dtype=np.int64).reshape(n_a, k)
-        found = idx < (b.stop - b.start)
-        glob = np.where(found, idx + b.start, -1)
-        if overlap:
-            own = obs[:, None]
-            glob = np.where(glob == own, -1, glob)
-        # first column that is a real, different agent
-        has = glob >= 0
-        col = np.argmax(has, axis=1)
-        pick = glob[np.arange(n_a), col]
-        ok = has.any(axis=1)
-        rows = np.nonzero(ok)[0]
-        d = displacement(self.pos[a][rows], self.pos[pick[rows]], self.world)
-        dd = np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1])
-        inside = dd <= radius
-        index[rows[inside]] = pick[rows[inside]]
-        dist[rows[inside]] = dd[inside]
+        best = np.full(n_a, np.inf)  # squared distance to index's row
+        looking = np.arange(n_a)
+        while looking.size:
+            k = min(k, n_b)
+            pick, d2, again = self._nearest_round(obs[looking], b, k, bound, overlap)
+            index[looking], best[looking] = pick, d2
+            looking = looking[again] if k < n_b else looking[:0]
+            k *= NEAREST_GROWTH
+        dd = np.sqrt(best)
+        found = np.isfinite(dd) & (dd <= radius)
+        index[~found] = -1
+        dist[found] = dd[found]
         return index, dist
+
+    def _nearest_round(
+        self, own: IntArray, b: slice, k: int, bound: float, overlap: bool
+    ) -> tuple[IntArray, Array, np.ndarray]:
+        """The nearest row of ``b`` to each row ``own`` among the tree's ``k`` nearest: the
+        smallest ``d^2`` (from :func:`displacement`, as :meth:`_nearest_small`), then the
+        lowest row. Returns it, its ``d^2`` and which rows must look again: those whose
+        nearest is not nearer than every row the tree left out (its ``k``-th distance less
+        ``TREE_SLACK``), so the tree's rounding never hides a nearer or lower row."""
+        n_b = b.stop - b.start
+        tree_dist, idx = self.k_nearest(own, b, k, bound)
+        cand = np.where(idx < n_b, idx + b.start, -1)
+        if overlap:
+            cand[cand == own[:, None]] = -1
+        first = np.full(own.size, np.inf)
+        pick = np.full(own.size, -1, dtype=np.int64)
+        safe = np.maximum(cand, 0)
+        for c in range(k):  # the candidates column by column: the smallest d^2, then row
+            j = cand[:, c]
+            dx, dy = displacement_columns(self.pos, own, safe[:, c], self.world)
+            d2 = np.where(j >= 0, dx * dx + dy * dy, np.inf)
+            better = (d2 < first) | ((d2 == first) & (j < pick) & (j >= 0))
+            first = np.where(better, d2, first)
+            pick = np.where(better, j, pick)
+        last = tree_dist[:, k - 1]
+        unseen = last * (1.0 - TREE_SLACK) - TREE_SLACK  # nobody left out is nearer than this
+        return pick, first, np.isfinite(last) & (np.sqrt(first) >= unseen)
 
     def _nearest_small(
         self, a: slice | IntArray, b: slice, radius: float, index: IntArray, dist: Array

@@ -28,7 +28,7 @@ import numpy as np
 from behaviortk.vec import Array
 from behaviortk.world.grid import chunk_bounds
 from behaviortk.world.sight import in_view_columns, line_blocked
-from behaviortk.world.spatial import SpatialIndex, padded
+from behaviortk.world.spatial import TREE_SLACK, SpatialIndex, padded
 
 #: How many nearest agents the first round looks at (one more when the observers are
 #: among the observed: their own row comes first and is dropped), and how many times
@@ -39,10 +39,6 @@ GROWTH = 8
 #: Bytes of candidates one query holds at once, and what one candidate costs.
 SEARCH_BUDGET = 32 * 1024 * 1024
 BYTES_PER_CANDIDATE = 128
-
-#: Relative and absolute slack between the tree's distances and the exact ones: an
-#: agent the tree left out is at least its last distance minus this.
-TREE_SLACK = 1e-9
 
 
 def nearest_visible(

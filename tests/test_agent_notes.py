@@ -62,3 +62,21 @@ def test_history_and_time_in_status_on_both_engines() -> None:
 def test_the_ring_keeps_the_last_200_changes() -> None:
     notes, _ = run_notes("batch")
     assert notes.history.maxlen == HISTORY == 200
+
+
+def test_the_tree_panel_writes_each_note_beside_its_node() -> None:
+    """The panel's body labels hold the compare's why and each node's time in status."""
+    from dataclasses import replace
+
+    from behaviortk.viewer.layout import Rect
+    from behaviortk.viewer.tree_panel import TreeView
+
+    notes, sim = run_notes("batch")
+    frame = frame_from_sim(sim, 0)
+    assert frame is not None
+    noted = replace(frame, notes=notes.notes(sim.tick))
+    texts = [
+        label.text for pic in TreeView().build(noted, Rect(0, 0, 900, 500)) for label in pic.labels
+    ]
+    assert "blackboard_compare: go = true, wants true   1 ticks" in texts
+    assert texts.count("1 ticks") == 2  # the sequence and the wait

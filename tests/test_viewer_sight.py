@@ -152,3 +152,29 @@ def test_zones_are_filled_rimmed_and_named() -> None:
     x, y = (round(float(v)) for v in vp.to_screen(np.array([100.0, 100.0])))
     label = img[img.shape[0] - 1 - y - 7 : img.shape[0] - 1 - y + 7, x - 20 : x + 20]
     assert count_color(label, palette.ZONE_TEXT, tol=60) > 10
+
+
+def test_rays_take_the_ink_of_their_reason_and_the_legend_names_them() -> None:
+    """Guard 0's intruder moved 100 straight down (90° off +x, fov 90): outside the cone,
+    orange; guard 1 (moved to x = 90) has its intruder 290 ahead (reach 250): out of range,
+    blue. The legend lists the
+    four reasons in the view test's order while the overlay is on, none while it is off."""
+    from behaviortk.leaves.why import SIGHT_REASONS
+    from behaviortk.viewer.hud import legend
+
+    sim = guards()
+    rows = sim.rows_of(sim.ids[2:])
+    sim.agents.pos[rows] = [[100.0, 0.0], [380.0, 300.0]]
+    sim.agents.pos[1] = [90.0, 300.0]
+    [s] = sights(sim, np.ones(sim.agents.n, dtype=bool))
+    assert s.reason.tolist() == [2, 1]
+    on, painter = draw(sim, ViewOptions(overlays={"sight"}))
+    vp = painter.viewport(sim.world)
+    up = vp.to_screen(np.array([100.0, 50.0]))
+    far = vp.to_screen(np.array([235.0, 300.0]))
+    assert count_color(around(on, up), palette.SIGHT_OUTSIDE_CONE, tol=3) >= 5
+    assert count_color(around(on, far), palette.SIGHT_OUT_OF_RANGE, tol=3) >= 5
+    assert count_color(around(on, up), palette.SIGHT_CLEAR, tol=3) == 0
+    names = [name for name, _ in legend(sim, ViewOptions(overlays={"sight"}))]
+    assert names[-4:] == [f"sight: {why}" for why in SIGHT_REASONS]
+    assert not any(n.startswith("sight") for n, _ in legend(sim, ViewOptions()))

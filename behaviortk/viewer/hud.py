@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from behaviortk.leaves.why import SIGHT_REASONS
 from behaviortk.viewer import palette
 from behaviortk.viewer.overlays import OVERLAYS
 from behaviortk.viewer.scene import ViewOptions, action_color, action_names
+from behaviortk.viewer.sight_cones import REASON_INKS, can_see_models
 
 KEYS: tuple[tuple[str, str], ...] = (
     ("space", "pause / resume"),
@@ -64,7 +66,18 @@ def legend(sim: Any, opts: ViewOptions) -> list[tuple[str, palette.Color]]:
         entries = [(name, action_color(i)) for i, name in enumerate(action_names(sim))]
         return [*entries, ("(no force)", palette.IDLE)]
     names = list(sim.agents.group_names)
-    return list(zip(names, palette.group_colours(sim), strict=True))
+    entries = list(zip(names, palette.group_colours(sim), strict=True))
+    return entries + sight_legend(sim, opts)
+
+
+def sight_legend(sim: Any, opts: ViewOptions) -> list[tuple[str, palette.Color]]:
+    """The sight rays' inks, named by the reason they stand for (the why's words), while the
+    sight overlay is on and some tree has a ``can_see``."""
+    if "sight" not in opts.overlays:
+        return []
+    if not any(True for tree in getattr(sim, "trees", {}).values() for _ in can_see_models(tree)):
+        return []
+    return [(f"sight: {why}", ink) for why, ink in zip(SIGHT_REASONS, REASON_INKS, strict=True)]
 
 
 def legend_title(opts: ViewOptions) -> str:

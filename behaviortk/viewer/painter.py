@@ -9,13 +9,14 @@ each) and a few ``arcade.Text`` objects whose strings are updated.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from behaviortk.viewer import geometry as geo
 from behaviortk.viewer import palette
+from behaviortk.viewer.agent_notes import AgentNotes, history_text
 from behaviortk.viewer.bodies import BodyBatch
 from behaviortk.viewer.canvas import Canvas, WindowCanvas
 from behaviortk.viewer.gpu import GpuBatch, TriangleSoup
@@ -33,7 +34,7 @@ from behaviortk.viewer.layout import (
 )
 from behaviortk.viewer.panel import panel_text
 from behaviortk.viewer.scene import ViewOptions, build_scene
-from behaviortk.viewer.tree_frame import frame_from_sim
+from behaviortk.viewer.tree_frame import TreeFrame, frame_from_sim
 from behaviortk.viewer.tree_panel import Picture, TreeView
 from behaviortk.viewer.tuning_panel import TuningPanel
 from behaviortk.viewer.viewport import Viewport, view_region
@@ -88,6 +89,7 @@ class Painter:
         self.ui_batch = GpuBatch(ctx)
         self.heatmap = HeatmapLayer(ctx)
         self.pools: dict[str, LabelPool] = {}
+        self.notes = AgentNotes()  # the selected agent's why, status history, since-ticks
         self.layout: Layout | None = None
         t = arcade.Text
         self.hud = t("", MARGIN, 0, palette.TEXT, 11, font_name=MONO, anchor_y="center")
@@ -238,6 +240,13 @@ class Painter:
         pool.show(labels)
         pool.draw()
 
+    def _noted(self, sim: Any, frame: TreeFrame | None, sel: int) -> TreeFrame | None:
+        """``frame`` with the selected agent's notes (why, time in status), history updated."""
+        if frame is None:
+            return None
+        self.notes.observe(sim, sel, frame.tree, frame.status)
+        return replace(frame, notes=self.notes.notes(int(getattr(sim, "tick", 0))))
+
     def _content(
         self, sim: Any, opts: ViewOptions, info: HudInfo, panel: PanelState | None, lay: Layout
     ) -> None:
@@ -255,7 +264,7 @@ class Painter:
             frame = (
                 panel.frame
                 if panel.frame is not None
-                else (frame_from_sim(sim, sel) if sel is not None else None)
+                else (self._noted(sim, frame_from_sim(sim, sel), sel) if sel is not None else None)
             )
             if frame is not None:
                 pictures = panel.tree.build(frame, lay.content)
@@ -268,7 +277,9 @@ class Painter:
             panel.tuning.follow(panel.session.tuner, group)
             pictures = panel.tuning.build(panel.session, lay.content)
         elif sel is not None:
-            text = panel_text(sim, sel)
+            frame = frame_from_sim(sim, sel)
+            self._noted(sim, frame, sel)
+            text = panel_text(sim, sel) + history_text(self.notes, frame)
         elif not info.caption:
             text = "Click an agent (or press Tab) to inspect its tree, blackboard and requests."
         for pic in pictures:

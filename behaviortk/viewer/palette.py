@@ -58,6 +58,8 @@ TRAIL: Color = (210, 215, 235, 220)  # alpha fades with age
 SIGHT_CONE: Color = (255, 236, 150, 150)
 SIGHT_CLEAR: Color = (40, 230, 140, 255)  # line of sight free
 SIGHT_BLOCKED: Color = (255, 40, 110, 255)  # an obstacle or wall crosses it
+SIGHT_OUT_OF_RANGE: Color = (120, 150, 255, 255)  # farther than the view distance
+SIGHT_OUTSIDE_CONE: Color = (255, 165, 30, 255)  # off the field of view
 THOUGHT: Color = (255, 255, 255, 200)  # a halo under agents that ticked their tree (LOD)
 
 # Zones: a translucent fill under everything, an opaque rim, the name in ZONE_TEXT.

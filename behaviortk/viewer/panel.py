@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from behaviortk.viewer.agent_notes import blackboard_lines
+
 STATUS_SYMBOLS = ("-", "*", "✓", "✕")  # indexed by INVALID, RUNNING, SUCCESS, FAILURE
 
 
@@ -98,7 +100,7 @@ def panel_text(sim: Any, agent: int) -> str:
         out += ["", "Requests (weighted force)", *request_lines(sim, agent, group)]
     else:
         out += ["  (none: the game moves this agent)"]
-    out += ["", "Blackboard"]
-    board = engine.blackboard(agent) if engine is not None and tree is not None else {}
-    out += [f"  {k} = {_fmt(v)}" for k, v in sorted(board.items())] or ["  (empty)"]
+    out += ["", "Blackboard (value, type, age)"]
+    board = blackboard_lines(sim, agent) if tree is not None else []
+    out += board or ["  (empty)"]
     return "\n".join(out)

@@ -25,6 +25,7 @@ class TreeFrame:
     forces: np.ndarray  # (steering leaves,  2) weighted force asked for; NaN rows: no request
     max_force: float  # the agent's limit: force arrows are drawn relative to it
     title: str = ""
+    notes: tuple[str, ...] = ()  # per node: its why and time in status (viewer/agent_notes.py)
 
 
 def frame_from_codes(

@@ -35,6 +35,7 @@ PAD = 8.0
 FONT = 9.0
 MIN_ZOOM, MAX_ZOOM = 0.3, 3.0
 FORCE_R = 8.0  # radius of the force dial beside a steering leaf, at zoom 1
+NOTE_SHIFT_FORCE = 90.0  # a steering leaf's note starts past its force dial and |F| text
 
 STATUS_FILL: dict[int, palette.Color] = {
     INVALID: palette.NODE_IDLE,
@@ -269,6 +270,18 @@ class TreeView:
                         size,
                     )
                 )
+                note = frame.notes[k] if k < len(frame.notes) else ""
+                if note:
+                    shift = NOTE_SHIFT_FORCE if tree.nodes[k].emit_index >= 0 else 6.0
+                    pic.labels.append(
+                        Label(
+                            note,
+                            float(right[k] + (shift + 18.0 * bool(lay.hidden[k])) * z),
+                            float(0.5 * (top[k] + bottom[k])),
+                            palette.DIM_TEXT,
+                            size,
+                        )
+                    )
                 if lay.hidden[k]:
                     pic.labels.append(
                         Label(

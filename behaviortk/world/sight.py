@@ -84,3 +84,28 @@ def line_blocked(p: Array, q: Array, world: World) -> np.ndarray:
         out,
     )
     return out
+
+
+def first_blocker(p: Array, q: Array, world: World) -> tuple[str, int] | None:
+    """What crosses the one segment ``p -> q`` first in :func:`line_blocked`'s order (obstacles,
+    then walls): ``("obstacle", j)``, ``("wall", k)`` or None. The same tests, on NumPy over the
+    shapes, for explaining one agent's view (``leaves/why.py``)."""
+    p, q = np.asarray(p, np.float64), np.asarray(q, np.float64)
+    d = q - p
+    dd = float(d @ d)
+    c = np.asarray(world.obstacle_pos, np.float64).reshape(-1, 2) - p
+    t = np.clip(c @ d / (dd if dd > 0 else 1.0), 0.0, 1.0)
+    g = c - t[:, None] * d
+    radii = np.asarray(world.obstacle_radius, np.float64)
+    hit = np.flatnonzero((g * g).sum(axis=1) < radii * radii)
+    if hit.size:
+        return ("obstacle", int(hit[0]))
+    a = np.asarray(world.wall_a, np.float64).reshape(-1, 2)
+    b = np.asarray(world.wall_b, np.float64).reshape(-1, 2)
+    ab = b - a
+    d1 = ab[:, 0] * (p[1] - a[:, 1]) - ab[:, 1] * (p[0] - a[:, 0])
+    d2 = ab[:, 0] * (q[1] - a[:, 1]) - ab[:, 1] * (q[0] - a[:, 0])
+    d3 = d[0] * (a[:, 1] - p[1]) - d[1] * (a[:, 0] - p[0])
+    d4 = d[0] * (b[:, 1] - p[1]) - d[1] * (b[:, 0] - p[0])
+    crossed = np.flatnonzero((d1 * d2 < 0) & (d3 * d4 < 0))
+    return ("wall", int(crossed[0])) if crossed.size else None

@@ -1,0 +1,547 @@
+"""Breakpoints: stop a run where a node's status, an event or a blackboard value says so.
+
+Set with ``Simulation.break_on`` (each call returns a :class:`Breakpoint`, whose
+``remove()`` takes it away)::
+
+    sim.break_on(node=PATH, status="RUNNING", agent=None, group=None)
+    sim.break_on(event=NAME, agent=None)
+    sim.break_on(blackboard=(KEY, OP, VALUE), agent=None, group=None)
+
+A node is named by its path as the trace header lists it (``FlatNode.path``,
+``"guard/spot[0]/chase"``) or by its name when that names one node of the tree
+(``"chase"``); without ``group`` or ``agent`` every group whose tree has it is
+watched. ``agent`` is an id, ``group`` a group name; ``OP`` is one of
+``blackboard_compare``'s (``==``, ``!=``, ``<``, ``<=``, ``>``, ``>=``) and ``VALUE`` of
+the key's declared type. A bad argument is a ``SimulationError`` naming it (an
+unknown node lists the closest paths) and sets nothing.
+
+**When a breakpoint hits.** Breakpoints are checked at the end of every step, after
+the tick's events are collected (``sim.hit``: that step's hit, or None), so
+``sim.run``, ``advance`` and a game calling ``step`` see the same hits:
+
+* node: an agent's node *became* ``status``: it has it after this step and had
+  another status after the previous one (or when the breakpoint was set; an agent
+  spawned since starts from INVALID, as its trace row does). Statuses are the ones a
+  trace records (``Decision.status``). A node's status changes only on ticks its
+  agent thinks (``sim/think.py``), so with think-rate LOD a hit is always on one of
+  the agent's thinking ticks. From a fresh simulation the first hit is the first tick
+  on which any agent's node has that status;
+* event: the step raised event ``NAME`` (``sim.events``: an ``emit`` node's event,
+  ``spawn``, ``despawn``, or ``status`` for watched agents);
+* blackboard: ``compare(OP, value, VALUE)`` (``blackboard_compare``'s rule: an unset
+  key is false) became true for an agent: true after this step, false after the
+  previous one or when set (an agent spawned since starts from its declared default).
+
+One hit per step: the lowest agent id it happens for, and for that agent the
+breakpoint set first. Its ``tick`` is the step's 0-based index, the ``tick`` a trace
+record of that step carries (``sim.tick`` is then ``tick + 1``).
+
+**Cost.** With no breakpoint set a step tests one empty list. Each node breakpoint
+compares one column of the group's status array with the status it waits for
+(whole arrays, no loop over agents; with LOD only the rows that thought), each
+blackboard one reads the board's comparison for the group (``tree/ops.Board.passes``),
+each event one scans the step's events. ``benchmarks/bench_breakpoints.py`` measures it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, get_args
+
+import numpy as np
+
+from behaviortk.errors import SimulationError
+from behaviortk.format.blackboard_keys import NOUNS
+from behaviortk.format.semantic import ORDERING
+from behaviortk.leaves.conditions import Op, compare
+from behaviortk.registry import choices
+from behaviortk.tree.blackboard import Keys
+from behaviortk.tree.status import FAILURE, RUNNING, STATUS_NAMES, SUCCESS
+
+if TYPE_CHECKING:
+    from behaviortk.sim.simulation import Simulation
+
+OPS: tuple[str, ...] = get_args(Op)
+"""The comparisons a blackboard breakpoint takes: ``blackboard_compare``'s."""
+STATUSES = {STATUS_NAMES[code]: code for code in (RUNNING, SUCCESS, FAILURE)}
+"""The statuses a node breakpoint waits for, by name."""
+CLOSEST = 5
+"""Paths an unknown node's message suggests."""
+
+
+@dataclass(frozen=True)
+class Hit:
+    """Where a breakpoint hit: the step's ``tick`` (0-based, as traces number records), the
+    ``agent`` (an id) and the ``breakpoint``; a node hit has ``group``, ``node`` (the path)
+    and ``status``; an event hit ``event``; a blackboard hit ``group``, ``key`` and the
+    agent's ``value``."""
+
+    tick: int
+    agent: int
+    breakpoint: Breakpoint
+    group: str | None = None
+    node: str | None = None
+    status: str | None = None
+    event: str | None = None
+    key: str | None = None
+    value: Any = None
+
+    def __str__(self) -> str:
+        """The line ``behaviortk run --break`` prints: ``break: tick 240, agent 17, node
+        guard/spot[0]/chase, RUNNING`` (``event caught``; ``blackboard alarm == True, value True``)."""
+        where = f"break: tick {self.tick}, agent {self.agent}, "
+        if self.node is not None:
+            return f"{where}node {self.node}, {self.status}"
+        if self.event is not None:
+            return f"{where}event {self.event}"
+        _, op, rhs = self.breakpoint.target
+        return f"{where}blackboard {self.key} {op} {rhs!r}, value {self.value!r}"
+
+    def reason(self) -> str:
+        """Why a run stopped, in words (the viewer's status line, a trace's end record)."""
+        if self.node is not None:
+            what = f"{self.node} became {self.status}"
+        elif self.event is not None:
+            what = f"event {self.event}"
+        else:
+            _, op, rhs = self.breakpoint.target
+            what = f"{self.key} {op} {rhs!r} became true (value {self.value!r})"
+        return f"breakpoint: {what} for agent {self.agent} at tick {self.tick}"
+
+
+class Breakpoint:
+    """One breakpoint (``Simulation.break_on`` returns it): what it waits for, and
+    ``remove()``. ``kind`` is ``"node"``, ``"event"`` or ``"blackboard"``; ``spec`` says
+    what it waits for in ``--break`` syntax (``guard/spot[0]/chase=RUNNING``,
+    ``event=caught``, ``blackboard=alarm==true``)."""
+
+    def __init__(
+        self,
+        owner: Breakpoints,
+        kind: str,
+        target: Any,
+        spec: str,
+        agent: int | None,
+        group: str | None,
+        watches: list[Watch],
+    ) -> None:
+        self._owner = owner
+        self.kind, self.target, self.spec = kind, target, spec
+        self.agent, self.group = agent, group
+        self.watches = watches
+
+    @property
+    def active(self) -> bool:
+        """Whether it is still set (``remove()`` clears it)."""
+        return self in self._owner.points
+
+    def remove(self) -> None:
+        """Stop checking it; removing it again does nothing."""
+        if self in self._owner.points:
+            self._owner.points.remove(self)
+
+    def __repr__(self) -> str:
+        who = "" if self.agent is None else f", agent {self.agent}"
+        where = "" if self.group is None else f", group {self.group!r}"
+        return f"Breakpoint({self.spec!r}{who}{where})"
+
+
+class Breakpoints:
+    """A Simulation's breakpoints, in the order they were set (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.points: list[Breakpoint] = []
+
+    def add(
+        self,
+        sim: Simulation,
+        *,
+        node: Any = None,
+        status: Any = None,
+        event: Any = None,
+        blackboard: Any = None,
+        agent: Any = None,
+        group: Any = None,
+    ) -> Breakpoint:
+        """Check every argument, then set the breakpoint (nothing is set when one is bad)."""
+        kinds = (("node", node), ("event", event), ("blackboard", blackboard))
+        given = [name for name, value in kinds if value is not None]
+        if len(given) != 1:
+            raise SimulationError(
+                "break_on takes one of node=PATH, event=NAME or blackboard=(KEY, OP, VALUE), "
+                f"got {' and '.join(given) if given else 'none'}"
+            )
+        agent_id = None if agent is None else _agent_id(sim, agent)
+        if node is None and status is not None:
+            raise SimulationError(f"status= goes with node=, not with {given[0]}=")
+        if event is not None:
+            if group is not None:
+                raise SimulationError(
+                    "an event breakpoint takes agent= (an id), not group=: events name agents"
+                )
+            return self._set(sim, "event", *_event(sim, event), agent_id, None)
+        groups = _groups(sim, group, agent_id)
+        kind = "node" if node is not None else "blackboard"
+        maker = _node if node is not None else _blackboard
+        target, spec, watches = maker(sim, node if node is not None else blackboard, status, groups)
+        return self._set(sim, kind, target, spec, watches, agent_id, group)
+
+    def _set(
+        self,
+        sim: Simulation,
+        kind: str,
+        target: Any,
+        spec: str,
+        watches: list[Watch],
+        agent: int | None,
+        group: str | None,
+    ) -> Breakpoint:
+        point = Breakpoint(self, kind, target, spec, agent, group, watches)
+        for watch in watches:
+            watch.arm(sim, point)
+        self.points.append(point)
+        return point
+
+    def check(self, sim: Simulation) -> Hit | None:
+        """The step just taken's hit (lowest agent id, then the breakpoint set first), or None;
+        every breakpoint moves on to this step's state, hit or not."""
+        tick = sim.tick - 1
+        best: tuple[int, int, Hit] | None = None
+        for order, point in enumerate(self.points):
+            for watch in point.watches:
+                hit = watch.check(sim, point, tick)
+                if hit is not None and (best is None or (hit.agent, order) < best[:2]):
+                    best = (hit.agent, order, hit)
+        return None if best is None else best[2]
+
+
+# ------------------------------------------------------------------ arguments
+
+
+def _agent_id(sim: Simulation, agent: Any) -> int:
+    """A live agent's id (``Simulation.row_of`` refuses a malformed, unknown or despawned one)."""
+    row = sim.row_of(agent)
+    return int(sim.agents.ids[row])
+
+
+def _tree_groups(sim: Simulation) -> list[str]:
+    return list(sim.trees)
+
+
+def _groups(sim: Simulation, group: Any, agent: int | None) -> list[str]:
+    """The groups a node or blackboard breakpoint watches: ``group``, the agent's, or all."""
+    if group is not None:
+        names = [g.name for g in sim.scenario.definition.groups]
+        if not isinstance(group, str) or group not in names:
+            raise SimulationError(f"unknown group {group!r}{choices(str(group), names)}")
+        if group not in sim.trees:
+            raise SimulationError(
+                f"group {group!r} is moved by the game: it has no tree to break in "
+                f"(groups with trees: {', '.join(_tree_groups(sim)) or 'none'})"
+            )
+    if agent is None:
+        return [group] if group is not None else _tree_groups(sim)
+    own, _ = sim.locate(sim.row_of(agent))
+    if group is not None and own != group:
+        raise SimulationError(f"agent {agent} is in group {own!r}, not {group!r}")
+    if own not in sim.trees:
+        raise SimulationError(f"agent {agent} is in group {own!r}, moved by the game: it has no tree")
+    return [own]
+
+
+def _where(groups: list[str]) -> str:
+    return f" in group {groups[0]!r}" if len(groups) == 1 else ""
+
+
+def resolve_node(sim: Simulation, node: Any, groups: list[str]) -> list[tuple[str, int]]:
+    """``(group, node index)`` of every group in ``groups`` whose tree has the path ``node``,
+    else the one node named ``node``; ``SimulationError`` for an unknown node (listing the
+    closest paths) or a name that several nodes of one tree share (listing their paths)."""
+    if not isinstance(node, str) or not node:
+        raise SimulationError(f"node must be a node path or name (a string), got {node!r}")
+    found: list[tuple[str, int]] = []
+    for group in groups:
+        found += [(group, n.index) for n in sim.trees[group].nodes if n.path == node]
+    if found:
+        return found
+    for group in groups:
+        named = [n for n in sim.trees[group].nodes if n.name == node]
+        if len(named) > 1:
+            paths = ", ".join(n.path for n in named)
+            raise SimulationError(
+                f"{len(named)} nodes of group {group!r} are named {node!r} ({paths}); "
+                "give the path of one"
+            )
+        found += [(group, n.index) for n in named]
+    if found:
+        return found
+    raise SimulationError(f"unknown node {node!r}{_where(groups)}; {closest_paths(sim, node, groups)}")
+
+
+def closest_paths(sim: Simulation, word: str, groups: list[str]) -> str:
+    """``closest paths: a, b`` (difflib over every path and node name of ``groups``)."""
+    by_word: dict[str, list[str]] = {}
+    for group in groups:
+        prefix = "" if len(groups) == 1 else f"{group}: "
+        for n in sim.trees[group].nodes:
+            for key in (n.path, n.name):
+                by_word.setdefault(key, []).append(prefix + n.path)
+    if not by_word:
+        return "no group has a tree"
+    near = difflib.get_close_matches(word, list(by_word), n=CLOSEST, cutoff=0.0)
+    paths = list(dict.fromkeys(p for w in near for p in by_word[w]))[:CLOSEST]
+    return f"closest paths: {', '.join(paths)}"
+
+
+def _status(status: Any) -> int:
+    name = "RUNNING" if status is None else status
+    code = STATUSES.get(name.upper()) if isinstance(name, str) else None
+    if code is None:
+        raise SimulationError(f"status must be one of {', '.join(STATUSES)}, got {status!r}")
+    return code
+
+
+def _node(
+    sim: Simulation, node: Any, status: Any, groups: list[str]
+) -> tuple[Any, str, list[Watch]]:
+    code = _status(status)
+    targets = resolve_node(sim, node, groups)
+    path = sim.trees[targets[0][0]].nodes[targets[0][1]].path
+    watches: list[Watch] = [NodeWatch(group, index, code) for group, index in targets]
+    return (path, STATUS_NAMES[code]), f"{path}={STATUS_NAMES[code]}", watches
+
+
+def _event(sim: Simulation, event: Any) -> tuple[Any, str, list[Watch]]:
+    known = sim.event_log.known_names()
+    if not isinstance(event, str) or event not in known:
+        raise SimulationError(f"no node raises event {event!r}; choose one of {', '.join(known)}")
+    return event, f"event={event}", [EventWatch(event)]
+
+
+def _blackboard(
+    sim: Simulation, condition: Any, status: Any, groups: list[str]
+) -> tuple[Any, str, list[Watch]]:
+    if isinstance(condition, str | bytes) or not isinstance(condition, Sequence) or len(condition) != 3:
+        raise SimulationError(
+            f"blackboard= takes (KEY, OP, VALUE), such as ('alarm', '==', True), got {condition!r}"
+        )
+    key, op, value = condition
+    if not isinstance(op, str) or op not in OPS:
+        raise SimulationError(f"unknown comparison {op!r}; choose one of {', '.join(OPS)}")
+    declared = {g: Keys(getattr(sim.scenario, "blackboards", {}).get(g, {}), g) for g in groups}
+    holding = [g for g in groups if key in declared[g]]
+    if not holding:
+        if len(groups) == 1:
+            declared[groups[0]].spec(key)  # BlackboardError: undeclared, with the declared keys
+        keys = sorted({k for keys in declared.values() for k in keys})
+        raise SimulationError(f"no group declares blackboard key {key!r}{choices(str(key), keys)}")
+    stored = None
+    for g in holding:  # one key is declared alike by every tree that declares it
+        spec = declared[g].spec(key)
+        if op in ORDERING and spec.type != "number":
+            raise SimulationError(
+                f"blackboard key {key!r} is {NOUNS[spec.type]}; {op!r} compares numbers only "
+                "(use == or !=)"
+            )
+        stored = declared[g].coerce(key, value)
+    watches: list[Watch] = [BoardWatch(g, key, op, stored) for g in holding]
+    return (key, op, stored), f"blackboard={key}{op}{_text(stored)}", watches
+
+
+def _text(value: Any) -> str:
+    """A value as ``--break`` writes it: JSON's ``true``, ``3``, ``"idle"``, ``[1.0, 2.0]``."""
+    return json.dumps(list(value) if isinstance(value, tuple) else value)
+
+
+# ------------------------------------------------------------------ watches
+
+
+class Watch:
+    """One thing a breakpoint looks at each step (a node of one group, an event, a key)."""
+
+    def arm(self, sim: Simulation, point: Breakpoint) -> None:
+        """Start from the state after the last step (nothing happens for the past)."""
+
+    def check(self, sim: Simulation, point: Breakpoint, tick: int) -> Hit | None:
+        raise NotImplementedError
+
+
+class Following(Watch):
+    """A per-agent flag of one group kept aligned with the group's rows: ``was`` holds the
+    last step's value of the condition for each local row (or for the one agent watched).
+
+    Rows move when agents spawn, despawn or are re-sorted; ``agents.ids`` is then a new
+    array, and the flags follow their agents by id (``Simulation._row_of``); an agent new
+    to the group starts from ``fresh``."""
+
+    def __init__(self, group: str) -> None:
+        self.group = group
+        self.was = np.zeros(0, dtype=bool)
+        self._seen: object = None  # the agents.ids array ``was`` is aligned with
+        self._ids = np.zeros(0, dtype=np.int64)  # the group's ids then (a copy)
+
+    def fresh(self) -> bool:
+        """The flag of an agent the breakpoint has not seen yet (before its first step)."""
+        return False
+
+    def now(self, sim: Simulation, local: np.ndarray | None) -> np.ndarray:
+        """(len(local),) bool: the condition after this step (every row for None)."""
+        raise NotImplementedError
+
+    def arm(self, sim: Simulation, point: Breakpoint) -> None:
+        self._align(sim, point, reset=True)
+
+    def _align(self, sim: Simulation, point: Breakpoint, reset: bool = False) -> None:
+        ids = sim.agents.ids
+        span = sim.agents.slices[self.group]
+        if point.agent is not None:
+            if reset:
+                self.was = self._current(sim, point.agent)
+            self._seen = ids
+            return
+        if reset:
+            self.was = self.now(sim, None)
+        elif ids is not self._seen:
+            rows = sim._row_of[self._ids]  # where last step's agents are now (-1: gone)
+            was = self._fresh(span)
+            kept = (rows >= 0) & (rows >= span.start) & (rows < span.stop)
+            was[rows[kept] - span.start] = self.was[kept]
+            self.was = was
+        self._seen = ids
+        self._ids = ids[span].copy()
+
+    def _fresh(self, span: slice) -> np.ndarray:
+        return np.full(span.stop - span.start, self.fresh(), dtype=bool)
+
+    def _current(self, sim: Simulation, agent: int) -> np.ndarray:
+        row = _row(sim, agent)
+        if row < 0:
+            return np.array([self.fresh()])
+        return self.now(sim, np.array([row - sim.agents.slices[self.group].start]))
+
+    def became(self, sim: Simulation, point: Breakpoint) -> tuple[int, int] | None:
+        """``(agent id, local row)`` of the lowest id whose condition became true this step."""
+        if point.agent is not None:
+            now = self._current(sim, point.agent)
+            hit = bool(now[0] and not self.was[0])
+            self.was = now
+            row = _row(sim, point.agent)
+            if not hit or row < 0:
+                return None
+            return point.agent, row - sim.agents.slices[self.group].start
+        if sim.agents.ids is not self._seen:
+            self._align(sim, point)
+        rows = self.rows_to_read(sim)
+        if rows is None:
+            now = self.now(sim, None)
+            up = now & ~self.was
+            self.was = now
+            local = np.flatnonzero(up)
+        else:
+            now = self.now(sim, rows)
+            up = now & ~self.was[rows]
+            self.was[rows] = now
+            local = rows[up]
+        if local.size == 0:
+            return None
+        ids = self._ids[local]
+        k = int(np.argmin(ids))
+        return int(ids[k]), int(local[k])
+
+    def rows_to_read(self, sim: Simulation) -> np.ndarray | None:
+        """The local rows whose condition may have changed this step (None: every row)."""
+        return None
+
+
+def _row(sim: Simulation, agent: int) -> int:
+    """The agent's row now, -1 once it is despawned."""
+    row_of = sim._row_of
+    return int(row_of[agent]) if 0 <= agent < row_of.size and row_of[agent] < sim.agents.n else -1
+
+
+class NodeWatch(Following):
+    """Node ``index`` of ``group`` became status ``code``."""
+
+    def __init__(self, group: str, index: int, code: int) -> None:
+        super().__init__(group)
+        self.index, self.code = index, code
+
+    def now(self, sim: Simulation, local: np.ndarray | None) -> np.ndarray:
+        decision = sim.decisions.get(self.group)
+        if decision is None:  # before the first step: every node INVALID
+            n = sim.agents.slices[self.group].stop - sim.agents.slices[self.group].start
+            return np.zeros(n if local is None else local.size, dtype=bool)
+        if local is None:
+            column = decision.status[:, self.index]
+        elif decision.collected:
+            column = decision.status[local, self.index]
+        else:  # py_trees reads only these rows' behaviours
+            column = decision.status_of(local)[:, self.index]
+        return np.asarray(column == self.code)
+
+    def rows_to_read(self, sim: Simulation) -> np.ndarray | None:
+        """With LOD, the rows that thought: nobody else's statuses changed."""
+        decision = sim.decisions.get(self.group)
+        thought = None if decision is None else decision.thought
+        return None if thought is None else np.flatnonzero(thought)
+
+    def check(self, sim: Simulation, point: Breakpoint, tick: int) -> Hit | None:
+        found = self.became(sim, point)
+        if found is None:
+            return None
+        path = sim.trees[self.group].nodes[self.index].path
+        return Hit(
+            tick, found[0], point, group=self.group, node=path, status=STATUS_NAMES[self.code]
+        )
+
+
+class BoardWatch(Following):
+    """``compare(op, value under key, rhs)`` became true for an agent of ``group``."""
+
+    def __init__(self, group: str, key: str, op: str, rhs: Any) -> None:
+        super().__init__(group)
+        self.key, self.op, self.rhs = key, op, rhs
+        self._default: bool | None = None
+
+    def fresh(self) -> bool:
+        """An agent spawned since the last step held the declared default before it."""
+        return bool(self._default)
+
+    def arm(self, sim: Simulation, point: Breakpoint) -> None:
+        keys = Keys(getattr(sim.scenario, "blackboards", {}).get(self.group, {}), self.group)
+        self._default = compare(self.op, keys.defaults().get(self.key), self.rhs)
+        super().arm(sim, point)
+
+    def now(self, sim: Simulation, local: np.ndarray | None) -> np.ndarray:
+        span = sim.agents.slices[self.group]
+        rows = np.arange(span.stop - span.start) if local is None else local
+        return sim.engine.blackboard_passes(self.group, self.key, self.op, self.rhs, rows)
+
+    def check(self, sim: Simulation, point: Breakpoint, tick: int) -> Hit | None:
+        found = self.became(sim, point)
+        if found is None:
+            return None
+        agent, local = found
+        value = sim.engine.blackboard(sim.agents.slices[self.group].start + local).get(self.key)
+        return Hit(tick, agent, point, group=self.group, key=self.key, value=value)
+
+
+class EventWatch(Watch):
+    """The step raised event ``name`` (for ``point.agent`` when set)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def check(self, sim: Simulation, point: Breakpoint, tick: int) -> Hit | None:
+        events = sim.events
+        if not events:
+            return None
+        name, only = self.name, point.agent
+        agents = [e.agent for e in events if e.name == name and (only is None or e.agent == only)]
+        if not agents:
+            return None
+        return Hit(tick, min(agents), point, event=name)
+

@@ -162,7 +162,9 @@ def lod_definition(path: str) -> str:
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-@pytest.mark.parametrize("path", ["definitions/evade_or_flock.json", "definitions/guard_patrol.json"])
+@pytest.mark.parametrize(
+    "path", ["definitions/evade_or_flock.json", "definitions/guard_patrol.json"]
+)
 def test_with_lod_hits_follow_the_trace_and_fall_on_thinking_ticks(path: str, engine: str) -> None:
     sim = Simulation(load_text(lod_definition(path)), engine=engine)
     wanted = spread(sim, 6)

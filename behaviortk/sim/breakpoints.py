@@ -49,20 +49,23 @@ import difflib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, get_args
-
-import numpy as np
+from typing import Any, Protocol, get_args
 
 from behaviortk.errors import SimulationError
 from behaviortk.format.blackboard_keys import NOUNS
 from behaviortk.format.semantic import ORDERING
-from behaviortk.leaves.conditions import Op, compare
+from behaviortk.leaves.conditions import Op
 from behaviortk.registry import choices
+from behaviortk.sim.break_watches import (
+    BoardWatch,
+    EventWatch,
+    GroupStatuses,
+    NodeWatch,
+    Watch,
+)
+from behaviortk.sim.break_watches import Simulation as Watched
 from behaviortk.tree.blackboard import Keys
 from behaviortk.tree.status import FAILURE, RUNNING, STATUS_NAMES, SUCCESS
-
-if TYPE_CHECKING:
-    from behaviortk.sim.simulation import Simulation
 
 OPS: tuple[str, ...] = get_args(Op)
 """The comparisons a blackboard breakpoint takes: ``blackboard_compare``'s."""
@@ -70,6 +73,15 @@ STATUSES = {STATUS_NAMES[code]: code for code in (RUNNING, SUCCESS, FAILURE)}
 """The statuses a node breakpoint waits for, by name."""
 CLOSEST = 5
 """Paths an unknown node's message suggests."""
+
+
+class Simulation(Watched, Protocol):
+    """What breakpoints use of ``sim/simulation.Simulation`` (which imports this module)."""
+
+    event_log: Any
+
+    def row_of(self, agent_id: Any) -> int: ...
+    def locate(self, agent: int) -> tuple[str, int]: ...
 
 
 @dataclass(frozen=True)
@@ -142,6 +154,8 @@ class Breakpoint:
         """Stop checking it; removing it again does nothing."""
         if self in self._owner.points:
             self._owner.points.remove(self)
+            for watch in self.watches:
+                watch.disarm()
 
     def __repr__(self) -> str:
         who = "" if self.agent is None else f", agent {self.agent}"
@@ -154,6 +168,8 @@ class Breakpoints:
 
     def __init__(self) -> None:
         self.points: list[Breakpoint] = []
+        self.statuses: dict[str, GroupStatuses] = {}
+        """Each group's statuses after the last step, shared by its node watches."""
 
     def add(
         self,
@@ -184,10 +200,10 @@ class Breakpoints:
                 )
             return self._set(sim, "event", *_event(sim, event), agent_id, None)
         groups = _groups(sim, group, agent_id)
-        kind = "node" if node is not None else "blackboard"
-        maker = _node if node is not None else _blackboard
-        target, spec, watches = maker(sim, node if node is not None else blackboard, status, groups)
-        return self._set(sim, kind, target, spec, watches, agent_id, group)
+        if node is not None:
+            made = _node(sim, node, status, groups, self.statuses)
+            return self._set(sim, "node", *made, agent_id, group)
+        return self._set(sim, "blackboard", *_blackboard(sim, blackboard, groups), agent_id, group)
 
     def _set(
         self,
@@ -201,21 +217,23 @@ class Breakpoints:
     ) -> Breakpoint:
         point = Breakpoint(self, kind, target, spec, agent, group, watches)
         for watch in watches:
-            watch.arm(sim, point)
+            watch.arm(sim)
         self.points.append(point)
         return point
 
     def check(self, sim: Simulation) -> Hit | None:
         """The step just taken's hit (lowest agent id, then the breakpoint set first), or None;
         every breakpoint moves on to this step's state, hit or not."""
-        tick = sim.tick - 1
-        best: tuple[int, int, Hit] | None = None
+        best: tuple[int, int, dict[str, Any]] | None = None
         for order, point in enumerate(self.points):
             for watch in point.watches:
-                hit = watch.check(sim, point, tick)
-                if hit is not None and (best is None or (hit.agent, order) < best[:2]):
-                    best = (hit.agent, order, hit)
-        return None if best is None else best[2]
+                found = watch.check(sim, point.agent)
+                if found is not None and (best is None or (found[0], order) < best[:2]):
+                    best = (found[0], order, found[1])
+        if best is None:
+            return None
+        agent, order, fields = best
+        return Hit(sim.tick - 1, agent, self.points[order], **fields)
 
 
 # ------------------------------------------------------------------ arguments
@@ -248,7 +266,9 @@ def _groups(sim: Simulation, group: Any, agent: int | None) -> list[str]:
     if group is not None and own != group:
         raise SimulationError(f"agent {agent} is in group {own!r}, not {group!r}")
     if own not in sim.trees:
-        raise SimulationError(f"agent {agent} is in group {own!r}, moved by the game: it has no tree")
+        raise SimulationError(
+            f"agent {agent} is in group {own!r}, moved by the game: it has no tree"
+        )
     return [own]
 
 
@@ -278,7 +298,9 @@ def resolve_node(sim: Simulation, node: Any, groups: list[str]) -> list[tuple[st
         found += [(group, n.index) for n in named]
     if found:
         return found
-    raise SimulationError(f"unknown node {node!r}{_where(groups)}; {closest_paths(sim, node, groups)}")
+    raise SimulationError(
+        f"unknown node {node!r}{_where(groups)}; {closest_paths(sim, node, groups)}"
+    )
 
 
 def closest_paths(sim: Simulation, word: str, groups: list[str]) -> str:
@@ -305,12 +327,19 @@ def _status(status: Any) -> int:
 
 
 def _node(
-    sim: Simulation, node: Any, status: Any, groups: list[str]
+    sim: Simulation,
+    node: Any,
+    status: Any,
+    groups: list[str],
+    statuses: dict[str, GroupStatuses],
 ) -> tuple[Any, str, list[Watch]]:
     code = _status(status)
     targets = resolve_node(sim, node, groups)
     path = sim.trees[targets[0][0]].nodes[targets[0][1]].path
-    watches: list[Watch] = [NodeWatch(group, index, code) for group, index in targets]
+    watches: list[Watch] = []
+    for group, index in targets:
+        shared = statuses.setdefault(group, GroupStatuses(group))
+        watches.append(NodeWatch(shared, index, code))
     return (path, STATUS_NAMES[code]), f"{path}={STATUS_NAMES[code]}", watches
 
 
@@ -321,10 +350,12 @@ def _event(sim: Simulation, event: Any) -> tuple[Any, str, list[Watch]]:
     return event, f"event={event}", [EventWatch(event)]
 
 
-def _blackboard(
-    sim: Simulation, condition: Any, status: Any, groups: list[str]
-) -> tuple[Any, str, list[Watch]]:
-    if isinstance(condition, str | bytes) or not isinstance(condition, Sequence) or len(condition) != 3:
+def _blackboard(sim: Simulation, condition: Any, groups: list[str]) -> tuple[Any, str, list[Watch]]:
+    if (
+        isinstance(condition, str | bytes)
+        or not isinstance(condition, Sequence)
+        or len(condition) != 3
+    ):
         raise SimulationError(
             f"blackboard= takes (KEY, OP, VALUE), such as ('alarm', '==', True), got {condition!r}"
         )
@@ -354,194 +385,3 @@ def _blackboard(
 def _text(value: Any) -> str:
     """A value as ``--break`` writes it: JSON's ``true``, ``3``, ``"idle"``, ``[1.0, 2.0]``."""
     return json.dumps(list(value) if isinstance(value, tuple) else value)
-
-
-# ------------------------------------------------------------------ watches
-
-
-class Watch:
-    """One thing a breakpoint looks at each step (a node of one group, an event, a key)."""
-
-    def arm(self, sim: Simulation, point: Breakpoint) -> None:
-        """Start from the state after the last step (nothing happens for the past)."""
-
-    def check(self, sim: Simulation, point: Breakpoint, tick: int) -> Hit | None:
-        raise NotImplementedError
-
-
-class Following(Watch):
-    """A per-agent flag of one group kept aligned with the group's rows: ``was`` holds the
-    last step's value of the condition for each local row (or for the one agent watched).
-
-    Rows move when agents spawn, despawn or are re-sorted; ``agents.ids`` is then a new
-    array, and the flags follow their agents by id (``Simulation._row_of``); an agent new
-    to the group starts from ``fresh``."""
-
-    def __init__(self, group: str) -> None:
-        self.group = group
-        self.was = np.zeros(0, dtype=bool)
-        self._seen: object = None  # the agents.ids array ``was`` is aligned with
-        self._ids = np.zeros(0, dtype=np.int64)  # the group's ids then (a copy)
-
-    def fresh(self) -> bool:
-        """The flag of an agent the breakpoint has not seen yet (before its first step)."""
-        return False
-
-    def now(self, sim: Simulation, local: np.ndarray | None) -> np.ndarray:
-        """(len(local),) bool: the condition after this step (every row for None)."""
-        raise NotImplementedError
-
-    def arm(self, sim: Simulation, point: Breakpoint) -> None:
-        self._align(sim, point, reset=True)
-
-    def _align(self, sim: Simulation, point: Breakpoint, reset: bool = False) -> None:
-        ids = sim.agents.ids
-        span = sim.agents.slices[self.group]
-        if point.agent is not None:
-            if reset:
-                self.was = self._current(sim, point.agent)
-            self._seen = ids
-            return
-        if reset:
-            self.was = self.now(sim, None)
-        elif ids is not self._seen:
-            rows = sim._row_of[self._ids]  # where last step's agents are now (-1: gone)
-            was = self._fresh(span)
-            kept = (rows >= 0) & (rows >= span.start) & (rows < span.stop)
-            was[rows[kept] - span.start] = self.was[kept]
-            self.was = was
-        self._seen = ids
-        self._ids = ids[span].copy()
-
-    def _fresh(self, span: slice) -> np.ndarray:
-        return np.full(span.stop - span.start, self.fresh(), dtype=bool)
-
-    def _current(self, sim: Simulation, agent: int) -> np.ndarray:
-        row = _row(sim, agent)
-        if row < 0:
-            return np.array([self.fresh()])
-        return self.now(sim, np.array([row - sim.agents.slices[self.group].start]))
-
-    def became(self, sim: Simulation, point: Breakpoint) -> tuple[int, int] | None:
-        """``(agent id, local row)`` of the lowest id whose condition became true this step."""
-        if point.agent is not None:
-            now = self._current(sim, point.agent)
-            hit = bool(now[0] and not self.was[0])
-            self.was = now
-            row = _row(sim, point.agent)
-            if not hit or row < 0:
-                return None
-            return point.agent, row - sim.agents.slices[self.group].start
-        if sim.agents.ids is not self._seen:
-            self._align(sim, point)
-        rows = self.rows_to_read(sim)
-        if rows is None:
-            now = self.now(sim, None)
-            up = now & ~self.was
-            self.was = now
-            local = np.flatnonzero(up)
-        else:
-            now = self.now(sim, rows)
-            up = now & ~self.was[rows]
-            self.was[rows] = now
-            local = rows[up]
-        if local.size == 0:
-            return None
-        ids = self._ids[local]
-        k = int(np.argmin(ids))
-        return int(ids[k]), int(local[k])
-
-    def rows_to_read(self, sim: Simulation) -> np.ndarray | None:
-        """The local rows whose condition may have changed this step (None: every row)."""
-        return None
-
-
-def _row(sim: Simulation, agent: int) -> int:
-    """The agent's row now, -1 once it is despawned."""
-    row_of = sim._row_of
-    return int(row_of[agent]) if 0 <= agent < row_of.size and row_of[agent] < sim.agents.n else -1
-
-
-class NodeWatch(Following):
-    """Node ``index`` of ``group`` became status ``code``."""
-
-    def __init__(self, group: str, index: int, code: int) -> None:
-        super().__init__(group)
-        self.index, self.code = index, code
-
-    def now(self, sim: Simulation, local: np.ndarray | None) -> np.ndarray:
-        decision = sim.decisions.get(self.group)
-        if decision is None:  # before the first step: every node INVALID
-            n = sim.agents.slices[self.group].stop - sim.agents.slices[self.group].start
-            return np.zeros(n if local is None else local.size, dtype=bool)
-        if local is None:
-            column = decision.status[:, self.index]
-        elif decision.collected:
-            column = decision.status[local, self.index]
-        else:  # py_trees reads only these rows' behaviours
-            column = decision.status_of(local)[:, self.index]
-        return np.asarray(column == self.code)
-
-    def rows_to_read(self, sim: Simulation) -> np.ndarray | None:
-        """With LOD, the rows that thought: nobody else's statuses changed."""
-        decision = sim.decisions.get(self.group)
-        thought = None if decision is None else decision.thought
-        return None if thought is None else np.flatnonzero(thought)
-
-    def check(self, sim: Simulation, point: Breakpoint, tick: int) -> Hit | None:
-        found = self.became(sim, point)
-        if found is None:
-            return None
-        path = sim.trees[self.group].nodes[self.index].path
-        return Hit(
-            tick, found[0], point, group=self.group, node=path, status=STATUS_NAMES[self.code]
-        )
-
-
-class BoardWatch(Following):
-    """``compare(op, value under key, rhs)`` became true for an agent of ``group``."""
-
-    def __init__(self, group: str, key: str, op: str, rhs: Any) -> None:
-        super().__init__(group)
-        self.key, self.op, self.rhs = key, op, rhs
-        self._default: bool | None = None
-
-    def fresh(self) -> bool:
-        """An agent spawned since the last step held the declared default before it."""
-        return bool(self._default)
-
-    def arm(self, sim: Simulation, point: Breakpoint) -> None:
-        keys = Keys(getattr(sim.scenario, "blackboards", {}).get(self.group, {}), self.group)
-        self._default = compare(self.op, keys.defaults().get(self.key), self.rhs)
-        super().arm(sim, point)
-
-    def now(self, sim: Simulation, local: np.ndarray | None) -> np.ndarray:
-        span = sim.agents.slices[self.group]
-        rows = np.arange(span.stop - span.start) if local is None else local
-        return sim.engine.blackboard_passes(self.group, self.key, self.op, self.rhs, rows)
-
-    def check(self, sim: Simulation, point: Breakpoint, tick: int) -> Hit | None:
-        found = self.became(sim, point)
-        if found is None:
-            return None
-        agent, local = found
-        value = sim.engine.blackboard(sim.agents.slices[self.group].start + local).get(self.key)
-        return Hit(tick, agent, point, group=self.group, key=self.key, value=value)
-
-
-class EventWatch(Watch):
-    """The step raised event ``name`` (for ``point.agent`` when set)."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def check(self, sim: Simulation, point: Breakpoint, tick: int) -> Hit | None:
-        events = sim.events
-        if not events:
-            return None
-        name, only = self.name, point.agent
-        agents = [e.agent for e in events if e.name == name and (only is None or e.agent == only)]
-        if not agents:
-            return None
-        return Hit(tick, min(agents), point, event=name)
-

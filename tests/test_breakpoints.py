@@ -362,7 +362,7 @@ def test_no_breakpoint_no_check(monkeypatch: pytest.MonkeyPatch) -> None:
 BAD = [
     ({}, "break_on takes one of node=PATH, event=NAME or blackboard=(KEY, OP, VALUE), got none"),
     ({"node": "chase", "event": "spawn"}, "got node and event"),
-    ({"node": "chsae"}, "unknown node 'chsae'; closest paths: guards: guard/decide[2]/chase[0]"),
+    ({"node": "chsae"}, "unknown node 'chsae'; closest paths: guard/decide[2]/chase[0] (guards)"),
     ({"node": "visit"}, "4 nodes of group 'intruder' are named 'visit' (sneak/rounds[2]/round/"),
     ({"node": 3}, "node must be a node path or name (a string), got 3"),
     ({"node": "chase", "status": "INVALID"}, "status must be one of RUNNING, SUCCESS, FAILURE"),

@@ -4,6 +4,12 @@ A headless run shows a progress bar on a terminal (``commands/progress.py``)
 and ends with a summary table: the engine that ran (and why, for ``auto``),
 ticks, simulated and wall time, ticks/s, agents per group at the end, events
 counted by name, time per phase, and the trace's path, size and lines.
+
+``--break SPEC`` (``commands/breaks.py``; repeatable) stops the run after the first step
+where one hits: it prints ``break: tick T, agent ID, node PATH, STATUS`` (``event NAME``;
+``blackboard KEY OP VALUE, value V``: ``sim/breakpoints.Hit``) before the summary and
+exits 0, and the trace ends with an ``interrupted`` end record whose ``reason`` says what
+hit and whose ``breakpoint`` is the SPEC.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import IO, Any
 
+from behaviortk.commands.breaks import FORMS, break_spec, written
 from behaviortk.commands.options import (
     TICKS_LIMIT,
     add_engine_option,
@@ -62,6 +69,16 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         default=1,
         metavar="K",
         help="record every K-th tick in the trace (default 1)",
+    )
+    parser.add_argument(
+        "--break",
+        dest="breaks",
+        action="append",
+        type=break_spec,
+        default=[],
+        metavar="SPEC",
+        help=f"headless: stop at this breakpoint and print where, exit 0 ({FORMS}; "
+        "repeatable: the first to hit stops the run)",
     )
     add_engine_option(parser)
     add_kernels_option(parser)
@@ -156,25 +173,31 @@ def run_headless(args: argparse.Namespace) -> int:
 
     scenario = _load(args.file)
     sim = Simulation(scenario, engine=args.engine, seed=args.seed)
+    if not set_breaks(sim, args.breaks):
+        return 2
     freeze_gc()
     tally = Tally()
     overlap = OverlapLog()
     start = time.perf_counter()
     with Progress(args.ticks, f"{sim.name} ({sim.engine.name})", unit="ticks") as progress:
         if args.trace:
-            writer = _run_traced(args, sim, progress, tally)
+            writer, hit = _run_traced(args, sim, progress, tally)
             overlap = writer.overlap
         else:
-            for done in range(1, args.ticks + 1):
-                sim.step()
+
+            def after_tick(sim: Any) -> None:
                 tally.after_tick(sim)
                 overlap.measure(sim.world, sim.agents)
-                progress.update(done)
+                progress.update(sim.tick)
+
+            hit = sim.run(args.ticks, after_tick)
             writer = None
     wall = time.perf_counter() - start
     trace = None
     if writer is not None:
         trace = (args.trace, os.path.getsize(args.trace), writer.written)
+    if hit is not None:
+        print(hit)
     print(
         summary(
             sim,
@@ -207,8 +230,25 @@ def trace_writer(out: IO[Any], sim: Any, every: int, columnar: bool) -> Any:
     return TraceWriter(out, sim, every=every)
 
 
-def _run_traced(args: argparse.Namespace, sim: Any, progress: Progress, tally: Tally) -> Any:
-    """Run ``args.ticks`` ticks writing the trace; re-raise what cut the run short."""
+def set_breaks(sim: Any, specs: list[dict[str, Any]]) -> bool:
+    """Set each ``--break`` on ``sim``; False (and one line saying why) for one it refuses."""
+    from behaviortk.errors import SimulationError
+
+    for spec in specs:
+        try:
+            sim.break_on(**spec)
+        except SimulationError as exc:
+            print(f"behaviortk run: error: --break {written(spec)}: {exc}", file=sys.stderr)
+            return False
+    return True
+
+
+def _run_traced(
+    args: argparse.Namespace, sim: Any, progress: Progress, tally: Tally
+) -> tuple[Any, Any]:
+    """Run ``args.ticks`` ticks writing the trace, or up to a breakpoint's hit (the trace
+    then ends ``interrupted``, naming it); returns the writer and the hit (None); re-raises
+    what cut the run short."""
     from behaviortk.files import atomic_output
 
     stopped: BaseException | None = None
@@ -216,19 +256,25 @@ def _run_traced(args: argparse.Namespace, sim: Any, progress: Progress, tally: T
     mode = "wb" if columnar else "w"
     with atomic_output(args.trace, mode, inputs=[args.file], what="trace") as out:
         writer = trace_writer(out, sim, args.every, columnar)
+
+        def after_tick(sim: Any) -> None:
+            writer.on_tick(sim)
+            tally.after_tick(sim)
+            progress.update(sim.tick)
+
+        hit = None
         try:
-            for done in range(1, args.ticks + 1):
-                sim.step()
-                writer.on_tick(sim)
-                tally.after_tick(sim)
-                progress.update(done)
+            hit = sim.run(args.ticks, after_tick)
         except BaseException as exc:  # an error or ^C: end the trace saying so, then re-raise
             if exc is writer.write_error:
                 raise  # the trace itself cannot be written: atomic_output removes it
             writer.interrupt(sim, exc)
             stopped = exc
         else:
-            writer.finish(sim)
+            if hit is None:
+                writer.finish(sim)
+            else:
+                writer.interrupt(sim, hit.reason(), breakpoint=hit.breakpoint.spec)
     if stopped is not None:
         progress.close()
         print(
@@ -236,7 +282,7 @@ def _run_traced(args: argparse.Namespace, sim: Any, progress: Progress, tally: T
             file=sys.stderr,
         )
         raise stopped
-    return writer
+    return writer, hit
 
 
 def _viewer_opener() -> Callable[..., Any] | None:
@@ -255,6 +301,13 @@ def _viewer_opener() -> Callable[..., Any] | None:
 
 
 def run_window(args: argparse.Namespace) -> int:
+    if args.breaks:
+        print(
+            "behaviortk run: error: --break works with --headless; in the viewer, select a "
+            "node in the tree panel and press b",
+            file=sys.stderr,
+        )
+        return 2
     opener = _viewer_opener()
     if opener is None:
         print("behaviortk run: the viewer is not available; use --headless", file=sys.stderr)

@@ -103,14 +103,15 @@ class Hit:
 
     def __str__(self) -> str:
         """The line ``behaviortk run --break`` prints: ``break: tick 240, agent 17, node
-        guard/spot[0]/chase, RUNNING`` (``event caught``; ``blackboard alarm == True, value True``)."""
+        guard/spot[0]/chase, RUNNING`` (``event caught``; ``blackboard alarm == true, value true``;
+        values as JSON)."""
         where = f"break: tick {self.tick}, agent {self.agent}, "
         if self.node is not None:
             return f"{where}node {self.node}, {self.status}"
         if self.event is not None:
             return f"{where}event {self.event}"
         _, op, rhs = self.breakpoint.target
-        return f"{where}blackboard {self.key} {op} {rhs!r}, value {self.value!r}"
+        return f"{where}blackboard {self.key} {op} {_text(rhs)}, value {_text(self.value)}"
 
     def reason(self) -> str:
         """Why a run stopped, in words (the viewer's status line, a trace's end record)."""
@@ -120,7 +121,7 @@ class Hit:
             what = f"event {self.event}"
         else:
             _, op, rhs = self.breakpoint.target
-            what = f"{self.key} {op} {rhs!r} became true (value {self.value!r})"
+            what = f"{self.key} {op} {_text(rhs)} became true (value {_text(self.value)})"
         return f"breakpoint: {what} for agent {self.agent} at tick {self.tick}"
 
 
@@ -304,16 +305,19 @@ def resolve_node(sim: Simulation, node: Any, groups: list[str]) -> list[tuple[st
 
 
 def closest_paths(sim: Simulation, word: str, groups: list[str]) -> str:
-    """``closest paths: a, b`` (difflib over every path and node name of ``groups``)."""
+    """``closest paths: a, b (group)`` (difflib over every path and node name of ``groups``;
+    the close ones, else the five nearest)."""
     by_word: dict[str, list[str]] = {}
     for group in groups:
-        prefix = "" if len(groups) == 1 else f"{group}: "
+        suffix = "" if len(groups) == 1 else f" ({group})"
         for n in sim.trees[group].nodes:
             for key in (n.path, n.name):
-                by_word.setdefault(key, []).append(prefix + n.path)
+                by_word.setdefault(key, []).append(n.path + suffix)
     if not by_word:
         return "no group has a tree"
-    near = difflib.get_close_matches(word, list(by_word), n=CLOSEST, cutoff=0.0)
+    words = list(by_word)
+    near = difflib.get_close_matches(word, words, n=CLOSEST, cutoff=0.6)
+    near = near or difflib.get_close_matches(word, words, n=CLOSEST, cutoff=0.0)
     paths = list(dict.fromkeys(p for w in near for p in by_word[w]))[:CLOSEST]
     return f"closest paths: {', '.join(paths)}"
 

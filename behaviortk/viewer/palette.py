@@ -17,7 +17,7 @@ SELECTED: Color = (255, 255, 255, 255)
 TEXT: Color = (230, 232, 240, 255)
 DIM_TEXT: Color = (150, 155, 170, 255)
 ERROR_BG: Color = (150, 20, 30, 255)
-NOTE_BG: Color = (40, 46, 70, 240)  # the status line saying why the run paused
+NOTE_BG: Color = (40, 46, 70, 255)  # the status line saying why the run paused
 PANEL_BG: Color = (12, 14, 20, 230)
 IDLE: Color = (120, 120, 120, 255)  # agents whose tree emitted nothing
 

@@ -399,3 +399,15 @@ def test_run_checks_max_ticks() -> None:
     sim = Simulation(ROOT / "definitions/guard_patrol.json", engine="batch")
     with pytest.raises(SimulationError, match="max_ticks must be a whole number >= 0, got -1"):
         sim.run(-1)
+
+
+def test_advance_stops_at_the_step_that_hits() -> None:
+    """Five ticks of real time from tick 104: the hit on tick 106 ends the call there."""
+    sim = Simulation(ROOT / "definitions/guard_patrol.json", engine="batch")
+    sim.run(104)
+    sim.break_on("chase")
+    alpha = sim.advance(5 * sim.dt + 1e-9)
+    assert sim.tick == 107 and sim.hit is not None and sim.hit.tick == 106
+    assert 0.0 <= alpha < 1.0
+    sim.advance(2 * sim.dt + 1e-9)  # the time left over was dropped: two more, no hit
+    assert sim.tick == 109 and sim.hit is None

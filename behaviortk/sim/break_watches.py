@@ -23,8 +23,10 @@ from behaviortk.tree.flat import Decision, FlatTree
 from behaviortk.tree.status import INVALID, STATUS_NAMES
 from behaviortk.world.state import Agents
 
-Found = tuple[int, dict[str, Any]]
-"""A watch's answer: the agent (an id) and the ``Hit`` fields that say what happened."""
+CODES = len(STATUS_NAMES)
+"""Status codes 0..CODES-1 (``tree/status.py``)."""
+NO_ID = np.iinfo(np.int64).max
+"""Larger than any agent id (ids are int64 >= 0)."""
 
 
 class Simulation(Protocol):
@@ -51,9 +53,13 @@ class Watch:
     def disarm(self) -> None:
         """The breakpoint was removed."""
 
-    def check(self, sim: Simulation, agent: int | None) -> Found | None:
-        """What happened in the step just taken, for the lowest agent id (only for ``agent``
-        when given), or None."""
+    def check(self, sim: Simulation, agent: int | None) -> int | None:
+        """The lowest agent id it happened for in the step just taken (only ``agent``, when
+        given), or None."""
+        raise NotImplementedError
+
+    def fields(self, sim: Simulation) -> dict[str, Any]:
+        """The ``Hit`` fields that say what happened (asked of the watch that won the step)."""
         raise NotImplementedError
 
 
@@ -101,15 +107,22 @@ class RowFollower:
 class GroupStatuses:
     """One group's node statuses after the last step, shared by every node watch of the
     group. Each step it compares the whole status array with the last one (one pass over
-    contiguous bytes), and only for the few rows that changed asks, for every (node,
-    status) some watch waits for at once, whether the node became that status."""
+    contiguous bytes) and looks only at the entries that changed: an entry (row, node)
+    that changed to status S is a row where that node became S, so a table from (node,
+    status) to the pairs some watch waits for answers every watch at once."""
 
-    def __init__(self, group: str) -> None:
+    def __init__(self, group: str, nodes: int) -> None:
         self.rows = RowFollower(group)
-        self.last = np.zeros((0, 0), dtype=np.int8)
+        self.last = np.zeros((0, nodes), dtype=np.int8)
         self.synced = -1  # the sim.tick ``last`` belongs to
         self.waiting: dict[tuple[int, int], int] = {}  # (node, status) -> watches on it
-        self.up: dict[tuple[int, int], np.ndarray] = {}  # this step: local rows that became
+        self._table = np.full(nodes * CODES, -1, dtype=np.int64)
+        """node * CODES + status -> the pair's index in ``_pairs``, -1 where none waits."""
+        self._pairs: list[tuple[int, int]] = []
+        self.first: dict[tuple[int, int], int] = {}
+        """This step: the lowest id for which each (node, status) waited for became true."""
+        self.rows_hit = self.slots_hit = np.zeros(0, dtype=np.int64)
+        """This step: the local rows where some waited-for pair became true, and its index."""
 
     def wait(self, pair: tuple[int, int], count: int) -> None:
         """One more (``count`` 1) or one fewer (-1) watch waits for ``pair``."""
@@ -118,6 +131,10 @@ class GroupStatuses:
             self.waiting[pair] = left
         else:
             self.waiting.pop(pair, None)
+        self._pairs = list(self.waiting)
+        self._table[:] = -1
+        for j, (node, code) in enumerate(self._pairs):
+            self._table[node * CODES + code] = j
 
     def current(self, sim: Simulation) -> np.ndarray:
         """(n, nodes) statuses now; all INVALID before the first step."""
@@ -131,10 +148,11 @@ class GroupStatuses:
     def arm(self, sim: Simulation) -> None:
         """Up to date with the statuses now (unless the group's other watches keep it so)."""
         if self.synced != sim.tick or self.rows.moved(sim):
-            self.last = self.current(sim).copy()
+            self.last = np.ascontiguousarray(self.current(sim)).copy()
             self.rows.aligned(sim)
             self.synced = sim.tick
-            self.up = {}
+            self.first = {}
+            self.rows_hit = self.slots_hit = np.zeros(0, dtype=np.int64)
 
     def step(self, sim: Simulation) -> None:
         """Find this step's changes (once per step, whichever watch asks first)."""
@@ -143,21 +161,31 @@ class GroupStatuses:
         self.synced = sim.tick
         if self.rows.moved(sim):
             self.last = self.rows.follow(sim, self.last, INVALID)
-        now = sim.decisions[self.rows.group].status
-        flat = np.flatnonzero(now != self.last)
-        self.up = {}
+        now = np.ravel(sim.decisions[self.rows.group].status)
+        last = self.last.reshape(-1)  # a view: ``last`` is ours, contiguous
+        flat = np.flatnonzero(now != last)
+        self.first = {}
+        self.rows_hit = self.slots_hit = flat[:0]
         if flat.size == 0:
             return
-        rows = flat // now.shape[1]  # ascending: each changed row once
-        changed = rows[np.flatnonzero(np.diff(rows, prepend=-1))]
-        before, after = self.last[changed], now[changed]
-        self.last[changed] = after
-        pairs = list(self.waiting)
-        cols = np.array([k for k, _ in pairs], dtype=np.int64)
-        codes = np.array([code for _, code in pairs], dtype=np.int8)
-        became = (after[:, cols] == codes) & (before[:, cols] != codes)  # (changed, pairs)
-        for j in np.flatnonzero(became.any(axis=0)).tolist():
-            self.up[pairs[j]] = changed[became[:, j]]
+        became = now[flat]
+        last[flat] = became
+        width = self.last.shape[1]
+        slot = self._table[(flat % width) * CODES + became]
+        hits = np.flatnonzero(slot >= 0)
+        if hits.size == 0:
+            return
+        self.rows_hit, self.slots_hit = flat[hits] // width, slot[hits]
+        ids = sim.agents.ids[self.rows.span(sim).start + self.rows_hit]
+        lowest = np.full(len(self._pairs), NO_ID, dtype=np.int64)
+        np.minimum.at(lowest, self.slots_hit, ids)  # each pair's lowest id
+        pairs = self._pairs
+        self.first = {pairs[j]: a for j, a in enumerate(lowest.tolist()) if a != NO_ID}
+
+    def became(self, pair: tuple[int, int], local: int) -> bool:
+        """Whether ``pair`` became true this step for local row ``local``."""
+        j = self._pairs.index(pair)
+        return bool(((self.slots_hit == j) & (self.rows_hit == local)).any())
 
 
 class NodeWatch(Watch):
@@ -173,20 +201,25 @@ class NodeWatch(Watch):
     def disarm(self) -> None:
         self.statuses.wait(self.pair, -1)
 
-    def check(self, sim: Simulation, agent: int | None) -> Found | None:
+    def check(self, sim: Simulation, agent: int | None) -> int | None:
         s = self.statuses
         s.step(sim)
-        local = s.up.get(self.pair)
-        if local is None:
+        if agent is None:
+            return s.first.get(self.pair)
+        if not s.first:
             return None
-        ids = sim.agents.ids[s.rows.span(sim).start + local]
-        if agent is not None:
-            ids = ids[ids == agent]
-            if ids.size == 0:
-                return None
-        group, (k, code) = s.rows.group, self.pair
-        path = sim.trees[group].nodes[k].path
-        return int(ids.min()), {"group": group, "node": path, "status": STATUS_NAMES[code]}
+        row = row_now(sim, agent)
+        span = s.rows.span(sim)
+        inside = span.start <= row < span.stop
+        return agent if inside and s.became(self.pair, row - span.start) else None
+
+    def fields(self, sim: Simulation) -> dict[str, Any]:
+        group, (k, code) = self.statuses.rows.group, self.pair
+        return {
+            "group": group,
+            "node": sim.trees[group].nodes[k].path,
+            "status": STATUS_NAMES[code],
+        }
 
 
 # ------------------------------------------------------------------ blackboards
@@ -201,6 +234,7 @@ class BoardWatch(Watch):
         self.key, self.op, self.rhs = key, op, rhs
         self.was = np.zeros(0, dtype=bool)
         self.fresh = False  # an agent not seen yet held the declared default
+        self._row = -1  # the row of the agent it last happened for
 
     def arm(self, sim: Simulation) -> None:
         group = self.rows.group
@@ -216,7 +250,7 @@ class BoardWatch(Watch):
             sim.engine.blackboard_passes(self.rows.group, self.key, self.op, self.rhs, rows)
         )
 
-    def check(self, sim: Simulation, agent: int | None) -> Found | None:
+    def check(self, sim: Simulation, agent: int | None) -> int | None:
         if self.rows.moved(sim):
             self.was = self.rows.follow(sim, self.was, self.fresh)
         start = self.rows.span(sim).start
@@ -236,8 +270,12 @@ class BoardWatch(Watch):
             return None
         ids = sim.agents.ids[start + local]
         k = int(np.argmin(ids))
-        value = sim.engine.blackboard(start + int(local[k])).get(self.key)
-        return int(ids[k]), {"group": self.rows.group, "key": self.key, "value": value}
+        self._row = start + int(local[k])
+        return int(ids[k])
+
+    def fields(self, sim: Simulation) -> dict[str, Any]:
+        value = sim.engine.blackboard(self._row).get(self.key)
+        return {"group": self.rows.group, "key": self.key, "value": value}
 
 
 # ------------------------------------------------------------------ events
@@ -249,10 +287,13 @@ class EventWatch(Watch):
     def __init__(self, name: str) -> None:
         self.name = name
 
-    def check(self, sim: Simulation, agent: int | None) -> Found | None:
+    def check(self, sim: Simulation, agent: int | None) -> int | None:
         events = sim.events
         if not events:
             return None
         name = self.name
         agents = [e.agent for e in events if e.name == name and (agent is None or e.agent == agent)]
-        return (min(agents), {"event": name}) if agents else None
+        return min(agents) if agents else None
+
+    def fields(self, sim: Simulation) -> dict[str, Any]:
+        return {"event": self.name}

@@ -225,16 +225,16 @@ class Breakpoints:
     def check(self, sim: Simulation) -> Hit | None:
         """The step just taken's hit (lowest agent id, then the breakpoint set first), or None;
         every breakpoint moves on to this step's state, hit or not."""
-        best: tuple[int, int, dict[str, Any]] | None = None
+        best: tuple[int, int, Watch] | None = None
         for order, point in enumerate(self.points):
             for watch in point.watches:
-                found = watch.check(sim, point.agent)
-                if found is not None and (best is None or (found[0], order) < best[:2]):
-                    best = (found[0], order, found[1])
+                agent = watch.check(sim, point.agent)
+                if agent is not None and (best is None or (agent, order) < best[:2]):
+                    best = (agent, order, watch)
         if best is None:
             return None
-        agent, order, fields = best
-        return Hit(sim.tick - 1, agent, self.points[order], **fields)
+        agent, order, watch = best
+        return Hit(sim.tick - 1, agent, self.points[order], **watch.fields(sim))
 
 
 # ------------------------------------------------------------------ arguments
@@ -342,7 +342,9 @@ def _node(
     path = sim.trees[targets[0][0]].nodes[targets[0][1]].path
     watches: list[Watch] = []
     for group, index in targets:
-        shared = statuses.setdefault(group, GroupStatuses(group))
+        shared = statuses.get(group)
+        if shared is None:
+            shared = statuses[group] = GroupStatuses(group, len(sim.trees[group]))
         watches.append(NodeWatch(shared, index, code))
     return (path, STATUS_NAMES[code]), f"{path}={STATUS_NAMES[code]}", watches
 

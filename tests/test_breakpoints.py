@@ -59,10 +59,14 @@ def run_to_hits(sim: Simulation, ticks: int) -> tuple[list[tuple[Any, ...]], lis
 
 
 def hits_in_trace(
-    trace: list[dict[str, Any]], wanted: list[tuple[str, str]], agent: int | None = None
+    trace: list[dict[str, Any]],
+    wanted: list[tuple[str, str]],
+    agent: int | None = None,
+    since: dict[int, int] | None = None,
 ) -> list[tuple[Any, ...]]:
-    """Brute force: ``wanted`` is ``[(path, status), ...]`` in the order set; each hit is
-    the first (lowest id, then breakpoint) of a tick where a node became its status."""
+    """Brute force: ``wanted`` is ``[(path, status), ...]`` in the order set (``since``: the
+    tick each was set before, 0 by default); each hit is the first (lowest id, then
+    breakpoint) of a tick where a node became its status."""
     header, records = trace[0], trace[1:]
     paths = header["trees"]
     last: dict[int, str] = {}  # id -> status digits of its previous record
@@ -76,7 +80,9 @@ def hits_in_trace(
             if agent is not None and a["id"] != agent:
                 continue
             for order, (path, status) in enumerate(wanted):
-                if path not in paths.get(a["group"], []):
+                if path not in paths.get(a["group"], []) or record["tick"] < (since or {}).get(
+                    order, 0
+                ):
                     continue
                 k = paths[a["group"]].index(path)
                 if now[k] == CODES[status] and before[k] != CODES[status]:
@@ -324,6 +330,29 @@ def test_a_removed_breakpoint_stops_nothing_and_run_returns_none_after_max_ticks
     point.remove()  # twice: nothing more
     assert sim.breakpoints == () and not point.active
     assert sim.run(200) is None and sim.tick == 200 and sim.hit is None
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_breakpoint_set_mid_run_beside_another_counts_from_then(engine: str) -> None:
+    """A second breakpoint of the same group, on another node, set after 60 ticks: its
+    baseline is the statuses then (the group's shared comparison reads that node anew)."""
+    sim = Simulation(ROOT / "definitions/evade_or_flock.json", engine=engine)
+    first, second = ("prey/threatened[0]", "FAILURE"), ("prey/social[1]/flock", "RUNNING")
+    sim.break_on(node=first[0], status=first[1])
+    out = io.StringIO()
+    writer = TraceWriter(out, sim)
+    hits = []
+    while sim.tick < 200:
+        if sim.tick >= 60 and len(sim.breakpoints) == 1:
+            sim.break_on(node=second[0], status=second[1])
+            since = sim.tick
+        hit = sim.run((60 if sim.tick < 60 else 200) - sim.tick, writer.on_tick)
+        if hit is not None:
+            hits.append((hit.tick, hit.agent, hit.node, hit.status))
+    out.seek(0)
+    header, records = read(out)
+    expected = hits_in_trace([header, *records], [first, second], since={1: since})
+    assert hits == expected and any(h[2] == second[0] for h in hits)
 
 
 def test_set_between_steps_a_breakpoint_starts_from_the_statuses_now() -> None:

@@ -106,19 +106,23 @@ class RowFollower:
 
 class GroupStatuses:
     """One group's node statuses after the last step, shared by every node watch of the
-    group. Each step it compares the whole status array with the last one (one pass over
-    contiguous bytes) and looks only at the entries that changed: an entry (row, node)
-    that changed to status S is a row where that node became S, so a table from (node,
-    status) to the pairs some watch waits for answers every watch at once."""
+    group. Each step it compares the statuses with the last ones and looks only at the
+    entries that changed: an entry (row, node) that changed to status S is a row where
+    that node became S, so a table from (node, status) to the pairs some watch waits for
+    answers every watch at once. Statuses in hand (the batch engine's) are compared whole,
+    one pass over contiguous bytes; those the engine reads when asked (py_trees walks its
+    behaviours) are read for the watched nodes only (``Decision.status_columns``)."""
 
     def __init__(self, group: str, nodes: int) -> None:
         self.rows = RowFollower(group)
         self.last = np.zeros((0, nodes), dtype=np.int8)
         self.synced = -1  # the sim.tick ``last`` belongs to
         self.waiting: dict[tuple[int, int], int] = {}  # (node, status) -> watches on it
+        self._pairs: list[tuple[int, int]] = []
         self._table = np.full(nodes * CODES, -1, dtype=np.int64)
         """node * CODES + status -> the pair's index in ``_pairs``, -1 where none waits."""
-        self._pairs: list[tuple[int, int]] = []
+        self._every = np.arange(nodes, dtype=np.int64)
+        self._watched = self._every[:0]  # the nodes some pair names, ascending
         self.first: dict[tuple[int, int], int] = {}
         """This step: the lowest id for which each (node, status) waited for became true."""
         self.rows_hit = self.slots_hit = np.zeros(0, dtype=np.int64)
@@ -135,24 +139,28 @@ class GroupStatuses:
         self._table[:] = -1
         for j, (node, code) in enumerate(self._pairs):
             self._table[node * CODES + code] = j
+        self._watched = np.array(sorted({node for node, _ in self._pairs}), dtype=np.int64)
 
-    def current(self, sim: Simulation) -> np.ndarray:
-        """(n, nodes) statuses now; all INVALID before the first step."""
-        decision = sim.decisions.get(self.rows.group)
-        if decision is None:
-            span = self.rows.span(sim)
-            width = len(sim.trees[self.rows.group])
-            return np.zeros((span.stop - span.start, width), dtype=np.int8)
-        return decision.status
+    def _decision(self, sim: Simulation) -> Decision | None:
+        return sim.decisions.get(self.rows.group)
 
-    def arm(self, sim: Simulation) -> None:
-        """Up to date with the statuses now (unless the group's other watches keep it so)."""
+    def arm(self, sim: Simulation, node: int) -> None:
+        """Up to date with the statuses now, node ``node`` included (the group's other
+        watches keep the rest so)."""
+        decision = self._decision(sim)
         if self.synced != sim.tick or self.rows.moved(sim):
-            self.last = np.ascontiguousarray(self.current(sim)).copy()
+            span = self.rows.span(sim)
+            self.last = np.zeros((span.stop - span.start, self.last.shape[1]), dtype=np.int8)
             self.rows.aligned(sim)
             self.synced = sim.tick
             self.first = {}
             self.rows_hit = self.slots_hit = np.zeros(0, dtype=np.int64)
+            if decision is not None and decision.collected:  # before the first step: INVALID
+                self.last[:] = decision.status
+            elif decision is not None:
+                self.last[:, self._watched] = decision.status_columns(self._watched)
+        if decision is not None and node not in self._watched:
+            self.last[:, node] = decision.status_columns(np.array([node]))[:, 0]
 
     def step(self, sim: Simulation) -> None:
         """Find this step's changes (once per step, whichever watch asks first)."""
@@ -161,21 +169,29 @@ class GroupStatuses:
         self.synced = sim.tick
         if self.rows.moved(sim):
             self.last = self.rows.follow(sim, self.last, INVALID)
-        now = np.ravel(sim.decisions[self.rows.group].status)
-        last = self.last.reshape(-1)  # a view: ``last`` is ours, contiguous
+        decision = sim.decisions[self.rows.group]
+        whole = decision.collected  # in hand: compare every entry; else the watched nodes
+        now = np.ravel(decision.status if whole else decision.status_columns(self._watched))
+        last = self.last.reshape(-1) if whole else np.ravel(self.last[:, self._watched])
         flat = np.flatnonzero(now != last)
         self.first = {}
         self.rows_hit = self.slots_hit = flat[:0]
         if flat.size == 0:
             return
         became = now[flat]
-        last[flat] = became
-        width = self.last.shape[1]
-        slot = self._table[(flat % width) * CODES + became]
+        width = self.last.shape[1] if whole else self._watched.size
+        rows, column = flat // width, flat % width
+        if whole:
+            node = column
+            last[flat] = became  # a view of ``last``
+        else:
+            node = self._watched[column]
+            self.last[rows, node] = became
+        slot = self._table[node * CODES + became]
         hits = np.flatnonzero(slot >= 0)
         if hits.size == 0:
             return
-        self.rows_hit, self.slots_hit = flat[hits] // width, slot[hits]
+        self.rows_hit, self.slots_hit = rows[hits], slot[hits]
         ids = sim.agents.ids[self.rows.span(sim).start + self.rows_hit]
         lowest = np.full(len(self._pairs), NO_ID, dtype=np.int64)
         np.minimum.at(lowest, self.slots_hit, ids)  # each pair's lowest id
@@ -195,7 +211,7 @@ class NodeWatch(Watch):
         self.statuses, self.pair = statuses, (index, code)
 
     def arm(self, sim: Simulation) -> None:
-        self.statuses.arm(sim)
+        self.statuses.arm(sim, self.pair[0])
         self.statuses.wait(self.pair, 1)
 
     def disarm(self) -> None:

@@ -121,8 +121,7 @@ class GroupStatuses:
         self._pairs: list[tuple[int, int]] = []
         self._table = np.full(nodes * CODES, -1, dtype=np.int64)
         """node * CODES + status -> the pair's index in ``_pairs``, -1 where none waits."""
-        self._every = np.arange(nodes, dtype=np.int64)
-        self._watched = self._every[:0]  # the nodes some pair names, ascending
+        self._watched = np.zeros(0, dtype=np.int64)  # the nodes some pair names, ascending
         self.first: dict[tuple[int, int], int] = {}
         """This step: the lowest id for which each (node, status) waited for became true."""
         self.rows_hit = self.slots_hit = np.zeros(0, dtype=np.int64)

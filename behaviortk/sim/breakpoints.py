@@ -8,7 +8,7 @@ Set with ``Simulation.break_on`` (each call returns a :class:`Breakpoint`, whose
     sim.break_on(blackboard=(KEY, OP, VALUE), agent=None, group=None)
 
 A node is named by its path as the trace header lists it (``FlatNode.path``,
-``"guard/spot[0]/chase"``) or by its name when that names one node of the tree
+``"guard/decide[2]/chase[0]"``) or by its name when that names one node of the tree
 (``"chase"``); without ``group`` or ``agent`` every group whose tree has it is
 watched. ``agent`` is an id, ``group`` a group name; ``OP`` is one of
 ``blackboard_compare``'s (``==``, ``!=``, ``<``, ``<=``, ``>``, ``>=``) and ``VALUE`` of
@@ -36,11 +36,12 @@ One hit per step: the lowest agent id it happens for, and for that agent the
 breakpoint set first. Its ``tick`` is the step's 0-based index, the ``tick`` a trace
 record of that step carries (``sim.tick`` is then ``tick + 1``).
 
-**Cost.** With no breakpoint set a step tests one empty list. Each node breakpoint
-compares one column of the group's status array with the status it waits for
-(whole arrays, no loop over agents; with LOD only the rows that thought), each
-blackboard one reads the board's comparison for the group (``tree/ops.Board.passes``),
-each event one scans the step's events. ``benchmarks/bench_breakpoints.py`` measures it.
+**Cost.** With no breakpoint set a step tests one empty list. The node breakpoints of a
+group share one comparison of its statuses with the last step's and look only at the
+entries that changed (``sim/break_watches.GroupStatuses``; no loop over agents; the
+py_trees engine reads the watched nodes' statuses alone); each blackboard breakpoint
+reads the board's comparison for its group (``tree/ops.Board.passes``), each event one
+scans the step's events. ``benchmarks/bench_breakpoints.py`` measures it.
 """
 
 from __future__ import annotations

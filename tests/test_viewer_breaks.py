@@ -146,3 +146,29 @@ def test_b_without_a_selected_node_or_agent_does_nothing(view):
     show_guard(view)
     key(view, arcade.key.B)  # no node selected
     assert view.session.sim.breakpoints == ()
+
+
+def test_a_right_click_in_a_replays_tree_only_selects_the_node(tmp_path: Path):
+    """A recording has no breakpoints: the replay window's tree panel selects, nothing more."""
+    from behaviortk.record.jsonl import TraceWriter
+    from behaviortk.record.reader import open_recording
+    from behaviortk.sim.simulation import Simulation
+    from behaviortk.viewer.replay import ReplaySession
+    from behaviortk.viewer.replay_app import ReplayView
+
+    trace = tmp_path / "guards.jsonl"
+    sim = Simulation(GUARDS)
+    with trace.open("w") as out:
+        writer = TraceWriter(out, sim)
+        sim.run(3, writer.on_tick)
+        writer.finish(sim)
+    win = window()
+    v = ReplayView(ReplaySession(open_recording(trace)), win)
+    win.show_view(v)
+    key(v, arcade.key.TAB)
+    frame(v)
+    chase = [n.path for n in v.session.sim.trees["guards"].nodes].index(CHASE)
+    send(v, "on_mouse_press", *box(v, chase), arcade.MOUSE_BUTTON_RIGHT, 0)
+    send(v, "on_mouse_release", *box(v, chase), arcade.MOUSE_BUTTON_RIGHT, 0)
+    assert v.panel.tree.selected == chase
+    frame(v)  # drawn without a breakpoint to show

@@ -179,7 +179,7 @@ class GroupStatuses:
             return
         became = now[flat]
         width = self.last.shape[1] if whole else self._watched.size
-        rows, column = flat // width, flat % width
+        rows, column = np.divmod(flat, width)
         if whole:
             node = column
             last[flat] = became  # a view of ``last``
@@ -187,11 +187,11 @@ class GroupStatuses:
             node = self._watched[column]
             self.last[rows, node] = became
         slot = self._table[node * CODES + became]
-        hits = np.flatnonzero(slot >= 0)
-        if hits.size == 0:
+        waited = slot >= 0
+        self.rows_hit, self.slots_hit = rows[waited], slot[waited]
+        if self.slots_hit.size == 0:
             return
-        self.rows_hit, self.slots_hit = rows[hits], slot[hits]
-        ids = sim.agents.ids[self.rows.span(sim).start + self.rows_hit]
+        ids = sim.agents.ids[self.rows.span(sim)][self.rows_hit]
         lowest = np.full(len(self._pairs), NO_ID, dtype=np.int64)
         np.minimum.at(lowest, self.slots_hit, ids)  # each pair's lowest id
         pairs = self._pairs

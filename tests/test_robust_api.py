@@ -92,6 +92,8 @@ BAD_CALLS = {
     "run 1.5": lambda s: s.run(1.5),
     "run True": lambda s: s.run(True),
     "advance nan": lambda s: s.advance(float("nan")),
+    "break_on an unknown node": lambda s: s.break_on("nope"),
+    "break_on agent 2**70": lambda s: s.break_on(event="caught", agent=2**70),
     "blackboard of the player": lambda s: s.blackboard(0),
 }
 

@@ -5,6 +5,11 @@ and ends with a summary table: the engine that ran (and why, for ``auto``),
 ticks, simulated and wall time, ticks/s, agents per group at the end, events
 counted by name, time per phase, the trace's path, size and lines, and the
 snapshots kept. ``--resume`` and ``--save-every`` are ``commands/saves.py``'s.
+``--break SPEC`` (``commands/breaks.py``; repeatable) stops the run after the first step
+where one hits: it prints ``break: tick T, agent ID, node PATH, STATUS`` (``event NAME``;
+``blackboard KEY OP VALUE, value V``: ``sim/breakpoints.Hit``) before the summary and
+exits 0, and the trace ends with an ``interrupted`` end record whose ``reason`` says what
+hit and whose ``breakpoint`` is the SPEC.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from behaviortk.commands import saves
+from behaviortk.commands.breaks import FORMS, break_spec, written
 from behaviortk.commands.options import (
     TICKS_LIMIT,
     add_engine_option,
@@ -64,6 +70,16 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         default=1,
         metavar="K",
         help="record every K-th tick in the trace (default 1)",
+    )
+    parser.add_argument(
+        "--break",
+        dest="breaks",
+        action="append",
+        type=break_spec,
+        default=[],
+        metavar="SPEC",
+        help=f"headless: stop at this breakpoint and print where, exit 0 ({FORMS}; "
+        "repeatable: the first to hit stops the run)",
     )
     add_engine_option(parser)
     add_kernels_option(parser)
@@ -175,27 +191,34 @@ def run_headless(args: argparse.Namespace) -> int:
     if args.save_every is not None:
         keeper = saves.Keeper(args.save_every, args.save_dir)
         keeper.check(sim.tick, args.ticks)
+    if not set_breaks(sim, args.breaks):
+        return 2
     freeze_gc()
+    first = sim.tick  # a resumed run counts its own ticks
     tally = Tally()
     overlap = OverlapLog()
     start = time.perf_counter()
     with Progress(args.ticks, f"{sim.name} ({sim.engine.name})", unit="ticks") as progress:
         if args.trace:
-            writer = _run_traced(args, sim, progress, tally, keeper)
+            writer, hit = _run_traced(args, sim, progress, tally, keeper)
             overlap = writer.overlap
         else:
-            for done in range(1, args.ticks + 1):
-                sim.step()
+
+            def after_tick(sim: Any) -> None:
                 tally.after_tick(sim)
                 overlap.measure(sim.world, sim.agents)
                 if keeper is not None:
                     keeper.after_tick(sim)
-                progress.update(done)
+                progress.update(sim.tick - first)
+
+            hit = sim.run(args.ticks, after_tick)
             writer = None
     wall = time.perf_counter() - start
     trace = None
     if writer is not None:
         trace = (args.trace, os.path.getsize(args.trace), writer.written)
+    if hit is not None:
+        print(hit)
     print(
         summary(
             sim,
@@ -239,14 +262,29 @@ def trace_writer(out: IO[Any], sim: Any, every: int, columnar: bool) -> Any:
     return TraceWriter(out, sim, every=every)
 
 
+def set_breaks(sim: Any, specs: list[dict[str, Any]]) -> bool:
+    """Set each ``--break`` on ``sim``; False (and one line saying why) for one it refuses."""
+    from behaviortk.errors import SimulationError
+
+    for spec in specs:
+        try:
+            sim.break_on(**spec)
+        except SimulationError as exc:
+            print(f"behaviortk run: error: --break {written(spec)}: {exc}", file=sys.stderr)
+            return False
+    return True
+
+
 def _run_traced(
     args: argparse.Namespace,
     sim: Any,
     progress: Progress,
     tally: Tally,
     keeper: saves.Keeper | None = None,
-) -> Any:
-    """Run ``args.ticks`` ticks writing the trace; re-raise what cut the run short."""
+) -> tuple[Any, Any]:
+    """Run ``args.ticks`` ticks writing the trace, or up to a breakpoint's hit (the trace
+    then ends ``interrupted``, naming it); returns the writer and the hit (None); re-raises
+    what cut the run short."""
     from behaviortk.files import atomic_output
 
     stopped: BaseException | None = None
@@ -255,21 +293,29 @@ def _run_traced(
     inputs = [args.file] if args.resume is None else [args.file, args.resume]
     with atomic_output(args.trace, mode, inputs=inputs, what="trace") as out:
         writer = trace_writer(out, sim, args.every, columnar)
+
+        first = sim.tick  # a resumed run counts its own ticks
+
+        def after_tick(sim: Any) -> None:
+            writer.on_tick(sim)
+            tally.after_tick(sim)
+            if keeper is not None:
+                keeper.after_tick(sim)
+            progress.update(sim.tick - first)
+
+        hit = None
         try:
-            for done in range(1, args.ticks + 1):
-                sim.step()
-                writer.on_tick(sim)
-                tally.after_tick(sim)
-                if keeper is not None:
-                    keeper.after_tick(sim)
-                progress.update(done)
+            hit = sim.run(args.ticks, after_tick)
         except BaseException as exc:  # an error or ^C: end the trace saying so, then re-raise
             if exc is writer.write_error:
                 raise  # the trace itself cannot be written: atomic_output removes it
             writer.interrupt(sim, exc)
             stopped = exc
         else:
-            writer.finish(sim)
+            if hit is None:
+                writer.finish(sim)
+            else:
+                writer.interrupt(sim, hit.reason(), breakpoint=hit.breakpoint.spec)
     if stopped is not None:
         progress.close()
         print(
@@ -277,7 +323,7 @@ def _run_traced(
             file=sys.stderr,
         )
         raise stopped
-    return writer
+    return writer, hit
 
 
 def _viewer_opener() -> Callable[..., Any] | None:
@@ -296,6 +342,13 @@ def _viewer_opener() -> Callable[..., Any] | None:
 
 
 def run_window(args: argparse.Namespace) -> int:
+    if args.breaks:
+        print(
+            "behaviortk run: error: --break works with --headless; in the viewer, select a "
+            "node in the tree panel and press b",
+            file=sys.stderr,
+        )
+        return 2
     opener = _viewer_opener()
     if opener is None:
         print("behaviortk run: the viewer is not available; use --headless", file=sys.stderr)

@@ -126,6 +126,9 @@ class Engine(Protocol):
     def blackboard(self, agent: int) -> dict[str, Any]: ...
     def blackboard_view(self, agent: int) -> BlackboardView: ...
     def blackboard_points(self, group: str, key: str, rows: np.ndarray) -> np.ndarray: ...
+    def blackboard_passes(
+        self, group: str, key: str, op: str, rhs: Any, rows: np.ndarray
+    ) -> np.ndarray: ...
 
     def regroup(self, changes: dict[str, RowChange]) -> None:
         """Agents spawned or despawned: the groups' new rows (``sim.agents`` already has them)."""
@@ -383,6 +386,13 @@ class EngineBase(ABC, Generic[G]):
         """``(n, 2)`` points stored under ``key`` for global ``rows``; NaN where unset or not a point."""
         g = self.groups[group]
         return g.board.points(key, np.asarray(rows, dtype=np.int64) - g.rows.start)
+
+    def blackboard_passes(
+        self, group: str, key: str, op: str, rhs: Any, rows: np.ndarray
+    ) -> np.ndarray:
+        """``compare(op, value under key, rhs)`` for ``group``'s local ``rows``, as a bool array
+        (``tree/ops.Board.passes``, ``blackboard_compare``'s rule; breakpoints read it)."""
+        return self.groups[group].board.passes(key, op, rhs, rows)
 
 
 def carried(rows: np.ndarray, change: RowChange) -> np.ndarray:

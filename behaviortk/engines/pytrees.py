@@ -110,6 +110,15 @@ class TreeStatuses:
         flat = [b for row in local.tolist() for b in nodes[row]]
         return status_codes(flat).reshape(len(local), self.width)
 
+    def columns(self, nodes: np.ndarray) -> np.ndarray:
+        """``(n, len(nodes))`` codes of those nodes for every row: only their behaviours read
+        (breakpoints watch a few nodes of big groups)."""
+        if 2 * len(nodes) > self.width:  # most of them: every behaviour, flattened, is faster
+            return self.all()[:, nodes]
+        ks = nodes.tolist()
+        picked = [row[k] for row in self.nodes for k in ks]
+        return status_codes(picked).reshape(len(self.nodes), len(nodes))
+
 
 class RowFacts:
     """What a group's leaves index during one tick, as Python lists (refilled before ticking).

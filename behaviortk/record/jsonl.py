@@ -38,10 +38,14 @@ The last line says how the run ended (``finish`` / ``interrupt`` write it)::
 
     {"end": "complete", "ticks": n, "overlap": {...}}
     {"end": "interrupted", "tick": t, "reason": str, "overlap": {...}}
+    {"end": "interrupted", "tick": t, "reason": str, "breakpoint": spec, "overlap": {...}}
 
 ``ticks`` is the number of ticks run; ``tick`` the 0-based index of the tick
 that did not complete (= the number that did) and ``reason`` why: ``"interrupted
-(SIGINT)"`` for ^C, else the error's ``Type: message``. ``overlap`` is
+(SIGINT)"`` for ^C, else the error's ``Type: message``. A run stopped by a breakpoint
+(``run --break``) ran its last tick in full: ``reason`` says what hit (``"breakpoint:
+guard/decide[2]/chase[0] became RUNNING for agent 0 at tick 106"``) and ``breakpoint``
+is the spec as ``--break`` writes it. ``overlap`` is
 ``{"ticks", "last", "max", "mean"}``: the fraction of agents closer to another
 agent than the sum of their radii (``world/overlap.py``), measured after every
 tick the writer saw (also those ``every`` leaves out), at the last one, the
@@ -168,19 +172,28 @@ class TraceWriter:
         self._write(end)
         self.end = end
 
-    def interrupt(self, sim: Simulation, reason: BaseException | str) -> None:
-        """End a run cut short by ``reason`` (an exception, or words): the last line says so."""
+    def interrupt(
+        self, sim: Simulation, reason: BaseException | str, breakpoint: str | None = None
+    ) -> None:
+        """End a run cut short by ``reason`` (an exception, or words): the last line says so;
+        ``breakpoint``: the spec of the breakpoint that stopped it."""
         if self._writing:  # cut inside a write: the end line goes on a line of its own
             self.out.write("\n")
             self._writing = False
-        end = {
-            "end": "interrupted",
-            "tick": int(sim.tick),
-            "reason": reason_of(reason),
-            "overlap": self.overlap.summary(),
-        }
+        end = interrupted(sim, reason, self.overlap, breakpoint)
         self._write(end)
         self.end = end
+
+
+def interrupted(
+    sim: Simulation, reason: BaseException | str, overlap: OverlapLog, breakpoint: str | None
+) -> dict[str, Any]:
+    """The end record of a run cut short (both formats write it)."""
+    end: dict[str, Any] = {"end": "interrupted", "tick": int(sim.tick), "reason": reason_of(reason)}
+    if breakpoint is not None:
+        end["breakpoint"] = breakpoint
+    end["overlap"] = overlap.summary()
+    return end
 
 
 def reason_of(reason: BaseException | str) -> str:

@@ -64,7 +64,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from behaviortk.record.jsonl import VERSION, header, reason_of
+from behaviortk.record.jsonl import VERSION, header, interrupted
 from behaviortk.record.tick_state import STATUS_DIGIT, TickState
 from behaviortk.sim.simulation import Simulation
 from behaviortk.world.overlap import OverlapLog
@@ -313,16 +313,12 @@ class ParquetTraceWriter:
         """End a complete run: the end record ``{"end": "complete", "ticks": sim.tick, ...}``."""
         self._close({"end": "complete", "ticks": int(sim.tick), "overlap": self.overlap.summary()})
 
-    def interrupt(self, sim: Simulation, reason: BaseException | str) -> None:
-        """End a run cut short by ``reason``: the ticks so far stay readable, the end says why."""
-        self._close(
-            {
-                "end": "interrupted",
-                "tick": int(sim.tick),
-                "reason": reason_of(reason),
-                "overlap": self.overlap.summary(),
-            }
-        )
+    def interrupt(
+        self, sim: Simulation, reason: BaseException | str, breakpoint: str | None = None
+    ) -> None:
+        """End a run cut short by ``reason``: the ticks so far stay readable, the end says why
+        (``breakpoint``: the spec of the breakpoint that stopped it)."""
+        self._close(interrupted(sim, reason, self.overlap, breakpoint))
 
 
 class RowGroupWorker:

@@ -67,7 +67,9 @@ accumulator, runs ``floor(accumulated / dt)`` ticks but at most ``max_steps``
 "Fix Your Timestep!"). Time beyond the cap is dropped (alpha 0), so a stall
 (a breakpoint, a dragged window) costs at most ``max_steps`` ticks and never
 spirals. ``sim.events`` then holds the last tick's events only: subscribe with
-``sim.on`` to see those of every tick an ``advance`` ran.
+``sim.on`` to see those of every tick an ``advance`` ran. A step where a breakpoint hits
+(``sim.hit``, ``sim/breakpoints.py``) ends the ``advance``: the ticks it had left are
+dropped as a stall's are, so ``sim.hit`` after the call is that hit.
 """
 
 from __future__ import annotations
@@ -103,6 +105,7 @@ class Simulation(Protocol):
     decisions: dict[str, Decision]
     dt: float
     engine: Any
+    hit: Any  # the last step's breakpoint hit (sim/breakpoints.Hit), or None
 
     def row_of(self, agent_id: Any) -> int: ...
     def ids_of(self, rows: np.ndarray) -> np.ndarray: ...
@@ -420,6 +423,8 @@ class FixedStep:
         for done in range(1, steps + 1):
             self.accumulated = left + (steps - done) * dt  # set first: callbacks may raise
             sim.step()
+            if sim.hit is not None:  # a breakpoint: stop here, like a stall
+                break
         self.accumulated = left
         return self.alpha(dt)
 

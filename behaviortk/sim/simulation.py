@@ -41,6 +41,7 @@ from behaviortk.registry import choices
 from behaviortk.sense.held import HeldPerception, Thinking
 from behaviortk.sense.sensing import Sense
 from behaviortk.sim.allocator import reuse_freed_memory
+from behaviortk.sim.breakpoints import Breakpoint, Breakpoints, Hit
 from behaviortk.sim.embed import MAX_STEPS, AgentView, Event, EventLog, FixedStep, TickEvents
 from behaviortk.sim.pending import NOTHING_GIVEN, SPAWNING, NewRows, Pending, Spawned
 from behaviortk.sim.think import ThinkSchedule
@@ -196,6 +197,9 @@ class Simulation:
         self.event_log = EventLog(self)  # before the engine: its emit nodes record here
         self._events: list[Event] | TickEvents = []
         self._fixed_step = FixedStep()
+        self._breaks = Breakpoints()
+        self.hit: Hit | None = None
+        """The breakpoint hit of the last step, or None (``sim/breakpoints.py``)."""
         self._think = ThinkSchedule(definition)
         """Who thinks each tick (``think_every``, ``lod``: ``sim/think.py``)."""
         self._held = HeldPerception()
@@ -426,23 +430,62 @@ class Simulation:
         self.tick += 1
         self.time = self.tick * self.dt
         self._events = self.event_log.collect(self.tick - 1)
+        self.hit = self._breaks.check(self) if self._breaks.points else None
         if self.event_log.listening:
             self.event_log.dispatch(self.events)
 
-    def run(self, ticks: int, on_tick: Callable[[Simulation], None] | None = None) -> None:
-        """``step()`` ``ticks`` times, calling ``on_tick(sim)`` after each (traces, progress)."""
+    def run(
+        self, max_ticks: int, on_tick: Callable[[Simulation], None] | None = None
+    ) -> Hit | None:
+        """``step()`` up to ``max_ticks`` times, calling ``on_tick(sim)`` after each (traces,
+        progress); stop after a step where a breakpoint hits and return that :class:`Hit`
+        (``sim/breakpoints.py``), else None once ``max_ticks`` steps have run."""
         if (
-            isinstance(ticks, bool | np.bool_)
-            or not isinstance(ticks, int | np.integer)
-            or ticks < 0
+            isinstance(max_ticks, bool | np.bool_)
+            or not isinstance(max_ticks, int | np.integer)
+            or max_ticks < 0
         ):
-            raise SimulationError(f"ticks must be a whole number >= 0, got {ticks!r}")
+            raise SimulationError(f"max_ticks must be a whole number >= 0, got {max_ticks!r}")
         if on_tick is not None and not callable(on_tick):
             raise SimulationError(f"on_tick must be callable, got {on_tick!r}")
-        for _ in range(int(ticks)):
+        for _ in range(int(max_ticks)):
             self.step()
             if on_tick is not None:
                 on_tick(self)
+            if self.hit is not None:
+                return self.hit
+        return None
+
+    def break_on(
+        self,
+        node: str | None = None,
+        status: str | None = None,
+        *,
+        event: str | None = None,
+        blackboard: tuple[str, str, Any] | None = None,
+        agent: int | None = None,
+        group: str | None = None,
+    ) -> Breakpoint:
+        """Set a breakpoint: ``node=PATH`` (a trace path or a unique node name) becoming
+        ``status`` (``"RUNNING"`` by default, ``"SUCCESS"``, ``"FAILURE"``), ``event=NAME``,
+        or ``blackboard=(KEY, OP, VALUE)`` becoming true; for one ``agent`` (an id) or
+        ``group``, else every agent. Returns the :class:`Breakpoint` (``.remove()``);
+        ``step`` sets ``sim.hit`` and ``run`` stops where one hits (``sim/breakpoints.py``).
+        ``SimulationError`` (nothing set) for a bad argument."""
+        return self._breaks.add(
+            self,
+            node=node,
+            status=status,
+            event=event,
+            blackboard=blackboard,
+            agent=agent,
+            group=group,
+        )
+
+    @property
+    def breakpoints(self) -> tuple[Breakpoint, ...]:
+        """The breakpoints set, in the order they were set."""
+        return tuple(self._breaks.points)
 
     # ------------------------------------------------------- game-driven bodies
     @property

@@ -205,6 +205,13 @@ class Decision:
         """Whether ``status`` is in hand (False: nobody has asked for it yet)."""
         return self._status is not None
 
+    def status_columns(self, nodes: np.ndarray) -> np.ndarray:
+        """``(n, len(nodes))`` statuses of the nodes ``nodes`` (flat indices) for every row; while
+        uncollected, a source that can read columns alone (``columns``) reads only those."""
+        if self._source is not None and hasattr(self._source, "columns"):
+            return np.asarray(self._source.columns(nodes))
+        return self.status[:, nodes]
+
     def status_of(self, local: Any) -> np.ndarray:
         """``(k, n_nodes)`` statuses of the group-local rows ``local``, a new array; while
         uncollected only those rows are read (a watched agent, the viewer's tree panel)."""

@@ -2,9 +2,11 @@
 on_fixed_update.
 
 The mouse goes to what is under it: the tabs, the side panel's content (the tree
-panel pans, zooms and folds; the tuning panel's sliders and buttons), else the
-world (select an agent, drag an obstacle, set the pointer; right-drag pans and
-the wheel zooms the world). ``run_viewer(path)`` is what ``behaviortk run`` and
+panel selects, pans, zooms and folds, and a right-click on a node sets, changes or
+removes its breakpoint as ``b`` does for the selected node; the tuning panel's sliders
+and buttons), else the world (select an agent, drag an obstacle, set the pointer;
+right-drag pans and the wheel zooms the world). When a breakpoint hits, the session
+pauses and selects the agent; the view shows its tree with the node that hit selected. ``run_viewer(path)`` is what ``behaviortk run`` and
 ``behaviortk demo`` call.
 """
 
@@ -52,7 +54,36 @@ class ViewerView(arcade.View):
 
     # ----------------------------------------------------------- updates
     def on_fixed_update(self, delta_time: float) -> None:
-        self.session.advance(delta_time)
+        s = self.session
+        hit = s.hit
+        s.advance(delta_time)
+        if s.hit is not None and s.hit is not hit:
+            self.show_hit(s.hit)
+
+    def show_hit(self, hit: Any) -> None:
+        """The tree tab, with the node that hit selected (the session selected the agent)."""
+        self.panel.tab = "tree"
+        tree = self.session.sim.trees.get(hit.group)
+        paths = [n.path for n in tree.nodes] if tree is not None else []
+        if hit.node in paths:
+            self.panel.tree.selected = paths.index(hit.node)
+
+    def selected_group(self) -> str | None:
+        """The group of the agent whose tree the panel shows (None: none, or no tree)."""
+        sim = self.session.sim
+        row = self.session.opts.selected
+        if row is None or not 0 <= row < sim.agents.n:
+            return None
+        group = sim.agents.group_names[int(sim.agents.group[row])]
+        return group if group in sim.trees else None
+
+    def cycle_break(self, node: int | None) -> None:
+        """``b`` / right-click: the breakpoint of ``node`` in the shown tree, set or changed or
+        removed (``Session.cycle_break``)."""
+        group = self.selected_group()
+        if node is None or group is None or self.panel.frame is not None:
+            return
+        self.session.cycle_break(group, node)
 
     def on_update(self, delta_time: float) -> None:
         if self.watcher is not None and self.watcher.poll():
@@ -63,8 +94,14 @@ class ViewerView(arcade.View):
         s = self.session
         info = HudInfo(fps=self._fps, paused=s.paused, speed=s.speed)
         extra = Overlay2D(
-            errors=s.errors, show_help=self.show_help, trails=s.trails, panel=self.panel
+            errors=s.errors,
+            show_help=self.show_help,
+            trails=s.trails,
+            panel=self.panel,
+            note=s.break_note,
         )
+        group = self.selected_group()
+        self.panel.tree.marks = s.break_marks(group) if group is not None else {}
         self.painter.draw(s.sim, s.opts, info, extra)
 
     def _count_frame(self) -> None:
@@ -89,6 +126,8 @@ class ViewerView(arcade.View):
             s.step_once()
         elif symbol == k.R:
             s.restart()
+        elif symbol == k.B:
+            self.cycle_break(self.panel.tree.selected)
         else:
             shared_key(self, s, symbol)
 
@@ -117,7 +156,11 @@ class ViewerView(arcade.View):
                 self.panel.tab = tab
         elif where == "tree":
             left = button == arcade.MOUSE_BUTTON_LEFT
-            if not left or not self.panel.tree.click(x, y):  # a click folds, a drag pans
+            node = None if left else self.panel.tree.node_at(x, y)
+            if node is not None:  # a right-click on a node: its breakpoint
+                self.panel.tree.selected = node
+                self.cycle_break(node)
+            elif not left or not self.panel.tree.click(x, y):  # a click folds, a drag pans
                 self._grab = "tree"
         elif where == "tune":
             if button == arcade.MOUSE_BUTTON_LEFT and self.panel.tuning.press(self.session, x, y):

@@ -16,8 +16,10 @@ KEYS: tuple[tuple[str, str], ...] = (
     (".", "step one tick (when paused)"),
     ("+ / -", "simulation speed x2 / /2"),
     ("r", "restart with the same seed"),
+    ("b", "breakpoint on the tree's selected node: RUNNING, SUCCESS, FAILURE, off"),
     ("tab", "select next agent"),
-    ("click", "select agent / drag obstacle / set pointer"),
+    ("click", "select agent / drag obstacle / set pointer (tree: select node, fold)"),
+    ("r-click", "tree panel: breakpoint on the node, as b"),
     ("wheel", "zoom the world (or the tree panel under the mouse)"),
     ("r-drag", "pan the world (drag in the tree panel pans it)"),
     ("0", "whole world / tree panel fitted again"),
@@ -98,4 +100,4 @@ def key_help(
 
 
 def help_text(opts: ViewOptions) -> str:
-    return key_help("Keys", KEYS, "Overlays (on = all agents; the selected agent always)", opts, 6)
+    return key_help("Keys", KEYS, "Overlays (on = all agents; the selected agent always)", opts, 7)

@@ -233,7 +233,7 @@ OVERLAYS: tuple[Overlay, ...] = (
     Overlay("view", "o", "view radius and field-of-view cone", view),
     Overlay("sight", "s", "can_see cone and line of sight (green clear, red blocked)", sight),
     Overlay("neighbours", "n", "neighbour links", neighbours),
-    Overlay("feelers", "b", "detection box and wall feelers", feelers),
+    Overlay("feelers", "e", "detection box and wall feelers", feelers),
     Overlay("hiding", "i", "hiding spots", hiding),
     Overlay("waypoints", "p", "path waypoints", waypoints),
     Overlay("potential", "l", "Lennard-Jones potential heat map", None),

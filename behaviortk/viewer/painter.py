@@ -42,6 +42,7 @@ from behaviortk.viewer.zones import zone_labels
 
 # kept for callers that imported them from here
 HUD_HEIGHT = 26
+NOTE_HEIGHT = 24  # the status line at the bottom of the world (why the run paused)
 __all__ = ["HUD_HEIGHT", "MARGIN", "PANEL_WIDTH", "Overlay2D", "Painter", "PanelState"]
 
 
@@ -73,6 +74,7 @@ class Overlay2D:
     show_help: bool = False
     trails: Any = None  # viewer/trails.Trails, when kept
     panel: PanelState | None = None
+    note: str = ""  # a status line above the banner: why the run paused (a breakpoint)
 
 
 class Painter:
@@ -110,6 +112,7 @@ class Painter:
         self.banner = t(
             "", 0, 0, palette.TEXT, 11, font_name=MONO, multiline=True, width=800, anchor_y="bottom"
         )
+        self.note = t("", 0, 0, palette.TEXT, 11, font_name=MONO, anchor_y="center")
         self._panel_width = PANEL_WIDTH
 
     # ------------------------------------------------------------ geometry
@@ -306,14 +309,23 @@ class Painter:
             self.ui_batch.draw(*soup.build())
             self.help.position = (x0 + 30, y1 - 16)
             self.help.draw()
+        bottom = 0.0
         if extra.errors:
             lines = extra.errors[:8]
+            bottom = 18 + 15 * len(lines)
             soup = TriangleSoup()
-            soup.add(geo.quads(0, 0, lay.panel.x0, 18 + 15 * len(lines)), palette.ERROR_BG)
+            soup.add(geo.quads(0, 0, lay.panel.x0, bottom), palette.ERROR_BG)
             self.ui_batch.draw(*soup.build())
             self.banner.text = "\n".join(lines)
             self.banner.position = (MARGIN, 8)
             self.banner.draw()
+        if extra.note:
+            soup = TriangleSoup()
+            soup.add(geo.quads(0, bottom, lay.panel.x0, bottom + NOTE_HEIGHT), palette.NOTE_BG)
+            self.ui_batch.draw(*soup.build())
+            self.note.text = extra.note
+            self.note.position = (MARGIN, bottom + NOTE_HEIGHT / 2)
+            self.note.draw()
 
     def snapshot(self) -> np.ndarray:
         """The frame's pixels as ``(H, W, 3) uint8``, row 0 at the top."""

@@ -17,6 +17,7 @@ SELECTED: Color = (255, 255, 255, 255)
 TEXT: Color = (230, 232, 240, 255)
 DIM_TEXT: Color = (150, 155, 170, 255)
 ERROR_BG: Color = (150, 20, 30, 255)
+NOTE_BG: Color = (40, 46, 70, 255)  # the status line saying why the run paused
 PANEL_BG: Color = (12, 14, 20, 230)
 IDLE: Color = (120, 120, 120, 255)  # agents whose tree emitted nothing
 
@@ -30,6 +31,8 @@ NODE_TEXT: Color = (240, 240, 245, 255)
 NODE_TEXT_DARK: Color = (24, 22, 18, 255)
 TREE_EDGE: Color = (110, 115, 135, 255)
 TREE_PATH: Color = (255, 255, 255, 255)
+NODE_SELECTED: Color = (90, 200, 255, 255)  # the tree panel's selected node (``b`` acts on it)
+BREAKPOINT: Color = (235, 30, 30, 255)  # the red dot of a node with a breakpoint
 FORCE_DIAL: Color = (44, 48, 64, 255)
 
 # Side panel and widgets.

@@ -157,6 +157,9 @@ class ReplayView(ViewerView):
     def on_fixed_update(self, delta_time: float) -> None:
         pass  # nothing simulates: the clock is on_update's
 
+    def cycle_break(self, node: int | None) -> None:
+        """A recording has no breakpoints: a right-click on a tree box only selects it."""
+
     def on_update(self, delta_time: float) -> None:
         self.replay.advance(delta_time)
 

@@ -4,6 +4,14 @@ Independent of arcade so that the window class stays a thin mapping from
 events to these methods. Nothing here raises to the window: a failing step
 or an invalid reload becomes banner lines, and the last good simulation
 keeps running (a failing step pauses it).
+
+Breakpoints (``sim/breakpoints.py``): ``cycle_break(group, node)`` sets one on a node of a
+group's tree for every agent of the group, then changes the status it waits for, then
+removes it (RUNNING, SUCCESS, FAILURE, none; a condition never runs, so its cycle starts
+at SUCCESS). When one hits, the session pauses after that step, selects the agent and
+keeps ``hit`` and ``break_note`` (the status line) until the run resumes. A restart or a
+reload sets the same breakpoints again on the new simulation (those whose node is gone
+are dropped).
 """
 
 from __future__ import annotations
@@ -13,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from behaviortk.registry import CONDITION
+from behaviortk.tree.status import FAILURE, RUNNING, STATUS_NAMES, SUCCESS
 from behaviortk.vec import Array
 from behaviortk.viewer.retune import apply_change
 from behaviortk.viewer.scene import ViewOptions, pick_agent, pick_obstacle
@@ -20,7 +30,11 @@ from behaviortk.viewer.trails import Trails
 from behaviortk.viewer.tuning import Knob, Tuner
 
 MIN_SPEED, MAX_SPEED = 1.0 / 16.0, 16.0
+STATUS_CODES = {name: code for code, name in enumerate(STATUS_NAMES)}
+"""Status names -> codes (a breakpoint's ``target`` names its status)."""
 MAX_STEPS_PER_UPDATE = 8  # a slow machine drops simulated time instead of spiralling
+BREAK_CYCLE = (RUNNING, SUCCESS, FAILURE)
+"""The statuses ``b`` steps a node's breakpoint through before removing it."""
 
 
 def load_scenario(path: str | Path, registries: Any = None) -> tuple[Any, str]:
@@ -108,6 +122,9 @@ class Session:
         self.dragging: int | None = None  # obstacle index being dragged
         self._acc = 0.0
         self._selection: tuple[int, int | None] | None = None  # (row, id) last shown
+        self.breaks: dict[tuple[str, int], Any] = {}  # (group, node index) -> Breakpoint
+        self.hit: Any = None  # the breakpoint hit that paused the run (sim/breakpoints.Hit)
+        self.break_note = ""  # the status line saying why the run paused
 
     # ------------------------------------------------------------ stepping
     def _step(self) -> bool:
@@ -122,7 +139,16 @@ class Session:
             self.select_id(selected)
         self.step_error = None
         self.trails.record(self.sim)
+        if self.sim.hit is not None:
+            self._stop_at(self.sim.hit)
         return True
+
+    def _stop_at(self, hit: Any) -> None:
+        """Pause where a breakpoint hit, select its agent, say why."""
+        self.paused = True
+        self.hit = hit
+        self.break_note = hit.reason()
+        self.select_id(hit.agent)
 
     def _read(self) -> str:
         try:
@@ -166,12 +192,61 @@ class Session:
             if not self._step():
                 return steps
             steps += 1
+            if self.paused:  # a breakpoint hit: stop where it did
+                self._acc = 0.0
+                return steps
         if steps == MAX_STEPS_PER_UPDATE:
             self._acc = 0.0
         return steps
 
     def toggle_pause(self) -> None:
         self.paused = not self.paused
+        if not self.paused:
+            self.hit, self.break_note = None, ""
+
+    # ------------------------------------------------------------ breakpoints
+    def cycle_break(self, group: str, node: int) -> str:
+        """Set, change or remove the breakpoint on node ``node`` of ``group``'s tree (see the
+        module docstring); returns the status it now waits for, "" once removed."""
+        key = (group, node)
+        tree = self.sim.trees[group]
+        cycle = BREAK_CYCLE[1:] if tree.nodes[node].kind == CONDITION else BREAK_CYCLE
+        old = self.breaks.pop(key, None)
+        at = -1
+        if old is not None:
+            old.remove()
+            at = cycle.index(STATUS_CODES[old.target[1]])
+        if at + 1 >= len(cycle):
+            return ""
+        status = STATUS_NAMES[cycle[at + 1]]
+        self.breaks[key] = self.sim.break_on(node=tree.nodes[node].path, status=status, group=group)
+        return status
+
+    def break_marks(self, group: str) -> dict[int, int]:
+        """The nodes of ``group``'s tree with a breakpoint -> the status code it waits for."""
+        return {
+            node: STATUS_CODES[point.target[1]]
+            for (g, node), point in self.breaks.items()
+            if g == group
+        }
+
+    def _carry_breaks(self, sim: Any) -> None:
+        """Set this session's breakpoints on ``sim`` (a restart or reload); drop those whose
+        node the new trees do not have."""
+        from behaviortk.errors import SimulationError
+
+        kept = {}
+        for (group, node), point in self.breaks.items():
+            path, status = point.target
+            tree = sim.trees.get(group)
+            if tree is None or node >= len(tree) or tree.nodes[node].path != path:
+                continue
+            try:
+                kept[(group, node)] = sim.break_on(node=path, status=status, group=group)
+            except SimulationError:
+                continue
+        self.breaks = kept
+        self.hit, self.break_note = None, ""
 
     def step_once(self) -> None:
         """One tick while paused (the '.' key)."""
@@ -194,6 +269,7 @@ class Session:
 
     def _replace(self, sim: Any) -> None:
         pointer = self.sim.pointer
+        self._carry_breaks(sim)
         self.sim = sim
         if pointer is not None:  # kept inside the (maybe resized) world
             self.set_pointer(pointer)

@@ -9,8 +9,10 @@ decorator: hexagon; condition: pill; steering leaf: arrow-ended box; action:
 slanted box), each box is filled by its status, the nodes leading to the
 running leaves and their edges are outlined in white, and every steering leaf
 that asked for a force shows it beside its box (an arrow relative to the
-agent's max force, and its size). Clicking a box with children collapses or
-expands its subtree; dragging pans; the wheel zooms around the pointer.
+agent's max force, and its size). Clicking a box selects it (outlined in blue) and, when
+it has children, collapses or expands its subtree; dragging pans; the wheel zooms around
+the pointer. A node with a breakpoint (``marks``, set by the window: ``b`` or a right-click
+on a node) has a red dot on its top-left corner, with the status it waits for as a letter.
 """
 
 from __future__ import annotations
@@ -43,6 +45,8 @@ STATUS_FILL: dict[int, palette.Color] = {
     SUCCESS: palette.NODE_SUCCESS,
     FAILURE: palette.NODE_FAILURE,
 }
+MARK_R = 6.0  # radius of a breakpoint's red dot, at zoom 1
+MARK_LETTERS = {RUNNING: "R", SUCCESS: "S", FAILURE: "F"}
 STATUS_WORDS = (
     (RUNNING, "running"),
     (SUCCESS, "success"),
@@ -135,6 +139,10 @@ class TreeView:
         self.zoom = 1.0
         self._tree: object | None = None
         self._last: tuple[TreeFrame, TreeLayout, Rect] | None = None
+        self.selected: int | None = None
+        """The node a click selected (``b`` sets a breakpoint on it), None for none."""
+        self.marks: dict[int, int] = {}
+        """Nodes with a breakpoint in the shown tree -> the status it waits for (a dot each)."""
 
     # ------------------------------------------------------------ state
     def _follow(self, frame: TreeFrame) -> None:
@@ -145,6 +153,7 @@ class TreeView:
             ]
             if not same_shape:
                 self.collapsed = set()
+                self.selected = None
                 self.fit()
             self._tree = frame.tree
 
@@ -177,8 +186,11 @@ class TreeView:
         return int(hit[0]) if hit.size else None
 
     def click(self, x: float, y: float) -> bool:
-        """Collapse or expand the subtree of the node clicked; False when no such node."""
+        """Select the node clicked and collapse or expand its subtree; False when no node was
+        folded (none there, or a leaf: then only selected)."""
         i = self.node_at(x, y)
+        if i is not None:
+            self.selected = i
         if i is None or self._last is None or not self._last[0].tree.nodes[i].children:
             return False
         self.collapsed ^= {i}
@@ -255,6 +267,7 @@ class TreeView:
             pic.soup.add(_outlines(poly[cold], 1.0), palette.NODE_EDGE)
             pic.soup.add(_outlines(poly[hot_rows], 2.2), palette.TREE_PATH)
         self._toggles(tree, lay, left, top, bottom, pic)
+        self._selected_and_marks(tree, lay, left, top, bottom, right, pic)
         self._forces(frame, lay, right, top, bottom, pic)
         size = FONT * z
         if size >= 4.0:
@@ -326,6 +339,38 @@ class TreeView:
         )
         tri = np.where(shut[:, None, None], side, down)
         pic.soup.add(tri.reshape(-1, 2), palette.DIM_TEXT)
+
+    def _selected_and_marks(
+        self,
+        tree: object,
+        lay: TreeLayout,
+        left: Array,
+        top: Array,
+        bottom: Array,
+        right: Array,
+        pic: Picture,
+    ) -> None:
+        """The selected node's outline, and a red dot (with its status's letter) on the top-left
+        corner of each visible node with a breakpoint."""
+        z = self.zoom
+        nodes = tree.nodes  # type: ignore[attr-defined]
+        i = self.selected
+        if i is not None and i < len(nodes) and lay.visible[i]:
+            kind = nodes[i].kind
+            poly = shape_polygons(kind, left[[i]], bottom[[i]], right[[i]], top[[i]])
+            pic.soup.add(_outlines(poly, 2.6), palette.NODE_SELECTED)
+        marked = [k for k in sorted(self.marks) if k < len(nodes) and lay.visible[k]]
+        if not marked:
+            return
+        rows = np.array(marked, dtype=np.int64)
+        center = np.stack([left[rows] + 1.0 * z, top[rows] - 1.0 * z], 1)
+        r = MARK_R * z
+        pic.soup.add(geo.discs(center, np.full(rows.size, r + 1.5), 16), palette.NODE_EDGE)
+        pic.soup.add(geo.discs(center, np.full(rows.size, r), 16), palette.BREAKPOINT)
+        if 7.0 * z >= 4.0:
+            for k, (cx, cy) in zip(marked, center.tolist(), strict=True):
+                letter = MARK_LETTERS.get(self.marks[k], "?")
+                pic.labels.append(Label(letter, cx, cy, palette.NODE_TEXT, 7.0 * z, "center"))
 
     def _forces(
         self,

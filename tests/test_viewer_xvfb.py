@@ -166,7 +166,9 @@ def test_the_sight_key_shows_every_guard_and_the_blocked_line(viewer: ViewerProc
         """Guard 0's green (seen) ray, and guard 1's coloured by why it does not see."""
         world = region(img, lay.world.x0, lay.world.y0, lay.world.x1, lay.world.y1)
         unseen = (palette.SIGHT_BLOCKED, palette.SIGHT_OUT_OF_RANGE, palette.SIGHT_OUTSIDE_CONE)
-        return max(count(world, c) for c in unseen) > 100 and count(world, palette.SIGHT_CLEAR) > 100
+        return (
+            max(count(world, c) for c in unseen) > 100 and count(world, palette.SIGHT_CLEAR) > 100
+        )
 
     try:
         keep(viewer.wait_for(both, "guard 1's unseen ray beside guard 0's green one"), "sight")

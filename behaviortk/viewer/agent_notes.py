@@ -52,7 +52,12 @@ class AgentNotes:
         selected agent starts afresh."""
         tick = int(getattr(sim, "tick", 0))
         agent = int(sim.agents.ids[row])
-        if agent != self.agent or self.status is None or self.status.shape != status.shape:
+        if (
+            agent != self.agent
+            or self.status is None
+            or self.status.shape != status.shape
+            or tick < self.tick  # stepped back: the history starts again from there
+        ):
             self.agent, self.status = agent, status.copy()
             self.since = np.full(status.shape, tick, dtype=np.int64)
             self.history.clear()

@@ -92,7 +92,8 @@ class ViewerView(arcade.View):
     def on_draw(self) -> None:
         self._count_frame()
         s = self.session
-        info = HudInfo(fps=self._fps, paused=s.paused, speed=s.speed)
+        h = s.history
+        info = HudInfo(fps=self._fps, paused=s.paused, speed=s.speed, history=(h.back, h.span))
         extra = Overlay2D(
             errors=s.errors,
             show_help=self.show_help,
@@ -124,6 +125,8 @@ class ViewerView(arcade.View):
             s.toggle_pause()
         elif symbol in (k.PERIOD, k.NUM_DECIMAL):
             s.step_once()
+        elif symbol == k.COMMA:
+            s.step_back()
         elif symbol == k.R:
             s.restart()
         elif symbol == k.B:

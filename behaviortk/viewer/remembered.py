@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from behaviortk.engines.base import as_point
+from behaviortk.vec import normalize
 from behaviortk.viewer import geometry as geo
 from behaviortk.viewer import palette
 from behaviortk.viewer.gpu import TriangleSoup
@@ -61,10 +62,12 @@ def remembered(sim: Any, row: int | None) -> Remembered | None:
 
 
 def remembered_shapes(sim: Any, vp: Viewport, memory: Remembered, soup: TriangleSoup) -> None:
-    """Rings at the points and lines from the agent to them."""
+    """Rings at the points and lines from the agent to the rings."""
     at = vp.to_screen(memory.points)
     agent = np.broadcast_to(vp.to_screen(sim.agents.pos[memory.row : memory.row + 1]), at.shape)
-    soup.add(geo.segments(agent, at, 1.0), palette.REMEMBERED)
+    far = np.hypot(*(at - agent).T) > RING
+    rim = at - normalize(at - agent) * RING
+    soup.add(geo.segments(agent[far], rim[far], 1.0), palette.REMEMBERED)
     soup.add(geo.rings(at, np.full(at.shape[0], RING), 2.0), palette.REMEMBERED)
 
 

@@ -1,0 +1,180 @@
+"""Step back and remembered points in the live viewer (headless window, synthetic keys).
+
+One scout stands at (100, 150) under a tree that remembers the point (300, 200) once: on
+its first tick ``recall`` fails (the key is unset) so ``remember`` stores the point,
+stamped with the tick that step starts from, 0; from then on ``recall`` holds and
+``wait`` runs. So at tick t (after t steps) the point's age is t ticks (``leaves/memory.py``:
+a value stored on tick 5 is recalled with ``max_age`` 1 s at dt 0.1 on ticks 5..14).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import arcade
+import numpy as np
+import pytest
+
+from behaviortk.viewer import palette
+from behaviortk.viewer.app import ViewerView
+from behaviortk.viewer.hud import help_text
+from behaviortk.viewer.remembered import LEGEND, RING
+from behaviortk.viewer.scene import ViewOptions
+from behaviortk.viewer.session import Session
+from tests.test_viewer_app import frame, key
+from tests.viewer_support import window
+
+SPOT = (300.0, 200.0)
+SCENE = {
+    "name": "memo",
+    "world": {"width": 400, "height": 300, "edges": "contain", "dt": 0.05, "seed": 1},
+    "obstacles": [{"at": [200, 60], "radius": 15}],
+    "groups": [
+        {
+            "name": "scouts",
+            "count": 1,
+            "spawn": {"kind": "positions", "points": [[100, 150]]},
+            "max_speed": 30,
+            "tree": "scout",
+        },
+        {
+            "name": "walkers",
+            "count": 1,
+            "spawn": {"kind": "positions", "points": [[60, 250]]},
+            "heading": 0,
+            "max_speed": 30,
+            "tree": "walk",
+        },
+    ],
+    "trees": {
+        "scout": {
+            "blackboard": {"spot": {"type": "point"}},
+            "root": {
+                "type": "selector",
+                "memory": False,
+                "children": [
+                    {
+                        "type": "sequence",
+                        "memory": False,
+                        "children": [
+                            {"type": "recall", "key": "spot"},
+                            {"type": "wait", "duration": 1000},
+                        ],
+                    },
+                    {"type": "remember", "key": "spot", "target": {"kind": "point", "at": SPOT}},
+                ],
+            },
+        },
+        "walk": {"root": {"type": "seek", "target": {"kind": "point", "at": [390, 250]}}},
+    },
+}
+
+
+@pytest.fixture
+def view(tmp_path: Path):
+    path = tmp_path / "memo.json"
+    path.write_text(json.dumps(SCENE))
+    win = window()
+    v = ViewerView(Session(path, engine="batch"), win, watch=False)
+    win.show_view(v)
+    yield v
+    v.on_hide_view()
+
+
+def ink(img: np.ndarray, v: ViewerView, world_xy: tuple[float, float], half: float) -> int:
+    """Pixels of the remembered points' ink in a square around a world point."""
+    x, y = v.painter.viewport(v.session.sim.world, v.session.opts).to_screen(np.array(world_xy))
+    h = img.shape[0]
+    box = img[round(h - y - half) : round(h - y + half), round(x - half) : round(x + half)]
+    return int(np.all(np.abs(box.astype(int) - palette.REMEMBERED[:3]) <= 3, axis=-1).sum())
+
+
+def world_labels(v: ViewerView) -> list[str]:
+    return [label.text for label in v.painter.pools["world"].labels]
+
+
+def test_the_selected_agents_remembered_point_is_drawn_with_its_age(view: ViewerView) -> None:
+    s = view.session
+    for _ in range(9):
+        key(view, arcade.key.PERIOD)
+    assert s.sim.tick == 9 and s.paused
+    img = frame(view)
+    assert ink(img, view, SPOT, RING + 4) == 0  # nobody selected: nothing drawn
+    assert LEGEND not in [label.text for label in view.painter.pools["ui"].labels]
+    key(view, arcade.key.TAB)  # the scout (row 0)
+    img = frame(view)
+    assert ink(img, view, SPOT, RING + 4) > 25  # the ring
+    assert ink(img, view, SPOT, RING - 3) == 0  # hollow
+    assert ink(img, view, (200.0, 175.0), 3) > 0  # the line from the scout (100, 150)
+    assert "spot  9 ticks" in world_labels(view)
+    assert LEGEND in [label.text for label in view.painter.pools["ui"].labels]
+    key(view, arcade.key.COMMA)
+    key(view, arcade.key.COMMA)
+    frame(view)
+    assert s.sim.tick == 7 and "spot  7 ticks" in world_labels(view)
+    key(view, arcade.key.TAB)  # the walker: no blackboard, nothing drawn
+    img = frame(view)
+    assert ink(img, view, SPOT, RING + 4) == 0 and not any("ticks" in t for t in world_labels(view))
+
+
+def test_comma_steps_back_and_period_replays_with_the_hud_saying_where(view: ViewerView) -> None:
+    s = view.session
+    dt = s.sim.dt
+    view.on_fixed_update(12 * dt + 1e-9)  # running: 8 ticks per update at most
+    view.on_fixed_update(4 * dt + 1e-9)
+    assert s.sim.tick == 12 and not s.paused
+    walker = s.sim.agents.pos[1].copy()
+    key(view, arcade.key.COMMA)
+    assert s.paused and s.sim.tick == 11
+    frame(view)
+    assert "tick 11 " in view.painter.hud.text and "history: -1 of 11" in view.painter.hud.text
+    for _ in range(10):
+        key(view, arcade.key.COMMA)
+    assert s.sim.tick == 1
+    key(view, arcade.key.COMMA)  # the ring's start (the keyframe of tick 0 is replayed from)
+    frame(view)
+    assert s.sim.tick == 1 and "history: -11 of 11" in view.painter.hud.text
+    for _ in range(11):
+        key(view, arcade.key.PERIOD)
+    assert s.sim.tick == 12
+    assert s.sim.agents.pos[1].tobytes() == walker.tobytes()
+    frame(view)
+    assert "history: -0 of 11" in view.painter.hud.text
+    key(view, arcade.key.PERIOD)  # at the head: a new tick
+    assert s.sim.tick == 13 and s.history.head == 13
+
+
+def test_selection_and_breakpoints_stay_and_a_drag_while_back_drops_the_future(
+    view: ViewerView,
+) -> None:
+    s = view.session
+    for _ in range(6):
+        key(view, arcade.key.PERIOD)
+    s.select_id(int(s.sim.ids[1]))
+    s.cycle_break("walkers", 0)
+    key(view, arcade.key.COMMA)
+    key(view, arcade.key.COMMA)
+    assert s.sim.tick == 4 and s.selected_id == int(s.sim.ids[1])
+    assert s.break_marks("walkers") == {0: 1} and len(s.sim._breaks.points) == 1
+    s.dragging = 0
+    s.drag(np.array([210.0, 70.0]))
+    assert s.history.head == 4 and s.history.back == 0
+    key(view, arcade.key.PERIOD)
+    assert s.sim.tick == 5 and s.history.head == 5
+    np.testing.assert_array_equal(s.sim.world.obstacle_pos[0], [210.0, 70.0])
+
+
+def test_a_reload_or_restart_starts_a_new_ring(view: ViewerView) -> None:
+    s = view.session
+    for _ in range(5):
+        key(view, arcade.key.PERIOD)
+    key(view, arcade.key.R)
+    assert s.sim.tick == 0 and s.history.head == 0 and s.history.span == 0
+    key(view, arcade.key.COMMA)
+    assert s.sim.tick == 0
+
+
+def test_the_help_names_the_step_keys() -> None:
+    text = help_text(ViewOptions())
+    assert "step back one tick" in text and "--history-seconds" in text

@@ -125,8 +125,10 @@ def test_comma_steps_back_and_period_replays_with_the_hud_saying_where(view: Vie
     view.on_fixed_update(4 * dt + 1e-9)
     assert s.sim.tick == 12 and not s.paused
     walker = s.sim.agents.pos[1].copy()
+    trail = s.trails.history().copy()  # ticks 0..12
     key(view, arcade.key.COMMA)
     assert s.paused and s.sim.tick == 11
+    assert s.trails.history().tobytes() == trail[:-1].tobytes()  # cut back to tick 11
     frame(view)
     assert "tick 11 " in view.painter.hud.text and "history: -1 of 11" in view.painter.hud.text
     for _ in range(10):
@@ -139,6 +141,7 @@ def test_comma_steps_back_and_period_replays_with_the_hud_saying_where(view: Vie
         key(view, arcade.key.PERIOD)
     assert s.sim.tick == 12
     assert s.sim.agents.pos[1].tobytes() == walker.tobytes()
+    assert s.trails.history().tobytes() == trail.tobytes()  # recorded again, the same
     frame(view)
     assert "history: -0 of 11" in view.painter.hud.text
     key(view, arcade.key.PERIOD)  # at the head: a new tick

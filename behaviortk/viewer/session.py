@@ -281,12 +281,12 @@ class Session:
 
     def _swap(self, sim: Any) -> None:
         """Show ``sim``, the same run at another tick: breakpoints and selection carried
-        over, trails from there on."""
+        over, trails cut back to its tick."""
         selected = self.selected_id
         self._carry_breaks(sim)
         self.sim = sim
         self.select_id(selected)
-        self.trails.clear()
+        self.trails.rewind(sim.tick)
         self.trails.record(sim)
 
     def faster(self) -> None:

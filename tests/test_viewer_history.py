@@ -181,3 +181,19 @@ def test_a_reload_or_restart_starts_a_new_ring(view: ViewerView) -> None:
 def test_the_help_names_the_step_keys() -> None:
     text = help_text(ViewOptions())
     assert "step back one tick" in text and "--history-seconds" in text
+
+
+def test_history_seconds_reaches_the_viewer(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from behaviortk.cli import main
+    from behaviortk.commands import run
+
+    opened: dict[str, object] = {}
+    monkeypatch.setattr(run, "_viewer_opener", lambda: lambda path, **kw: opened.update(kw) or 0)
+    path = tmp_path / "memo.json"
+    path.write_text(json.dumps(SCENE))
+    assert main(["run", str(path), "--history-seconds", "2.5"]) == 0
+    assert opened["history_seconds"] == 2.5
+    session = Session(path, history_seconds=2.5)
+    assert session.history.capacity == 50  # 2.5 s at dt 0.05

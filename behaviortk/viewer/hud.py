@@ -15,8 +15,9 @@ from behaviortk.viewer.sight_cones import REASON_INKS, can_see_models
 
 KEYS: tuple[tuple[str, str], ...] = (
     ("space", "pause / resume"),
-    (".", "step one tick (pauses; replays the ticks stepped back over)"),
-    (",", f"step back one tick (pauses): the last {SECONDS:g} s are kept (--history-seconds)"),
+    (".", "step one tick (pauses): replayed, then new ticks"),
+    (",", f"step back one tick (last {SECONDS:g} s: --history-seconds)"),
+    ("", "(a tune or drag while back drops the ticks after)"),
     ("+ / -", "simulation speed x2 / /2"),
     ("r", "restart with the same seed"),
     ("b", "breakpoint on the tree's selected node: RUNNING, SUCCESS, FAILURE, off"),

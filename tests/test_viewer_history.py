@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import arcade
 import numpy as np
@@ -197,3 +198,60 @@ def test_history_seconds_reaches_the_viewer(
     assert opened["history_seconds"] == 2.5
     session = Session(path, history_seconds=2.5)
     assert session.history.capacity == 50  # 2.5 s at dt 0.05
+
+
+def _notes_run(ticks: int, notes: Any = None) -> Any:
+    """``tests/test_agent_notes.py``'s agent: its statuses change on tick 3 (the game sets
+    ``go`` after tick 2); ``notes``, when given, observe every tick up to ``ticks``."""
+    from engine_support import definition
+
+    from behaviortk.format.loader import load_text
+    from behaviortk.sim.simulation import Simulation
+
+    root = {
+        "type": "sequence",
+        "memory": False,
+        "children": [
+            {"type": "blackboard_compare", "key": "go", "value": True},
+            {"type": "wait", "duration": 10},
+        ],
+    }
+    d = definition(
+        root, positions=[[100, 100]], blackboard={"go": {"type": "bool", "default": False}}
+    )
+    sim = Simulation(load_text(json.dumps(d), "notes.json"), engine="batch")
+    for _ in range(ticks):
+        sim.step()
+        if sim.tick == 2:
+            sim.blackboard(0)["go"] = True
+        if notes is not None:
+            _show(notes, sim)
+    return sim
+
+
+def _show(notes: Any, sim: Any) -> None:
+    from behaviortk.viewer.tree_frame import frame_from_sim
+
+    frame = frame_from_sim(sim, 0)
+    notes.observe(sim, 0, frame.tree, frame.status)
+
+
+def test_the_notes_go_back_with_the_tick_shown() -> None:
+    """Shown tick 4 after tick 6, the changes of tick 3 stay and the time in status counts
+    from them; shown tick 2, they go (the nodes have held their statuses since tick 1, the
+    first observed), and observing 3..6 again gives the same notes as the first time."""
+    from behaviortk.viewer.agent_notes import AgentNotes
+
+    notes = AgentNotes()
+    _notes_run(6, notes)
+    changes, at_six = list(notes.history), notes.notes(6)
+    assert [c.tick for c in changes] == [3, 3, 3] and at_six[0] == "3 ticks"
+    _show(notes, _notes_run(4))  # the same run shown at tick 4
+    assert list(notes.history) == changes and notes.notes(4)[0] == "1 ticks"
+    sim = _notes_run(2)
+    _show(notes, sim)  # at tick 2: before the changes
+    assert list(notes.history) == [] and notes.notes(2)[0] == "1 ticks"
+    for _ in range(4):
+        sim.step()
+        _show(notes, sim)
+    assert list(notes.history) == changes and notes.notes(6) == at_six

@@ -177,6 +177,12 @@ def test_a_reload_or_restart_starts_a_new_ring(view: ViewerView) -> None:
     assert s.sim.tick == 0 and s.history.head == 0 and s.history.span == 0
     key(view, arcade.key.COMMA)
     assert s.sim.tick == 0
+    for _ in range(5):
+        key(view, arcade.key.PERIOD)
+    changed = {**SCENE, "world": {**SCENE["world"], "seed": 2}}
+    s.path.write_text(json.dumps(changed))
+    assert s.reload() and s.sim.seed == 2
+    assert s.sim.tick == 0 and s.history.head == 0 and s.history.keyframes.keys() == {0}
 
 
 def test_the_help_names_the_step_keys() -> None:
@@ -255,3 +261,31 @@ def test_the_notes_go_back_with_the_tick_shown() -> None:
         sim.step()
         _show(notes, sim)
     assert list(notes.history) == changes and notes.notes(6) == at_six
+
+
+def test_a_tune_while_back_starts_a_new_future_that_replays_through_it(view: ViewerView) -> None:
+    """Tuned at tick 6 of 10, the run goes on from 6 with the new value; stepping back over
+    the tune and forward again gives the tuned run's state, not the first one's."""
+    from tests.test_history import state
+
+    s = view.session
+    for _ in range(10):
+        key(view, arcade.key.PERIOD)
+    for _ in range(4):
+        key(view, arcade.key.COMMA)
+    assert s.sim.tick == 6
+    speed = next(k for k in s.tuner.knobs(1) if k.name == "max_speed")
+    ok, _ = s.tune(speed, 5.0)
+    assert ok and s.history.head == 6 and s.history.back == 0
+    tuned = {}
+    for _ in range(4):
+        key(view, arcade.key.PERIOD)
+        tuned[s.sim.tick] = state(s.sim)
+    for _ in range(6):
+        key(view, arcade.key.COMMA)
+    assert s.sim.tick == 4 and s.sim.agents.max_speed[1] == 30.0  # before the tune
+    for _ in range(6):
+        key(view, arcade.key.PERIOD)
+        if s.sim.tick in tuned:
+            assert state(s.sim) == tuned[s.sim.tick]
+    assert s.sim.tick == 10 and s.sim.agents.max_speed[1] == 5.0

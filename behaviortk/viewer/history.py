@@ -133,11 +133,9 @@ class History:
         target = int(sim.tick) - 1
         if target < self.oldest:
             return None
-        start = max(t for t in self.keyframes if t < target)
+        start = max(t for t in self.keyframes if t < target)  # a tune's, if one is later
         past = self.keyframes[start].restore(debug=True)
         for tick in range(start, target):
-            if tick > start and tick in self.edits:
-                past = self.keyframes[tick].restore(debug=True)
             self.inputs[tick].apply(past)
             past.step()
         self.back = self.head - target

@@ -22,8 +22,7 @@ from behaviortk.world.spatial import shortest_near
 
 @kernel
 def held_targets(
-    store: np.ndarray,
-    ids: np.ndarray,
+    held_rows: np.ndarray,
     row_of: np.ndarray,
     pos: np.ndarray,
     start: int,
@@ -31,13 +30,14 @@ def held_targets(
     height: float,
     wrap: bool,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Per row ``start + k`` (id ``ids[k]``): the current row of the target id it holds
-    (``store[id]``; -1: none, or despawned) and its distance (inf without one)."""
-    n = ids.shape[0]
+    """Per row ``start + k``: the current row of the target id it holds (``held_rows[k]``,
+    the store by id in row order: ``world.rows.RowCopy``; -1: none, or despawned) and its
+    distance (inf without one)."""
+    n = held_rows.shape[0]
     target = np.empty(n, dtype=np.int64)
     dist = np.empty(n)
     for k in range(n):
-        held = store[ids[k]]
+        held = held_rows[k]
         row = row_of[held] if held >= 0 else -1
         target[k] = row
         if row < 0:

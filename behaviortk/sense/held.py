@@ -161,19 +161,18 @@ def held_nearest(
         if store is not None:
             more[: store.size] = store
         store = thinking.held.targets[key] = more
-    agent, dist = fresh
-    found = np.where(agent >= 0, agents.ids.take(agent), -1)
-    store[ids.take(local)] = found
-    if kernels is not None:
+    if kernels is not None:  # the same, reading the store in row order (written through)
         in_rows = thinking.held.in_rows(key, store, agents.ids)[rows]
-        in_rows[local] = found  # written through
-        target, out = kernels.held_targets(in_rows, row_of, agents.pos, rows.start, world)
-    else:
-        held = store.take(ids)
-        target = np.where(held >= 0, row_of.take(held), -1)  # take(-1) is masked out
-        own = np.arange(rows.start, rows.stop, dtype=np.int64)
-        dx, dy = displacement_columns(agents.pos, own, target, world)
-        out = np.where(target >= 0, np.sqrt(dx * dx + dy * dy), np.inf)
+        args = (in_rows, store, ids, agents.ids, row_of, agents.pos, rows.start, local, fresh)
+        found: tuple[np.ndarray, Array] = kernels.held_targets(*args, world)
+        return found
+    agent, dist = fresh
+    store[ids.take(local)] = np.where(agent >= 0, agents.ids.take(agent), -1)
+    held = store.take(ids)
+    target = np.where(held >= 0, row_of.take(held), -1)  # take(-1) is masked out
+    own = np.arange(rows.start, rows.stop, dtype=np.int64)
+    dx, dy = displacement_columns(agents.pos, own, target, world)
+    out = np.where(target >= 0, np.sqrt(dx * dx + dy * dy), np.inf)
     target[local] = agent  # the thinkers' own answers, bit for bit
     out[local] = dist
     return target, out

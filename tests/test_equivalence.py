@@ -142,9 +142,7 @@ def conditions() -> st.SearchStrategy[dict[str, Any]]:
             lambda age: {"type": "recall", "key": "seen", "max_age": age},
             st.sampled_from([None, 0.02, 0.1]),
         ),
-        st.builds(
-            lambda t: {"type": "in_formation", "tolerance": t}, st.sampled_from([5.0, 40.0])
-        ),
+        st.builds(lambda t: {"type": "in_formation", "tolerance": t}, st.sampled_from([5.0, 40.0])),
     )
 
 

@@ -271,7 +271,9 @@ def test_a_snapshot_continues_the_formation(anchor: str, tmp_path: Path) -> None
         b.step()
         np.testing.assert_array_equal(a.agents.pos, b.agents.pos)
     assert slots_by_id(a) == slots_by_id(b)
-    np.testing.assert_array_equal(a.formations.groups["squad"].pose, b.formations.groups["squad"].pose)
+    np.testing.assert_array_equal(
+        a.formations.groups["squad"].pose, b.formations.groups["squad"].pose
+    )
 
 
 # ------------------------------------------------------------------ located errors

@@ -59,7 +59,7 @@ class Definition(Model):
     )
     formations: list[FormationDef] = doc(
         "Named formation patterns (unique names) that groups keep with their `formation` "
-        "field (Millington, AI for Games, \"Coordinated Movement\")",
+        'field (Millington, AI for Games, "Coordinated Movement")',
         default_factory=list,
     )
     groups: list[Group] = doc("Groups of vehicles (unique names), at least 1", min_length=1)

@@ -205,7 +205,9 @@ class Group(Model):
         if self.control == "external" and self.tree is not None:
             raise ValueError("an external group has no tree: remove `tree` or the `control` key")
         if self.control == "external" and self.formation is not None:
-            raise ValueError("an external group has no tree to keep a formation: remove `formation`")
+            raise ValueError(
+                "an external group has no tree to keep a formation: remove `formation`"
+            )
         if self.control == "external" and (self.think_every != 1 or self.lod is not None):
             raise ValueError(
                 "an external group has no tree to think: remove `think_every` and `lod`"

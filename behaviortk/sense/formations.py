@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
 from behaviortk.format.formations import LEADER_KINDS
 from behaviortk.format.nodes import DefinitionFinding
 from behaviortk.sense.sensing import offset_point, target_heading
@@ -157,9 +158,13 @@ class Formations:
                 self._move_anchor(form, sense, group, rows, dt)
             if changed:
                 anchor, heading, _vel, _ok = self.frames(sense, group, rows)
-                form.slot = assign(sense.agents.pos[rows], slot_points(anchor, heading, form.offsets))
+                form.slot = assign(
+                    sense.agents.pos[rows], slot_points(anchor, heading, form.offsets)
+                )
 
-    def _move_anchor(self, form: Formation, sense: Any, group: str, rows: np.ndarray, dt: float) -> None:
+    def _move_anchor(
+        self, form: Formation, sense: Any, group: str, rows: np.ndarray, dt: float
+    ) -> None:
         """The centroid anchor: formed on the members' centroid when they gather, then moved
         toward the target at the slowest member's speed; gone when nobody is a member."""
         if rows.size == 0:
@@ -192,7 +197,9 @@ class Formations:
         form.pose = np.stack([pos, heading, velocity])
 
     # ------------------------------------------------------------- what is read
-    def frames(self, sense: Any, group: str, rows: np.ndarray) -> tuple[Array, Array, Array, np.ndarray]:
+    def frames(
+        self, sense: Any, group: str, rows: np.ndarray
+    ) -> tuple[Array, Array, Array, np.ndarray]:
         """The anchor each of ``rows`` (global rows of ``group``) follows: position, heading,
         velocity ``(n, 2)`` and whether there is one (a leader found, an anchor formed)."""
         form = self.groups[group]

@@ -19,8 +19,8 @@ from behaviortk.registry import Registries
 from behaviortk.sense.formations import needs_formation
 from behaviortk.steering import formulas as f
 from behaviortk.steering.context import Steering, SteeringContext
-from behaviortk.steering.requests import Requests
 from behaviortk.steering.primitives import SteeringModel
+from behaviortk.steering.requests import Requests
 from behaviortk.vec import xy
 
 

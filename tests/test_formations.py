@@ -5,6 +5,7 @@ snapshots and located errors. Values worked by hand from the formulas."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from pathlib import Path
@@ -12,6 +13,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import behaviortk
 from behaviortk.leaves.conditions import InFormation, evaluate_condition
@@ -82,6 +85,32 @@ def test_assignment_with_more_slots_or_more_members() -> None:
     two = np.array([[[0.0, 0.0], [10.0, 0.0]]] * 3)
     got = fm.assign(np.array([[50.0, 0.0], [9.0, 0.0], [1.0, 0.0]]), two)
     assert got.tolist() == [-1, 1, 0]  # the farthest member is left without a slot
+
+
+coordinate = st.floats(-100, 100, allow_nan=False).map(lambda v: round(v, 1))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    members=st.lists(st.tuples(coordinate, coordinate), min_size=1, max_size=5),
+    slots=st.lists(st.tuples(coordinate, coordinate), min_size=1, max_size=5),
+)
+def test_assignment_total_is_the_brute_force_minimum(
+    members: list[tuple[float, float]], slots: list[tuple[float, float]]
+) -> None:
+    """Over every way to give min(m, k) members distinct slots, none is shorter in total."""
+    pos, offsets = np.array(members), np.array(slots)
+    got = fm.assign(pos, np.broadcast_to(offsets, (len(members), *offsets.shape)))
+    held = got[got >= 0]
+    assert held.size == min(len(members), len(slots)) and len(set(held.tolist())) == held.size
+    cost = np.hypot(*(pos[:, None, :] - offsets[None]).transpose(2, 0, 1))
+    total = sum(cost[i, j] for i, j in enumerate(got) if j >= 0)
+    best = min(
+        sum(cost[i, j] for i, j in zip(who, chosen, strict=True))
+        for who in itertools.combinations(range(len(members)), held.size)
+        for chosen in itertools.permutations(range(len(slots)), held.size)
+    )
+    assert total == pytest.approx(best, abs=1e-9)
 
 
 # ------------------------------------------------------------------ a small world

@@ -364,3 +364,20 @@ def test_an_unknown_anchor_group_is_located() -> None:
     data = world("line", [[90, 90]], anchor={"kind": "nearest", "group": "captian"})
     (found,) = issues_of(data)
     assert found.startswith("/groups/1/formation/anchor/group: group 'squad': unknown group")
+
+
+def test_think_rate_lod_holds_membership_alike_on_both_engines() -> None:
+    """formation_march with think_every 4: agents that do not think keep asking for their
+    slot (they stay members); both engines move every agent the same."""
+    path = Path(__file__).resolve().parent.parent / "definitions" / "formation_march.json"
+    data = json.loads(path.read_text())
+    data["groups"][1]["think_every"] = 4
+    a, b = sim_of(data, "py_trees"), sim_of(data, "batch")
+    seen = set()
+    for _ in range(300):
+        a.step()
+        b.step()
+        np.testing.assert_array_equal(a.agents.pos, b.agents.pos)
+        assert slots_by_id(a) == slots_by_id(b)
+        seen.add(len(slots_by_id(a)))
+    assert 7 in seen and len(seen) > 1  # the whole wedge, and fewer while some chase

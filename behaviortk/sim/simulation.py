@@ -419,9 +419,7 @@ class Simulation:
         self.engine.prepare(self, sense)
         t1 = clock()
         self.decisions = self.engine.decide(self, sense)
-        if self.formations.groups:
-            asked = Requests(self.trees, self.decisions, self.agents.slices)
-            self.formations.update(sense, members(asked), self.dt)
+        self._keep_formations(sense)
         t2 = clock()
         linear, angular = self._act(self, sense, self.decisions)
         t3 = clock()
@@ -443,6 +441,13 @@ class Simulation:
         self.hit = self._breaks.check(self) if self._breaks.points else None
         if self.event_log.listening:
             self.event_log.dispatch(self.events)
+
+    def _keep_formations(self, sense: Sense) -> None:
+        """Between decide and act: the formations' members are the agents that asked for
+        ``formation_slot`` (``sense/formations.py``: slots re-assigned when they change)."""
+        if self.formations.groups:
+            asked = Requests(self.trees, self.decisions, self.agents.slices)
+            self.formations.update(sense, members(asked), self.dt)
 
     def run(
         self, max_ticks: int, on_tick: Callable[[Simulation], None] | None = None

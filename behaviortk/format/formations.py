@@ -17,9 +17,6 @@ from behaviortk.format.fields import POSITIVE_RANGE, Model, NameRef, Point, Posi
 from behaviortk.format.limits import MAX_PATH_POINTS
 from behaviortk.format.nodes import Target
 
-PATTERNS = ("line", "column", "wedge", "circle", "grid", "slots")
-"""The built-in patterns: five scalable ones and ``slots`` (fixed, as listed)."""
-
 FormationRef = Annotated[str, NameRef("formation"), Field(min_length=1)]
 """The name of a formation of the definition's ``formations``."""
 

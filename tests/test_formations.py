@@ -345,6 +345,17 @@ def test_bad_formations_are_located_errors() -> None:
     assert (issue.kind, issue.line, issue.col) == ("json_nan", 1, text.index("NaN") + 1)
 
 
+def test_an_unknown_formation_is_located_on_its_line() -> None:
+    data = world("wedge", [[90, 90]])
+    data["groups"][1]["formation"]["name"] = "wegde"
+    text = json.dumps(data, indent=2)
+    with pytest.raises(behaviortk.DefinitionError) as err:
+        behaviortk.load_text(text, "f.json")
+    (issue,) = err.value.issues
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if '"wegde"' in t)
+    assert (issue.file, issue.line, issue.kind) == ("f.json", line, "unknown_formation")
+
+
 def test_formation_nodes_need_the_group_s_formation() -> None:
     data = world("line", [[90, 90]])
     del data["groups"][1]["formation"]

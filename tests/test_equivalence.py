@@ -13,7 +13,8 @@
    ``neighbours``, ``facing``, ``arrived``, steering to the nearest agent within a
    radius, ``arrive`` with a tolerance) and by the blackboard (``blackboard_compare``,
    memories: ``remember`` the nearest within a radius, ``recall``, ``forget``,
-   ``arrive`` at the remembered point).
+   ``arrive`` at the remembered point) and by formations (``in_formation``,
+   ``formation_slot``: the members and their slots follow what the trees decide).
 3. The same random trees with think-rate LOD (``think_every``, an ``lod`` whose focus is
    the other group): the same agents think, the others hold the same decisions, and the
    agents move the same.
@@ -141,6 +142,7 @@ def conditions() -> st.SearchStrategy[dict[str, Any]]:
             lambda age: {"type": "recall", "key": "seen", "max_age": age},
             st.sampled_from([None, 0.02, 0.1]),
         ),
+        st.builds(lambda t: {"type": "in_formation", "tolerance": t}, st.sampled_from([5.0, 40.0])),
     )
 
 
@@ -185,6 +187,7 @@ def leaves() -> st.SearchStrategy[dict[str, Any]]:
             st.sampled_from([60.0, 150.0]),
         ),
         st.just({"type": "forget", "key": "seen"}),
+        st.just({"type": "formation_slot", "slowing_radius": 30}),
         st.just(
             {"type": "arrive", "target": {"kind": "blackboard", "key": "seen"}, "tolerance": 20}
         ),
@@ -253,9 +256,25 @@ def depth(node: dict[str, Any]) -> int:
 random_trees = st.recursive(leaves(), extend, max_leaves=14).filter(lambda t: depth(t) <= 5)
 
 
+PATTERNS = ("line", "column", "wedge", "circle", "grid", "slots")
+
+
+def formation(seed: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The formation group ``a`` keeps (its pattern and anchor chosen by the seed: a leader
+    of group ``b`` or a centroid anchor going to a point; 5 fixed slots for 12 agents)."""
+    pattern = PATTERNS[seed % len(PATTERNS)]
+    spec: dict[str, Any] = {"name": "f", "pattern": pattern, "spacing": 15}
+    if pattern == "slots":
+        spec["slots"] = [[-10, 0], [-20, 10], [-20, -10], [-30, 20], [-30, -20]]
+    leader = {"kind": "nearest", "group": "b"}
+    anchor = leader if seed % 2 else {"kind": "point", "at": [200.0, 150.0]}
+    return spec, {"name": "f", "anchor": anchor}
+
+
 def scenario_text(
     tree: dict[str, Any], seed: int, non_penetration: bool = False, **lod: Any
 ) -> str:
+    spec, keep = formation(seed)
     group = {
         "spawn": {"kind": "area", "min": [0, 0], "max": [300, 300]},
         "max_speed": 60,
@@ -274,8 +293,9 @@ def scenario_text(
                 "seed": seed,
                 "non_penetration": non_penetration,
             },
+            "formations": [spec],
             "groups": [
-                {**group, "name": "a", "count": 12, "tree": "t", **lod},
+                {**group, "name": "a", "count": 12, "tree": "t", "formation": keep, **lod},
                 {**group, "name": "b", "count": 3, "tree": "w"},
             ],
             "trees": {

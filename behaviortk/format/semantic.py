@@ -80,6 +80,7 @@ class Outline:
     groups: list[tuple[int, Any, int, Any, Any]]  # (index, name, count, tree, params)
     paths: list[Any]  # names
     zones: list[Any]  # names
+    formations: list[Any]  # names
     trees: dict[str, dict[str, bool]]  # tree -> parameter -> required
     roots: dict[str, Any]  # tree -> its root as written
     checks: list[Any] = field(default_factory=list)  # names
@@ -105,8 +106,12 @@ class Outline:
             params = params if isinstance(params, dict) else {}
             trees[name] = {k: get(v, "default") is None for k, v in params.items()}
             roots[name] = get(tdef, "root")
-        names = {key: [get(x, "name") for x in items(key)] for key in ("paths", "zones", "checks")}
-        return cls(groups, names["paths"], names["zones"], trees, roots, names["checks"])
+        keys = ("paths", "zones", "formations", "checks")
+        names = {key: [get(x, "name") for x in items(key)] for key in keys}
+        return cls(
+            groups, names["paths"], names["zones"], names["formations"], trees, roots,
+            names["checks"],
+        )  # fmt: skip
 
 
 def check_names(raw: dict[str, Any], *, max_agents: int = MAX_AGENTS) -> list[Finding]:
@@ -118,6 +123,7 @@ def check_names(raw: dict[str, Any], *, max_agents: int = MAX_AGENTS) -> list[Fi
         ("group", group_names, "groups"),
         ("path", o.paths, "paths"),
         ("zone", o.zones, "zones"),
+        ("formation", o.formations, "formations"),
         ("check", o.checks, "checks"),
     )
     for label, names, key in named:
@@ -666,6 +672,7 @@ class _Names:
         self.groups = {g.name: g for g in definition.groups}
         self.paths = [p.name for p in definition.paths]
         self.zones = [z.name for z in definition.zones]
+        self.formations = [f.name for f in definition.formations]
         self.explicit = {n for g in definition.groups for n in (g.names or [])}
 
     def problem(self, kind: str, value: str, also: tuple[str, ...] = ()) -> str:
@@ -677,6 +684,8 @@ class _Names:
             return f"unknown path {value!r}{choices(value, self.paths)}"
         if kind == "zone" and value not in self.zones:
             return f"unknown zone {value!r}{choices(value, self.zones)}"
+        if kind == "formation" and value not in self.formations:
+            return f"unknown formation {value!r}{choices(value, self.formations)}"
         if kind == "agent" and not self._is_agent(value):
             hint = suggest(value, sorted(self.explicit) + [f"{g}-0" for g in self.groups])
             return f"unknown agent {value!r}{hint}"

@@ -38,6 +38,7 @@ from behaviortk.engines.names import AUTO_BATCH_AGENTS, ENGINES  # defined there
 from behaviortk.errors import SimulationError
 from behaviortk.format.limits import MAX_LIVE_AGENTS, MAX_SEED
 from behaviortk.registry import choices
+from behaviortk.sense.formations import Formations
 from behaviortk.sense.held import HeldPerception, Thinking
 from behaviortk.sense.sensing import Sense
 from behaviortk.sim.allocator import reuse_freed_memory
@@ -47,6 +48,8 @@ from behaviortk.sim.pending import NOTHING_GIVEN, SPAWNING, NewRows, Pending, Sp
 from behaviortk.sim.think import ThinkSchedule
 from behaviortk.steering.context import LeafMemory
 from behaviortk.steering.debug import DebugBuffer
+from behaviortk.steering.formation_slot import members
+from behaviortk.steering.requests import Requests
 from behaviortk.tree.flat import Decision, FlatTree, flatten
 from behaviortk.tree.status import INVALID
 from behaviortk.vec import from_angle
@@ -203,6 +206,9 @@ class Simulation:
         self._think = ThinkSchedule(definition)
         """Who thinks each tick (``think_every``, ``lod``: ``sim/think.py``)."""
         self._held = HeldPerception()
+        self.formations = Formations(definition)
+        """The groups' formations: members, their slots, centroid anchors
+        (``sense/formations.py``; updated each tick between decide and act)."""
         """What the agents that do not think this tick keep perceiving (``sense/held.py``)."""
         self._engine = make_engine(self, engine)
         from behaviortk.steering.act import act
@@ -368,6 +374,7 @@ class Simulation:
             registries=self.registries,
             kernels=self.kernels,
             thinking=thinking,
+            formations=self.formations if self.formations.groups else None,
         )
 
     @property
@@ -412,6 +419,7 @@ class Simulation:
         self.engine.prepare(self, sense)
         t1 = clock()
         self.decisions = self.engine.decide(self, sense)
+        self._keep_formations(sense)
         t2 = clock()
         linear, angular = self._act(self, sense, self.decisions)
         t3 = clock()
@@ -433,6 +441,13 @@ class Simulation:
         self.hit = self._breaks.check(self) if self._breaks.points else None
         if self.event_log.listening:
             self.event_log.dispatch(self.events)
+
+    def _keep_formations(self, sense: Sense) -> None:
+        """Between decide and act: the formations' members are the agents that asked for
+        ``formation_slot`` (``sense/formations.py``: slots re-assigned when they change)."""
+        if self.formations.groups:
+            asked = Requests(self.trees, self.decisions, self.agents.slices)
+            self.formations.update(sense, members(asked), self.dt)
 
     def run(
         self, max_ticks: int, on_tick: Callable[[Simulation], None] | None = None

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from behaviortk.sim.snapshot_file import SnapshotFile
+from behaviortk.sim.snapshot_file import SavedState
 
 
 def gather(sim: Any, arrays: dict[str, np.ndarray]) -> list[dict[str, Any]]:
@@ -24,7 +24,7 @@ def gather(sim: Any, arrays: dict[str, np.ndarray]) -> list[dict[str, Any]]:
     return out
 
 
-def restore(f: SnapshotFile, sim: Any) -> None:
+def restore(f: SavedState, sim: Any) -> None:
     """Put ``sim``'s formations back from ``f`` (checked first)."""
     part = f.manifest.get("formations", [])
     if not isinstance(part, list):

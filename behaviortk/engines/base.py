@@ -163,6 +163,10 @@ class GroupRuntime:
     def n(self) -> int:
         return self.rows.stop - self.rows.start
 
+    def every_row(self) -> np.ndarray:
+        """Every local row, int64."""
+        return np.arange(self.n, dtype=np.int64)
+
 
 G = TypeVar("G", bound=GroupRuntime)
 
@@ -300,7 +304,13 @@ class EngineBase(ABC, Generic[G]):
         """The group's ``NodeContext``; events go to ``sim.event_log`` (dropped without one)."""
         events = getattr(self.sim, "event_log", NULL_SINK)
         return NodeContext(
-            group=group, n_agents=n_agents, clock=self.sim, board=board, events=events
+            group=group,
+            n_agents=n_agents,
+            clock=self.sim,
+            board=board,
+            events=events,
+            tree=self.sim.trees.get(group),
+            registries=self.registries,
         )
 
     def group_record(self, name: str, rows: slice, tree: FlatTree) -> dict[str, Any]:
@@ -335,6 +345,10 @@ class EngineBase(ABC, Generic[G]):
         decisions = {}
         for g in self.groups.values():
             decision = decisions[g.name] = self.tick_group(g)
+            for ops in self.group_ops(g):
+                observe = getattr(ops, "observe", None)
+                if observe is not None:  # ops that remember how the tick ended (`utility`)
+                    observe(decision, g.every_row() if g.thinking is None else g.thinking)
             if g.thinking is not None:
                 thought = np.zeros(g.n, dtype=bool)
                 thought[g.thinking] = True

@@ -135,14 +135,26 @@ class UtilityChild(Model):
 
 
 class Utility(NodeModel):
-    """Tick the child with the best score (Dave Mark's Infinite Axis Utility System).
+    """Tick the child with the best score: Dave Mark's Infinite Axis Utility System (GDC AI
+    Summit 2010, "Improving AI Decision Modeling Through Utility Theory"; 2013, "Architecture
+    Tricks: Managing Behaviors in Time, Space, and Depth").
 
-    score = weight * product over considerations of ``s + (1 - s) * (1 - 1/n) * s`` (Mark's
-    compensation for n considerations), each ``s = curve(clamp((input - lo) / (hi - lo)))``.
-    The child running since an earlier tick gets ``inertia`` added; ties go to the lower
-    index; a child scoring 0 is never picked, and when all do the utility fails. With
-    ``random_top`` k it picks uniformly among the k best children from the agent's random
-    stream. Switching stops the previous child (INVALID), as py_trees' selectors do.
+    Each option is `{"child": NODE, "weight": w, "considerations": [...]}`; a consideration
+    is `{"input": INPUT, "range": [lo, hi], "curve": {"kind": ..., params}}`. Its score is
+    `s = curve(x)` clamped to [0, 1], with `x = clamp((input - lo) / (hi - lo), 0, 1)` (an
+    input with no value scores 0). Curves, with their parameters and defaults:
+    linear `m (x - c) + b` (m 1, c 0, b 0); quadratic `m (x - c)^k + b`, k an integer 1 to 8
+    (m 1, k 2, c 0, b 0); logistic `m / (1 + e^(-k (x - c))) + b` (m 1, k 10, c 0.5, b 0);
+    logit `m (c + ln(x' / (1 - x')) / k) + b`, x' = x clamped to [0.0001, 0.9999] (m 1, k 10,
+    c 0.5, b 0); exponential `m e^(k (x - c)) + b` (m 1, k 5, c 1, b 0); step `m` where
+    `x >= c`, else `b` (c 0.5, m 1, b 0). An option scores `w * prod(s + (1 - s) (1 - 1/n) s)`
+    over its n considerations (Mark's compensation factor, so more considerations do not
+    sink a score); none: `w`. The child running since the last tick gets `inertia` added;
+    the best child is ticked (ties: the lower index); a child scoring 0 is never picked and
+    when all do the utility fails. With `random_top` k it picks uniformly among the k best
+    children from the agent's random stream. A new choice stops the child it replaces
+    (INVALID), as py_trees' selectors stop what they interrupt. Inputs: `distance` (to a
+    target), `blackboard` (a number key), `speed`, `neighbours`, `since_success`.
     """
 
     type: Literal["utility"] = "utility"

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator
 
 from behaviortk.format.fields import Finite, Model, Parameterisable, doc
 from behaviortk.format.limits import MAX_COUNT
@@ -112,12 +112,13 @@ class Consideration(Model):
         default_factory=Linear,
     )
 
-    @model_validator(mode="after")
-    def _range_rises(self) -> Consideration:
-        lo, hi = self.range
+    @field_validator("range")
+    @classmethod
+    def _range_rises(cls, value: tuple[float, float]) -> tuple[float, float]:
+        lo, hi = value
         if not lo < hi:
-            raise ValueError(f"range [{lo}, {hi}] must rise: lo < hi")
-        return self
+            raise ValueError(f"[{lo}, {hi}] does not rise: write [lo, hi] with lo < hi")
+        return value
 
 
 class UtilityChild(Model):

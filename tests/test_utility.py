@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,10 @@ from behaviortk.plugin import InputOps, Model, NodeContext, Plugin
 from behaviortk.registry import Registries
 from behaviortk.sim.simulation import Simulation
 from behaviortk.tree.status import FAILURE, INVALID, RUNNING, SUCCESS
+from behaviortk.viewer.agent_notes import AgentNotes
+from behaviortk.viewer.layout import Rect
+from behaviortk.viewer.tree_frame import frame_from_sim
+from behaviortk.viewer.tree_panel import TreeView
 from behaviortk.world.streams import uniforms
 
 ENGINES = ("py_trees", "batch")
@@ -330,3 +335,25 @@ def test_a_blackboard_input_needs_a_declared_number_key() -> None:
     )
     assert len(found) == 1 and f"{WHERE}/considerations/0/input/key" in found[0]
     assert "number" in found[0]
+
+
+# ------------------------------------------------------------------ the viewer
+
+
+def test_the_tree_panel_shows_each_options_score() -> None:
+    """The selected agent's notes carry each option's score (inertia included) beside its
+    child's box: a = 0.5 runs A, then b = 0.55 against A's 0.5 + 0.1."""
+    for sim in both(two_waits(0.1), blackboard=needs(0.5, 0.4)):
+        notes = AgentNotes()
+        for tick in range(2):
+            sim.step()
+            if tick == 0:
+                sim.blackboard(0)["b"] = 0.55
+            frame = frame_from_sim(sim, 0)
+            assert frame is not None
+            notes.observe(sim, 0, frame.tree, frame.status)
+        texts = notes.notes(sim.tick)
+        assert texts[1:] == ("score 0.60   1 ticks", "score 0.55   1 ticks")
+        pictures = TreeView().build(replace(frame, notes=texts), Rect(0.0, 0.0, 500.0, 400.0))
+        drawn = [label.text for pic in pictures for label in pic.labels]
+        assert "score 0.60   1 ticks" in drawn and "score 0.55   1 ticks" in drawn

@@ -7,6 +7,7 @@ scores and memory, which tests/test_equivalence.py also checks on random trees.
 
 from __future__ import annotations
 
+import io
 import json
 import math
 from dataclasses import replace
@@ -23,6 +24,7 @@ from behaviortk.format.loader import load_text
 from behaviortk.format.utility import Exponential, Linear, Logistic, Logit, Quadratic, Step
 from behaviortk.leaves.utility import compensated, consideration_score, normalised, pick
 from behaviortk.plugin import InputOps, Model, NodeContext, Plugin
+from behaviortk.record.jsonl import TraceWriter
 from behaviortk.registry import Registries
 from behaviortk.sim.simulation import Simulation
 from behaviortk.tree.status import FAILURE, INVALID, RUNNING, SUCCESS
@@ -357,3 +359,17 @@ def test_the_tree_panel_shows_each_options_score() -> None:
         pictures = TreeView().build(replace(frame, notes=texts), Rect(0.0, 0.0, 500.0, 400.0))
         drawn = [label.text for pic in pictures for label in pic.labels]
         assert "score 0.60   1 ticks" in drawn and "score 0.55   1 ticks" in drawn
+
+
+def test_traces_record_the_chosen_child_like_any_composites() -> None:
+    """The status digits of the trace (flat order: utility, A, B) show which option runs."""
+    for sim in both(two_waits(0.0), blackboard=needs(0.5, 0.4)):
+        out = io.StringIO()
+        writer = TraceWriter(out, sim)
+        for tick in range(2):
+            sim.step()
+            writer.on_tick(sim)
+            sim.blackboard(0)["b"] = 0.9
+        head, *ticks = (json.loads(line) for line in out.getvalue().splitlines())
+        assert head["trees"]["a"] == ["utility", "utility/A[0]", "utility/B[1]"]
+        assert [t["agents"][0]["status"] for t in ticks] == ["110", "101"]

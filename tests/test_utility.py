@@ -27,6 +27,7 @@ from behaviortk.plugin import InputOps, Model, NodeContext, Plugin
 from behaviortk.record.jsonl import TraceWriter
 from behaviortk.registry import Registries
 from behaviortk.sim.simulation import Simulation
+from behaviortk.studies.check_runs import run_checks
 from behaviortk.tree.status import FAILURE, INVALID, RUNNING, SUCCESS
 from behaviortk.viewer.agent_notes import AgentNotes
 from behaviortk.viewer.layout import Rect
@@ -373,3 +374,18 @@ def test_traces_record_the_chosen_child_like_any_composites() -> None:
         head, *ticks = (json.loads(line) for line in out.getvalue().splitlines())
         assert head["trees"]["a"] == ["utility", "utility/A[0]", "utility/B[1]"]
         assert [t["agents"][0]["status"] for t in ticks] == ["110", "101"]
+
+
+# ------------------------------------------------------------------ the shipped villagers
+
+
+@pytest.mark.slow
+def test_utility_villager_checks_hold_on_five_seeds() -> None:
+    """Each activity gets chosen and villagers near the wolf flee it, on the file's seed and
+    the next four (`behaviortk check --seeds 5`)."""
+    scenario = behaviortk.load(Path(__file__).parent.parent / "definitions/utility_villager.json")
+    seed = scenario.definition.world.seed
+    for s in range(seed, seed + 5):
+        verdicts, _ = run_checks(scenario, seed=s, ticks=600, engine="batch")
+        assert len(verdicts) == 4
+        assert all(v.passed for v in verdicts), [(s, v) for v in verdicts if not v.passed]

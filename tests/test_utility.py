@@ -389,3 +389,22 @@ def test_utility_villager_checks_hold_on_five_seeds() -> None:
         verdicts, _ = run_checks(scenario, seed=s, ticks=600, engine="batch")
         assert len(verdicts) == 4
         assert all(v.passed for v in verdicts), [(s, v) for v in verdicts if not v.passed]
+
+
+def test_spawns_and_despawns_carry_each_agents_scores_and_memory() -> None:
+    """Agents come and go between ticks: survivors keep their scores and when their nap last
+    succeeded, newcomers start as never having napped, the same on both engines."""
+    root = {**NAP, "random_top": 2}
+    sims = both(root, dt=0.1, count=6)
+    for t in range(30):
+        for sim in sims:
+            if t % 4 == 1:
+                sim.spawn("a", 2)
+            if t % 5 == 3:
+                sim.despawn(int(sim.ids[1]))
+            sim.step()
+        a, b = (s.engine.node_ops(s.engine.groups["a"])[0] for s in sims)
+        np.testing.assert_array_equal(sims[0].decisions["a"].status, sims[1].decisions["a"].status)
+        np.testing.assert_array_equal(a.scores, b.scores)
+        np.testing.assert_array_equal(a.last_success, b.last_success)
+    assert (a.last_success >= 0).any() and len(a.scores) == sims[0].agents.n

@@ -360,6 +360,7 @@ def test_the_tree_panel_shows_each_options_score() -> None:
         pictures = TreeView().build(replace(frame, notes=texts), Rect(0.0, 0.0, 500.0, 400.0))
         drawn = [label.text for pic in pictures for label in pic.labels]
         assert "score 0.60   1 ticks" in drawn and "score 0.55   1 ticks" in drawn
+        assert "∑ utility" in drawn
 
 
 def test_traces_record_the_chosen_child_like_any_composites() -> None:

@@ -123,7 +123,7 @@ def main() -> int:
         "# Choosing by utility: utility_villager, `utility` against a selector",
         "",
         f"Command: `{command}`; batch engine, {args.agents:,} villagers and 1 wolf, "
-        f"{args.ticks} ticks after {args.warmup} of warm-up, both scenes stepped in turn.",
+        f"{args.ticks} ticks after {args.warmup} of warm-up, all scenes stepped in turn.",
         f"1-minute load average at the start: {load_start:.2f} (2 cores, shared).",
         "",
         "Medians in ms; each ratio divides by the selector's figure of the same run.",

@@ -368,7 +368,7 @@ def test_traces_record_the_chosen_child_like_any_composites() -> None:
     for sim in both(two_waits(0.0), blackboard=needs(0.5, 0.4)):
         out = io.StringIO()
         writer = TraceWriter(out, sim)
-        for tick in range(2):
+        for _ in range(2):
             sim.step()
             writer.on_tick(sim)
             sim.blackboard(0)["b"] = 0.9

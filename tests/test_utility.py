@@ -149,8 +149,10 @@ def test_inertia_keeps_the_running_child_until_another_beats_it(
         assert statuses(sim) == [RUNNING, INVALID, RUNNING]
 
 
-def test_no_child_above_zero_fails_and_stops_the_running_one() -> None:
-    for sim in both(two_waits(0.0), blackboard=needs(0.5, 0.0)):
+@pytest.mark.parametrize("inertia", [0.0, 0.1])
+def test_no_child_above_zero_fails_and_stops_the_running_one(inertia: float) -> None:
+    """a drops to 0: A's consideration vetoes it, inertia or not; B scores 0 too: FAILURE."""
+    for sim in both(two_waits(inertia), blackboard=needs(0.5, 0.0)):
         sim.step()
         assert statuses(sim) == [RUNNING, RUNNING, INVALID]
         sim.blackboard(0)["a"] = 0.0

@@ -150,7 +150,8 @@ class Utility(NodeModel):
     c 0.5, b 0); exponential `m e^(k (x - c)) + b` (m 1, k 5, c 1, b 0); step `m` where
     `x >= c`, else `b` (c 0.5, m 1, b 0). An option scores `w * prod(s + (1 - s) (1 - 1/n) s)`
     over its n considerations (Mark's compensation factor, so more considerations do not
-    sink a score); none: `w`. The child running since the last tick gets `inertia` added;
+    sink a score); none: `w`. The child running since the last tick gets `inertia` added
+    (unless it scores 0: a veto stays a veto);
     the best child is ticked (ties: the lower index); a child scoring 0 is never picked and
     when all do the utility fails. With `random_top` k it picks uniformly among the k best
     children from the agent's random stream. A new choice stops the child it replaces
@@ -160,8 +161,8 @@ class Utility(NodeModel):
 
     type: Literal["utility"] = "utility"
     inertia: Annotated[float, Field(ge=0, le=1e6, allow_inf_nan=False), Parameterisable()] = doc(
-        "Bonus added to the score of the child running since the last tick, so small changes "
-        "do not flip the choice",
+        "Bonus added to the score of the child running since the last tick (unless it scores "
+        "0), so small changes do not flip the choice",
         0.0,
     )
     random_top: int | None = doc(

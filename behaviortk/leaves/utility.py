@@ -193,12 +193,14 @@ class UtilityOps:
 
     def choose(self, rows: Rows, running: np.ndarray) -> np.ndarray:
         """The child each of ``rows`` ticks (-1: none scores above 0); ``running`` is each
-        row's child running since the last tick (-1: none), which gets the inertia bonus."""
+        row's child running since the last tick (-1: none), which gets the inertia bonus
+        unless it scores 0."""
         scores = self.option_scores(rows)
-        held = running >= 0
-        if held.any():
-            at = np.flatnonzero(held)
-            scores[at, running[held]] += self.model.inertia
+        at = np.flatnonzero(running >= 0)
+        if at.size:  # the running child's bonus, unless it scores 0 (a veto stays a veto)
+            kids = running[at]
+            keep = scores[at, kids] > 0
+            scores[at[keep], kids[keep]] += self.model.inertia
         self.scores[rows] = scores
         top = self.model.random_top or 1
         u = None if self.u is None else self.u[rows]

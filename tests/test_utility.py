@@ -17,6 +17,8 @@ from typing import Any
 import numpy as np
 import pytest
 from engine_support import definition, statuses, wait
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_snapshot import check_continuations
 
 import behaviortk
@@ -411,3 +413,89 @@ def test_spawns_and_despawns_carry_each_agents_scores_and_memory() -> None:
         np.testing.assert_array_equal(a.scores, b.scores)
         np.testing.assert_array_equal(a.last_success, b.last_success)
     assert (a.last_success >= 0).any() and len(a.scores) == sims[0].agents.n
+
+
+# ------------------------------------------------------------------ against a scalar transcription
+
+
+def scalar_curve(kind: str, p: dict[str, float], x: float) -> float:
+    """The curves of ``format/utility.py`` written out with ``math``, one number at a time."""
+    m, k, c, b = p.get("m", 1.0), p.get("k", 0.0), p.get("c", 0.0), p.get("b", 0.0)
+    if kind == "linear":
+        y = m * (x - c) + b
+    elif kind == "quadratic":
+        y = m * (x - c) ** int(k) + b
+    elif kind == "logistic":
+        t = -k * (x - c)
+        y = b + (0.0 if t > 700 else m / (1 + math.exp(t)))
+    elif kind == "logit":
+        z = min(max(x, 1e-4), 1 - 1e-4)
+        y = m * (c + math.log(z / (1 - z)) / k) + b
+    elif kind == "exponential":
+        t = k * (x - c)
+        y = m * math.exp(t) + b if t < 700 else (math.inf if m > 0 else -math.inf)
+    else:
+        y = m if x >= c else b
+    return 0.0 if math.isnan(y) else min(max(y, 0.0), 1.0)
+
+
+CURVE_PARAMS = {
+    "linear": ("m", "c", "b"),
+    "quadratic": ("m", "k", "c", "b"),
+    "logistic": ("m", "k", "c", "b"),
+    "logit": ("m", "k", "c", "b"),
+    "exponential": ("m", "k", "c", "b"),
+    "step": ("m", "c", "b"),
+}
+MODELS = {
+    "linear": Linear,
+    "quadratic": Quadratic,
+    "logistic": Logistic,
+    "logit": Logit,
+    "exponential": Exponential,
+    "step": Step,
+}
+
+
+@st.composite
+def curves(draw: Any) -> tuple[str, dict[str, float]]:
+    kind = draw(st.sampled_from(sorted(CURVE_PARAMS)))
+    finite = st.floats(-3, 3, allow_nan=False)
+    params = {name: draw(finite) for name in CURVE_PARAMS[kind]}
+    if kind == "quadratic":
+        params["k"] = draw(st.integers(1, 8))
+    elif kind == "logit":
+        params["k"] = draw(st.floats(0.5, 20))
+    elif "k" in params:
+        params["k"] = draw(st.floats(-20, 20, allow_nan=False))
+    return kind, params
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    options=st.lists(
+        st.tuples(
+            st.floats(0, 5, allow_nan=False),
+            st.lists(st.tuples(curves(), st.floats(-0.5, 1.5, allow_nan=False)), max_size=4),
+        ),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_scores_equal_a_scalar_transcription(options: list[Any]) -> None:
+    """weight * prod(s + (1 - s)(1 - 1/n) s) over each option's considerations, worked one
+    number at a time with ``math``, against the vectorised scores."""
+    got = []
+    for weight, considerations in options:
+        parts = [
+            consideration_score(MODELS[kind](**p), normalised(np.array([x]), 0.0, 1.0))
+            for (kind, p), x in considerations
+        ]
+        got.append(weight * float(compensated(parts)[0]) if parts else weight)
+    for (weight, considerations), score in zip(options, got, strict=True):
+        n = len(considerations)
+        want = weight
+        for (kind, p), x in considerations:
+            s = scalar_curve(kind, p, min(max(x, 0.0), 1.0))
+            want *= s + (1 - s) * (1 - 1 / n) * s
+        assert score == pytest.approx(want, rel=1e-9, abs=1e-12)

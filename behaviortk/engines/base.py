@@ -10,7 +10,9 @@ declared keys, a plain snapshot, a live view for the game). An engine supplies
 only its builders (``builders.py``) and its hooks: ``build_group``,
 ``store_facts``, ``tick_group``, ``display``, ``node_ops`` (the group's shared
 ops objects by node, whose ``prepare(sense)`` the skeleton calls each tick
-before any tree ticks, ``tree/ops.py``), ``resize_group``, and ``export_tree`` /
+before any tree ticks, ``tree/ops.py``, and ``observe(decision, rows)``, where an ops
+object has one, after the group's trees ticked: a `utility` remembers there which
+watched nodes ended the tick in SUCCESS), ``resize_group``, and ``export_tree`` /
 ``import_tree`` (a snapshot's tree state, :class:`SavedGroup`).
 
 Think-rate LOD (``sim/think.py``): when ``sense.thinking`` names a group's thinkers,

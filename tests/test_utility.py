@@ -10,6 +10,9 @@ from __future__ import annotations
 import io
 import json
 import math
+import os
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -19,6 +22,7 @@ import pytest
 from engine_support import definition, statuses, wait
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_compiled import COMPILED_DURING_TICKS
 from test_snapshot import check_continuations
 
 import behaviortk
@@ -499,3 +503,24 @@ def test_scores_equal_a_scalar_transcription(options: list[Any]) -> None:
             s = scalar_curve(kind, p, min(max(x, 0.0), 1.0))
             want *= s + (1 - s) * (1 - 1 / n) * s
         assert score == pytest.approx(want, rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.slow
+def test_random_top_on_compiled_kernels_compiles_nothing_the_plan_left_out(tmp_path: Path) -> None:
+    """The villagers with `random_top`: the random table is planned (``sim/kernel_plan.py``),
+    so ticking on compiled kernels compiles nothing more (``tests/test_compiled.py``)."""
+    root = Path(__file__).resolve().parent.parent
+    data = json.loads((root / "definitions/utility_villager.json").read_text())
+    data.pop("$schema")
+    data["trees"]["villager"]["root"]["children"][-1]["random_top"] = 2
+    path = tmp_path / "villager_top.json"
+    path.write_text(json.dumps(data))
+    proc = subprocess.run(
+        [sys.executable, "-c", COMPILED_DURING_TICKS, str(path), "batch", ""],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(root)},
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout == ""

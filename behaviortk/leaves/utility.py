@@ -172,10 +172,8 @@ class UtilityOps:
     def prepare(self, sense: Sense) -> None:
         for op in self.inputs:
             op.prepare(sense)
-        if self.rand_slot >= 0:
-            rows = sense.rows(self.group)
-            every = np.arange(rows.start, rows.stop, dtype=np.int64)
-            self.u = sense.rand_rows(every, self.rand_slot, 1)[:, 0]
+        if self.rand_slot >= 0:  # the tick's table, as conditions read it (planned: uniforms)
+            self.u = np.array(sense.rand[sense.rows(self.group), self.rand_slot], dtype=np.float64)
 
     def option_scores(self, rows: Rows) -> np.ndarray:
         """``(len(rows), children)``: weight times the compensated product of considerations."""

@@ -8,7 +8,7 @@ Nothing in the package imports it, so no import loop can pass through it.
 from __future__ import annotations
 
 from behaviortk.format.structure import COMPOSITES, DECORATORS
-from behaviortk.leaves import actions, conditions, memory
+from behaviortk.leaves import actions, conditions, memory, utility, utility_inputs
 from behaviortk.registry import Registries
 from behaviortk.sense import derived_targets, target_kinds
 from behaviortk.steering import combiners, flow, formation_slot, predictors, primitives
@@ -28,6 +28,8 @@ def register(registries: Registries) -> None:
         conditions,
         actions,
         memory,
+        utility,
+        utility_inputs,
         predictors,
         target_kinds,
         derived_targets,

@@ -570,6 +570,7 @@ for key, (d, found) in signatures().items():
         ("evacuation.json", "batch", ""),
         ("evacuation.json", "batch", "debug"),
         ("guard_patrol.json", "py_trees", ""),
+        ("utility_villager.json", "batch", ""),
     ],
 )
 def test_ticking_compiles_nothing_the_plan_left_out(name: str, engine: str, debug: str) -> None:

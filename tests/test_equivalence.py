@@ -245,11 +245,74 @@ def extend(inner: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[dict[s
         conditions(),
         inner,
     )
-    return st.one_of(seq_sel, par, conv, timed, repeat, retry, one_shot, guard)
+    util = st.builds(
+        lambda options, inertia, top: {
+            "type": "utility",
+            "inertia": inertia,
+            "random_top": top,
+            "children": options,
+        },
+        st.lists(utility_option(inner), min_size=1, max_size=4),
+        st.sampled_from([0.0, 0.1, 0.5]),
+        st.sampled_from([None, 1, 2, 3]),
+    )
+    return st.one_of(seq_sel, par, conv, timed, repeat, retry, one_shot, guard, util)
+
+
+UTILITY_INPUTS = [
+    {"kind": "distance", "target": {"kind": "nearest", "group": "b"}},
+    {"kind": "blackboard", "key": "mood"},
+    {"kind": "speed"},
+    {"kind": "neighbours", "of": "any"},
+    {"kind": "since_success", "node": "utility"},
+]
+CURVES = [
+    {"kind": "linear", "m": -1, "b": 1},
+    {"kind": "quadratic", "k": 2},
+    {"kind": "logistic", "k": 8, "c": 0.4},
+    {"kind": "logit"},
+    {"kind": "exponential", "k": 3},
+    {"kind": "step", "c": 0.3},
+]
+RANGES = {
+    "distance": [[0, 100], [20, 200]],
+    "blackboard": [[0, 2], [1, 3]],
+    "speed": [[0, 60], [10, 40]],
+    "neighbours": [[0, 4], [1, 6]],
+    "since_success": [[0, 10], [2, 30]],
+}
+
+
+def consideration() -> st.SearchStrategy[dict[str, Any]]:
+    def build(i: int, r: int, curve: dict[str, Any]) -> dict[str, Any]:
+        source = UTILITY_INPUTS[i]
+        return {"input": source, "range": RANGES[source["kind"]][r], "curve": curve}
+
+    return st.builds(
+        build,
+        st.integers(0, len(UTILITY_INPUTS) - 1),
+        st.integers(0, 1),
+        st.sampled_from(CURVES),
+    )
+
+
+def utility_option(inner: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[dict[str, Any]]:
+    """One option of a `utility` node: a child, a weight and up to three considerations."""
+    return st.builds(
+        lambda child, weight, considerations: {
+            "child": child,
+            "weight": weight,
+            "considerations": considerations,
+        },
+        inner,
+        st.sampled_from([0.0, 0.5, 1.0, 2.0]),
+        st.lists(consideration(), max_size=3),
+    )
 
 
 def depth(node: dict[str, Any]) -> int:
     kids = node.get("children") or ([node["child"]] if "child" in node else [])
+    kids = [k["child"] if "considerations" in k else k for k in kids]  # utility options
     return 1 + max((depth(k) for k in kids), default=0)
 
 
@@ -359,3 +422,36 @@ def test_random_trees_with_lod_batch_matches_py_trees(
         assert_same_decisions(a, b, t)
         np.testing.assert_array_equal(a.decisions["a"].thought, b.decisions["a"].thought)
         np.testing.assert_array_equal(a.agents.pos, b.agents.pos)
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+@given(
+    options=st.lists(utility_option(st.recursive(leaves(), extend, max_leaves=5)), max_size=4),
+    inertia=st.sampled_from([0.0, 0.1, 0.5]),
+    top=st.sampled_from([None, 2, 3]),
+    seed=st.integers(0, 10_000),
+    every=st.sampled_from([None, 2]),
+)
+def test_random_utility_trees_batch_matches_py_trees(
+    options: list[dict[str, Any]], inertia: float, top: int | None, seed: int, every: int | None
+) -> None:
+    """A `utility` at the root, so every example has one (random_trees holds it sometimes);
+    with and without think_every."""
+    options = [{"child": {"type": "wander"}, "weight": 0.25}, *options]
+    tree = {"type": "utility", "inertia": inertia, "random_top": top, "children": options}
+    lod = {} if every is None else {"think_every": every}
+    scenario = load_text(scenario_text(tree, seed, **lod))
+    a = Simulation(scenario, engine="py_trees")
+    b = Simulation(scenario, engine="batch")
+    for t in range(40):
+        a.step()
+        b.step()
+        assert_same_decisions(a, b, t)
+        np.testing.assert_array_equal(a.agents.pos, b.agents.pos)
+    utility_a, utility_b = (s.engine.node_ops(s.engine.groups["a"])[0] for s in (a, b))
+    np.testing.assert_array_equal(utility_a.scores, utility_b.scores)
+    np.testing.assert_array_equal(utility_a.last_success, utility_b.last_success)

@@ -254,6 +254,11 @@ def check(
             continue
         for path, kind, value, also in _name_refs(node):
             problem = known.problem(kind, value, also)
+            if kind == "node":  # a node of this same tree (a `since_success` utility input)
+                names = sorted({n for _p, n in _node_names(node)})
+                problem = (
+                    "" if value in names else f"no node named {value!r}{choices(value, names)}"
+                )
             if problem:
                 out.append(
                     (
@@ -336,8 +341,9 @@ def _node_names(root: BaseModel) -> list[tuple[Path, str]]:
     stack: list[tuple[Path, Any]] = [([], root)]
     while stack:
         path, node = stack.pop()
-        if isinstance(node, NodeModel):
-            found.append((path, node.trace_name))
+        if isinstance(node, BaseModel):  # a node, or an option holding one (`utility`)
+            if isinstance(node, NodeModel):
+                found.append((path, node.trace_name))
             for key in ("children", "child"):
                 kids = getattr(node, key, None)
                 if isinstance(kids, list):

@@ -1,4 +1,5 @@
-"""The selected agent's debugging notes: why each condition holds, its status history, its blackboard.
+"""The selected agent's debugging notes: why each condition holds, each `utility` option's
+score, its status history, its blackboard.
 
 Kept for ONE agent (the selection), so the rest of the run pays nothing. Each new tick
 the agent's status row is diffed with the last one: changes go to a ring of the last
@@ -18,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from behaviortk.leaves.why import Why, shown
-from behaviortk.sim.why import explain_agent
+from behaviortk.sim.why import explain_agent, option_scores
 from behaviortk.tree.status import STATUS_NAMES
 
 HISTORY = 200
@@ -49,6 +50,7 @@ class AgentNotes:
         self.since: np.ndarray | None = None  # tick each node's status last changed
         self.history: deque[Change] = deque(maxlen=HISTORY)
         self.whys: dict[int, Why | None] = {}
+        self.scores: dict[int, float] = {}  # `utility` options' scores, by child node
 
     def observe(self, sim: Any, row: int, tree: Any, status: np.ndarray) -> None:
         """Take the ``status`` row of the agent in ``row`` at tick ``sim.tick``; a newly
@@ -77,6 +79,7 @@ class AgentNotes:
             self.status = status.copy()
         if tick != self.tick or agent != self.agent:
             self.whys = _whys(sim, agent)
+            self.scores = _scores(sim, agent)
         self.tick = tick
 
     def _rewind(self, tick: int, tree: Any, status: np.ndarray) -> None:
@@ -96,14 +99,16 @@ class AgentNotes:
         self.status = status.copy()
 
     def notes(self, tick: int) -> tuple[str, ...]:
-        """Per node: its why (conditions) and the ticks spent in its current status."""
+        """Per node: its utility score (a `utility` option), its why (conditions) and the ticks
+        spent in its current status."""
         if self.since is None:
             return ()
         out = []
         for k, since in enumerate(self.since.tolist()):
-            why = self.whys.get(k)
-            held = f"{tick - since} ticks"
-            out.append(held if why is None else f"{why.text}   {held}")
+            why, score = self.whys.get(k), self.scores.get(k)
+            parts = [] if score is None else [f"score {score:.2f}"]
+            parts += [] if why is None else [why.text]
+            out.append("   ".join([*parts, f"{tick - since} ticks"]))
         return tuple(out)
 
 
@@ -113,6 +118,13 @@ def _whys(sim: Any, agent: int) -> dict[int, Why | None]:
     if not hasattr(sim, "row_of") or not hasattr(sim, "sense"):
         return {}
     return explain_agent(sim, agent)
+
+
+def _scores(sim: Any, agent: int) -> dict[int, float]:
+    """The live Simulation's `utility` scores of agent ``agent`` (an id); none for a recording."""
+    if not hasattr(sim, "row_of") or not hasattr(sim, "engine"):
+        return {}
+    return option_scores(sim, agent)
 
 
 def history_text(notes: AgentNotes, frame: Any) -> str:

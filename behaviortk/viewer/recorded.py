@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from behaviortk.record.reader import Recording
-from behaviortk.record.tick_state import TickState
+from behaviortk.sim.tick_state import TickState
 from behaviortk.steering.debug import DebugBuffer
 from behaviortk.tree.flat import Decision
 from behaviortk.world.build import GROUP_CONSTANTS, build, build_world, group_agents

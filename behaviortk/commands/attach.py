@@ -1,9 +1,8 @@
 """``behaviortk attach HOST:PORT``: the viewer on a running game, or its frames as a trace.
 
 The game serves with ``port = sim.serve()`` (``sim/serve.py``) and keeps calling
-``sim.step()``. Without ``--headless`` the viewer opens on the live game (tree panel,
-why, history; space pauses the game, breakpoints hold it at their hit). With
-``--headless --ticks N --trace OUT`` the next N frames are written as a trace
+``sim.step()``. With ``--headless --ticks N --trace OUT`` the next N frames are written
+as a trace
 (Parquet for ``.parquet``, else JSON Lines) that ``behaviortk replay`` opens: the same
 bytes the game's own ``--trace`` would write for those ticks when no frame was dropped
 (the summary says how many the game dropped). ``--token`` is the token a game serving
@@ -70,11 +69,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.headless:
             return record(remote, args.ticks, args.trace, args.wait)
-        try:
-            from behaviortk.viewer.attach_app import run_attached
-        except ImportError as exc:
-            return _fail(f"the viewer is not available: {exc}")
-        return run_attached(remote)
+        return _fail(
+            "this version attaches headless only (--headless --ticks N --trace OUT, then "
+            "behaviortk replay OUT); the live window is not built yet"
+        )
     finally:
         remote.close()
 

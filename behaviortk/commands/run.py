@@ -227,7 +227,7 @@ def run_headless(args: argparse.Namespace) -> int:
             events=tally.counts,
             trace=trace,
             overlap=overlap,
-            ran=args.ticks,
+            ran=sim.tick - first,  # fewer when a breakpoint stopped the run
             extra=() if keeper is None else (kept(keeper),),
         )
     )

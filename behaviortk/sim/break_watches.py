@@ -13,6 +13,7 @@ statuses, its declared blackboard default.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from typing import Any, Protocol
 
 import numpy as np
@@ -44,23 +45,25 @@ class Simulation(Protocol):
     def events(self) -> list[Any]: ...
 
 
-class Watch:
+class Watch(ABC):
     """One thing a breakpoint looks at (a node of one group, an event, a key of one group)."""
 
     def arm(self, sim: Simulation) -> None:
         """Start from the state now: nothing that happened before counts."""
+        return None  # by default a watch keeps no state
 
     def disarm(self) -> None:
         """The breakpoint was removed."""
+        return None  # by default nothing to let go of
 
+    @abstractmethod
     def check(self, sim: Simulation, agent: int | None) -> int | None:
         """The lowest agent id it happened for in the step just taken (only ``agent``, when
         given), or None."""
-        raise NotImplementedError
 
+    @abstractmethod
     def fields(self, sim: Simulation) -> dict[str, Any]:
         """The ``Hit`` fields that say what happened (asked of the watch that won the step)."""
-        raise NotImplementedError
 
 
 def row_now(sim: Simulation, agent: int) -> int:

@@ -1,8 +1,10 @@
 """``behaviortk attach HOST:PORT``: the viewer on a running game, or its frames as a trace.
 
 The game serves with ``port = sim.serve()`` (``sim/serve.py``) and keeps calling
-``sim.step()``. With ``--headless --ticks N --trace OUT`` the next N frames are written
-as a trace
+``sim.step()``. Without ``--headless`` the viewer's window opens on it
+(``viewer/attach_app.py``): the world, the selected agent's tree with its why and
+history, breakpoints that hold the game. With ``--headless --ticks N --trace OUT`` the
+next N frames are written as a trace
 (Parquet for ``.parquet``, else JSON Lines) that ``behaviortk replay`` opens: the same
 bytes the game's own ``--trace`` would write for those ticks when no frame was dropped
 (the summary says how many the game dropped). ``--token`` is the token a game serving
@@ -69,10 +71,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.headless:
             return record(remote, args.ticks, args.trace, args.wait)
-        return _fail(
-            "this version attaches headless only (--headless --ticks N --trace OUT, then "
-            "behaviortk replay OUT); the live window is not built yet"
-        )
+        from behaviortk.viewer.attach_app import run_attach
+
+        return run_attach(remote)
     finally:
         remote.close()
 

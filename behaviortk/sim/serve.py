@@ -18,13 +18,18 @@ not a well-formed attach message, or a hello with a wrong token, is refused and 
 (``refused``), never raised in the game.
 
 **Protocol** (viewer -> game): ``hello {token}`` (the reply is ``about``: the scenario,
-seed, dt, engine, definition and tree paths a trace header holds), ``ping``, ``bye``
-(detach), ``select {ids}`` (whose blackboards frames carry), ``break {node, status,
-event, blackboard, agent, group}`` (``sim.break_on``'s arguments; the reply
-``breaks`` lists the viewer's breakpoints by number, ``error`` says why one was
-refused), ``unbreak {number}``, ``pause``, ``resume``, ``step`` (one step, then paused).
-Game -> viewer: ``about``, ``frame`` (a ``TickState`` with ``events``, ``boards``,
-``hit``, ``paused``, ``dropped``), ``breaks``, ``error``, ``refused``.
+seed, dt, engine, definition and tree paths a trace header holds), ``ping`` (the reply
+``pong {paused, dropped}`` says the game is there even while it is held), ``bye``
+(detach), ``select {ids}`` (whose blackboards and ``sim/agent_facts.facts``, the why,
+blackboard entries and leaf forces the tree panel shows, frames carry), ``break {node,
+status, event, blackboard, agent, group}`` (``sim.break_on``'s arguments; the reply
+``breaks`` lists the viewer's breakpoints by number with what they wait for, ``error``
+says why one was refused), ``unbreak {number}``, ``pause``, ``resume``, ``step`` (one
+step, then paused). Game -> viewer: ``about``, ``frame`` (a ``TickState`` with
+``events``, ``boards``, ``facts``, ``hit``, ``paused``, ``dropped``, and ``again``: true
+for a frame of a tick already sent, the state a new viewer or a new selection is shown
+while the game is held, which recordings skip), ``pong``, ``breaks``, ``error``,
+``refused``, ``closed`` (the game stopped serving).
 
 **Pausing.** A viewer's ``pause``, or a hit of one of its breakpoints, holds the
 simulation: ``step()`` then returns at once without advancing, so the game's loop goes
@@ -49,6 +54,7 @@ from typing import Any
 import zmq
 
 from behaviortk.errors import SimulationError
+from behaviortk.sim.agent_facts import facts
 from behaviortk.sim.tick_state import TickState
 from behaviortk.sim.wire import WireError, decode, encode, frame
 
@@ -117,6 +123,7 @@ class Server:
         self._numbers = 0
         self._selected: list[int] = []
         self._then_pause = False  # a viewer's ``step``: hold again after the next step
+        self._again = False  # a viewer needs the current state again (hello, select)
         self._context = zmq.Context()
         self._socket = self._context.socket(zmq.ROUTER)
         self._socket.setsockopt(zmq.ROUTER_MANDATORY, 1)  # a full viewer: EAGAIN, counted
@@ -158,6 +165,9 @@ class Server:
             self._control(sim, who, message)
         if self.paused and self.attached == 0:
             self.paused = False  # every viewer left: nobody can resume a held game
+        if self._again and self.attached:
+            self._queue(sim, again=True)
+        self._again = False
         return self.paused
 
     def after_step(self, sim: Any) -> None:
@@ -171,12 +181,22 @@ class Server:
         ):
             self.paused = True
         self._then_pause = False
+        self._queue(sim, again=False)
+
+    def _queue(self, sim: Any, again: bool) -> None:
+        """The current state as a frame in the queue (``again``: a tick already sent)."""
+        if self._frames.full():
+            self.dropped += 1
+            return
+        hit = sim.hit
         extra = {
-            "events": [_event(e) for e in sim.events],
+            "events": [] if again else [_event(e) for e in sim.events],
             "boards": {i: _board(sim, i) for i in self._selected},
-            "hit": None if hit is None else {"text": str(hit), "reason": hit.reason()},
+            "facts": {i: facts(sim, i) for i in self._selected},
+            "hit": None if hit is None else _hit(hit),
             "paused": self.paused,
             "dropped": self.dropped,
+            "again": again,
         }
         try:
             self._frames.put_nowait(frame(TickState.of(sim), **extra))
@@ -185,7 +205,9 @@ class Server:
 
     def _control(self, sim: Any, who: bytes, message: dict[str, Any]) -> None:
         op = message["op"]
-        if op == "pause":
+        if op == "hello":
+            self._again = True  # a new viewer: show it the state now, even when held
+        elif op == "pause":
             self.paused = True
         elif op == "resume":
             self.paused = False
@@ -196,6 +218,7 @@ class Server:
             ids = message.get("ids")
             if isinstance(ids, list) and all(isinstance(i, int) for i in ids):
                 self._selected = [i for i in ids if _live(sim, i)]
+                self._again = True
         elif op == "break":
             self._set_break(sim, who, message)
         elif op == "unbreak":
@@ -218,7 +241,7 @@ class Server:
         self._replies.put((who, self._list_breaks()))
 
     def _list_breaks(self) -> dict[str, Any]:
-        return {"op": "breaks", "breaks": {n: repr(b) for n, b in self._breaks.items()}}
+        return {"op": "breaks", "breaks": {n: _point(b) for n, b in self._breaks.items()}}
 
     def close(self) -> None:
         """Stop serving: the thread ends, the socket closes, the viewers' breakpoints go."""
@@ -242,7 +265,9 @@ class Server:
                 self._send_frames(sock)
                 self._forget_silent()
         finally:
-            sock.close(linger=0)
+            for who in list(self._viewers):
+                self._send(sock, who, encode({"op": "closed"}))
+            sock.close(linger=100)
             self._context.term()
 
     def _receive(self, sock: zmq.Socket) -> None:
@@ -269,7 +294,10 @@ class Server:
                 self._detach(who)
             else:
                 self._viewers[who] = time.monotonic()
-                if op != "ping":
+                if op == "ping":
+                    pong = {"op": "pong", "paused": self.paused, "dropped": self.dropped}
+                    self._send(sock, who, encode(pong))
+                else:
                     self._controls.put((who, message))
 
     def _hello(self, sock: zmq.Socket, who: bytes, message: dict[str, Any]) -> None:
@@ -283,6 +311,7 @@ class Server:
         if self._send(sock, who, self.about):
             self._viewers[who] = time.monotonic()
             self.attached = len(self._viewers)
+            self._controls.put((who, {"op": "hello"}))
 
     def _detach(self, who: bytes) -> None:
         self._viewers.pop(who, None)
@@ -327,6 +356,22 @@ class Server:
 
 def _event(event: Any) -> dict[str, Any]:
     return {k: v for k, v in dataclasses.asdict(event).items() if v is not None}
+
+
+def _hit(hit: Any) -> dict[str, Any]:
+    """A breakpoint hit: its line, its reason and where (the viewer selects the agent and
+    shows the node)."""
+    where = {"agent": hit.agent, "group": hit.group, "node": hit.node}
+    return {"text": str(hit), "reason": hit.reason(), **where}
+
+
+def _point(point: Any) -> dict[str, Any]:
+    """A viewer's breakpoint: its text, and for a node breakpoint the group, node path and
+    status it waits for (the tree panel marks the node)."""
+    out = {"text": repr(point), "kind": point.kind, "group": point.group}
+    if point.kind == "node":
+        out.update(node=point.target[0], status=point.target[1])
+    return out
 
 
 def _live(sim: Any, agent: int) -> bool:

@@ -43,6 +43,7 @@ class HudInfo:
     paused: bool = False
     speed: float = 1.0
     caption: bool = False
+    source: str = ""  # where the frames come from (an attached game), "" for a local run
 
 
 def hud_text(sim: Any, info: HudInfo) -> str:
@@ -50,6 +51,8 @@ def hud_text(sim: Any, info: HudInfo) -> str:
         return caption_text(sim)
     engine = getattr(getattr(sim, "engine", None), "name", "?")
     state = "PAUSED" if info.paused else f"x{info.speed:g}"
+    if info.source:
+        state = f"{'PAUSED' if info.paused else 'running'}   {info.source}"
     return (
         f"tick {sim.tick}   t {sim.time:.2f}s   FPS {info.fps:.0f}   "
         f"agents {sim.agents.n}   engine {engine}   {state}   (h: help)"

@@ -10,7 +10,9 @@ headings, forces, statuses, active leaves of that tick).
 What a trace does not hold is shown as missing, never made up: no blackboards,
 no per-leaf forces (only the total ``fx``/``fy``), no steering debug geometry
 (crosshairs, wander circles, feelers, hiding spots), so those overlays draw
-nothing in a replay.
+nothing in a replay. An attached game's frame (``viewer/remote.py``) also carries
+``facts`` of the agents the viewer selected (their why, blackboard entries and leaf
+forces: ``sim/agent_facts.py``): the panels show them as for a live Simulation.
 
 ``tick_state(sim)`` gives the ``TickState`` of either a live Simulation or a
 ``RecordedView``: a panel that reads it (statuses, active leaves, positions)
@@ -36,6 +38,28 @@ def tick_state(sim: Any) -> TickState:
     """The ``TickState`` shown: a replay's recorded one, or a copy of a live Simulation's."""
     state = getattr(sim, "state", None)
     return state if isinstance(state, TickState) else TickState.of(sim)
+
+
+def contributions(
+    state: TickState, facts: dict[int, dict[str, Any]]
+) -> dict[str, dict[int, tuple[np.ndarray, np.ndarray]]]:
+    """``sim.contributions``' shape (group -> leaf -> (rows, forces)) of the agents whose
+    leaf forces ``facts`` carries (an attached game's selected agents: a few)."""
+    found: dict[str, dict[int, list[tuple[int, np.ndarray]]]] = {}
+    for agent, one in facts.items():
+        rows = np.flatnonzero(state.ids == agent)
+        if not rows.size:
+            continue
+        group = state.group_names[int(state.group[rows[0]])]
+        for k in np.flatnonzero(~np.isnan(one["forces"][:, 0])).tolist():
+            found.setdefault(group, {}).setdefault(k, []).append((int(rows[0]), one["forces"][k]))
+    return {
+        group: {
+            k: (np.array([r for r, _ in got]), np.array([f for _, f in got]))
+            for k, got in leaves.items()
+        }
+        for group, leaves in found.items()
+    }
 
 
 class RecordedEngine:
@@ -108,7 +132,15 @@ class RecordedView:
 
     recorded = True
 
-    def __init__(self, rec: Recording, fixed: RecordedWorld, state: TickState) -> None:
+    def __init__(
+        self,
+        rec: Recording,
+        fixed: RecordedWorld,
+        state: TickState,
+        facts: dict[int, dict[str, Any]] | None = None,
+    ) -> None:
+        """``facts``: an attached game's facts of its selected agents, by id (None: a trace,
+        which has none)."""
         self.recording = rec
         self.state = state
         self.scenario = rec.scenario
@@ -119,7 +151,8 @@ class RecordedView:
             group: Decision(emitted=state.emitted[group], status=state.status[group])
             for group in state.status
         }
-        self.contributions: dict[str, Any] = {}  # per-leaf forces are not recorded
+        self.facts = facts
+        self.contributions = contributions(state, facts or {})  # traces: none recorded
         self.debug = DebugBuffer(enabled=False)  # nor is steering debug geometry
         self.engine = RecordedEngine(str(rec.header.get("engine", "?")), state)
         self.tick = state.tick + 1  # a Simulation's tick counts the steps taken

@@ -1,8 +1,8 @@
 """What a viewer shows of ONE selected agent beyond its tick's state, asked of a live Simulation.
 
 The why of each condition (``sim/why.py``), the blackboard's declared keys with value,
-type and the tick each was stored on, and the weighted force each steering leaf asked
-for. The local viewer reads them from its Simulation (``viewer/agent_notes.py``,
+type and the tick each was stored on, the steering leaves that asked for a force (a
+trace keeps only those whose force counted) and the weighted force each asked for. The local viewer reads them from its Simulation (``viewer/agent_notes.py``,
 ``viewer/tree_frame.py``); ``sim.serve`` sends the same facts of the agents a viewer
 selected (``facts``: plain values msgpack carries), so an attached window shows what
 the local one does. Asked for the selected agents only: the rest of the run pays nothing.
@@ -54,10 +54,19 @@ def leaf_forces(sim: Any, row: int, group: str, leaves: int) -> np.ndarray:
     return forces
 
 
+def asked(sim: Any, row: int, group: str, leaves: int) -> np.ndarray:
+    """``(leaves,)`` bool: the steering leaves of the agent in ``row`` that emitted a request
+    in the last decide (none before the first)."""
+    decision = (getattr(sim, "decisions", None) or {}).get(group)
+    if decision is None:
+        return np.zeros(leaves, dtype=bool)
+    return np.array(decision.emitted[row - sim.agents.slices[group].start], dtype=bool)
+
+
 def facts(sim: Any, agent: int) -> dict[str, Any] | None:
     """The selected agent ``agent`` (an id) as plain values: ``whys`` ``{node index: [text,
-    holds, reason]}``, ``board`` ``[[key, value, type, stored tick]]``, ``forces`` per steering
-    leaf; None for an agent despawned since, or one the game moves (no tree)."""
+    holds, reason]}``, ``board`` ``[[key, value, type, stored tick]]``, ``asked`` and ``forces``
+    per steering leaf; None for an agent despawned since, or one the game moves (no tree)."""
     with contextlib.suppress(SimulationError):
         row = sim.row_of(agent)
         group = sim.agents.group_names[int(sim.agents.group[row])]
@@ -68,6 +77,7 @@ def facts(sim: Any, agent: int) -> dict[str, Any] | None:
         return {
             "whys": {k: [w.text, w.holds, w.reason] for k, w in whys.items() if w is not None},
             "board": [[e.key, e.value, e.type, e.stored] for e in board_entries(sim, row)],
+            "asked": asked(sim, row, group, len(tree.steering)),
             "forces": leaf_forces(sim, row, group, len(tree.steering)),
         }
     return None

@@ -62,6 +62,25 @@ def contributions(
     }
 
 
+def requests(state: TickState, facts: dict[int, dict[str, Any]]) -> dict[str, np.ndarray]:
+    """Per group with an agent ``facts`` speaks of: the trace's requests (those whose force
+    counted) with that agent's row replaced by every request it emitted, as a live
+    Simulation's decision has them."""
+    out: dict[str, np.ndarray] = {}
+    for agent, one in facts.items():
+        rows = np.flatnonzero(state.ids == agent)
+        if not rows.size:
+            continue
+        group = state.group_names[int(state.group[rows[0]])]
+        if group not in state.emitted:
+            continue
+        start = int(np.searchsorted(state.group, state.group[rows[0]]))
+        emitted = out.setdefault(group, state.emitted[group].copy())
+        if emitted.shape[1] == one["asked"].shape[0]:
+            emitted[rows[0] - start] = one["asked"]
+    return out
+
+
 class RecordedEngine:
     """The engine calls the panel makes, answered from the recorded tick."""
 
@@ -147,9 +166,10 @@ class RecordedView:
         self.world = fixed.world
         self.agents = fixed.agents(state)
         self.trees = rec.trees
+        asked = requests(state, facts or {})
         self.decisions = {
-            group: Decision(emitted=state.emitted[group], status=state.status[group])
-            for group in state.status
+            group: Decision(emitted=asked.get(group, state.emitted[group]), status=codes)
+            for group, codes in state.status.items()
         }
         self.facts = facts
         self.contributions = contributions(state, facts or {})  # traces: none recorded

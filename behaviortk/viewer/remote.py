@@ -82,7 +82,7 @@ def address(text: str) -> tuple[str, int]:
 def agent_facts(raw: Any) -> dict[int, dict[str, Any]]:
     """A frame's ``facts`` (``sim/agent_facts.facts`` of the selected agents) checked:
     ``{id: {"whys": {node: (text, holds, reason)}, "board": [(key, value, type, stored)],
-    "forces": (leaves, 2) array}}``; an agent the game no longer has is left out."""
+    "asked": (leaves,) bool, "forces": (leaves, 2)}}``; an agent the game no longer has is left out."""
     if raw is None:
         return {}
     if not isinstance(raw, dict):
@@ -97,13 +97,13 @@ def agent_facts(raw: Any) -> dict[int, dict[str, Any]]:
                 (str(k), str(v), str(t), None if s is None else int(s))
                 for k, v, t, s in one["board"]
             ]
-            forces = one["forces"]
-            leaves = forces["shape"][0] if isinstance(forces, dict) else -1
-            out[int(agent)] = {"whys": whys, "board": board, "forces": unarray(forces, "<f8", 2)}
+            forces = unarray(one["forces"], "<f8", 2)
+            said = unarray(one["asked"], "|b1", 1)
         except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
             raise WireError(f"a frame's facts are malformed: {exc}") from None
-        if out[int(agent)]["forces"].shape != (leaves, 2):
-            raise WireError("a frame's leaf forces are not (leaves, 2)")
+        if forces.shape != (said.shape[0], 2):
+            raise WireError("a frame's leaf forces and requests disagree")
+        out[int(agent)] = {"whys": whys, "board": board, "asked": said, "forces": forces}
     return out
 
 

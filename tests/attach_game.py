@@ -1,8 +1,9 @@
 """A game for tests/test_attach.py: serve, wait for a viewer, step N ticks writing its own trace.
 
-    python tests/attach_game.py DEFINITION TICKS TRACE [--wait-viewer]
+    python tests/attach_game.py DEFINITION TICKS TRACE [--wait-viewer] [--real-time]
 
-Prints ``port P`` (flushed) once serving, ``done T`` after the last step.
+Prints ``port P`` (flushed) once serving, ``done T`` after the last step. ``--real-time``:
+one ``step()`` call per ``dt`` of the clock, as a game's frame loop calls it.
 """
 
 from __future__ import annotations
@@ -24,13 +25,15 @@ def main() -> None:
         deadline = time.monotonic() + 20
         while server.attached == 0 and time.monotonic() < deadline:
             time.sleep(0.005)
+    frame = float(sim.dt) if "--real-time" in sys.argv else 0.0
     with open(trace, "w") as out:
         writer = TraceWriter(out, sim)
         while sim.tick < ticks:
             before = sim.tick
             sim.step()  # held (returns at once) while a viewer pauses it
+            time.sleep(frame)  # the game would render here
             if sim.tick == before:
-                time.sleep(0.001)  # held: the game would render here
+                time.sleep(0.001)
             else:
                 writer.on_tick(sim)
         writer.finish(sim)

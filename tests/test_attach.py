@@ -193,12 +193,16 @@ def test_a_silent_viewer_is_detached(sim, monkeypatch) -> None:
     remote.close()
 
 
-def _game(tmp_path: Path, ticks: int, *flags: str) -> tuple[subprocess.Popen, int]:
+def game_process(
+    tmp_path: Path, ticks: int, *flags: str, definition: str = CHASE
+) -> tuple[subprocess.Popen, int]:
+    """``tests/attach_game.py`` serving ``definition`` (its own trace in ``own.jsonl``), and
+    the port it printed."""
     game = subprocess.Popen(
         [
             PY,
             str(ROOT / "tests/attach_game.py"),
-            CHASE,
+            definition,
             str(ticks),
             str(tmp_path / "own.jsonl"),
             *flags,
@@ -236,7 +240,7 @@ def _attach(port: int, out: Path, ticks: int) -> subprocess.Popen:
 
 
 def test_a_real_attach_records_the_games_own_trace(tmp_path: Path) -> None:
-    game, port = _game(tmp_path, 40, "--wait-viewer")
+    game, port = game_process(tmp_path, 40, "--wait-viewer")
     try:
         viewer = _attach(port, tmp_path / "seen.jsonl", 40)
         out, err = viewer.communicate(timeout=60)
@@ -252,7 +256,7 @@ def test_a_real_attach_records_the_games_own_trace(tmp_path: Path) -> None:
 
 
 def test_a_killed_viewer_never_blocks_the_game_and_another_attaches(tmp_path: Path) -> None:
-    game, port = _game(tmp_path, 3000, "--wait-viewer")
+    game, port = game_process(tmp_path, 3000, "--wait-viewer")
     try:
         first = _attach(port, tmp_path / "first.jsonl", 100000)
         time.sleep(0.5)

@@ -178,6 +178,10 @@ def test_a_game_that_stops_serving_is_said_and_the_window_stays(game) -> None:
     sim.server.close()
     assert until(lambda: (send(view, "on_update", 0.0), view.attached.errors != [])[1])
     img = frame(view)  # no traceback: the last frame is drawn, with the banner
-    assert "has gone" in view.painter.banner.text
+    assert (
+        view.painter.banner.text
+        == f"the game at {view.attached.remote.where} has gone; its last frame stays"
+    )
+    assert f"GONE   was attached to {view.attached.remote.where}" in view.painter.hud.text
     assert count_color(img, palette.ERROR_BG) > 1000
     assert view.attached.sim.tick == sim.tick

@@ -73,8 +73,8 @@ class AttachSession:
 
     @property
     def paused(self) -> bool:
-        """Whether the game is held (its last frame or pong said so)."""
-        return bool(self.remote.last.get("paused"))
+        """Whether the game is held (its last frame or pong said so; not once it has gone)."""
+        return bool(self.remote.last.get("paused")) and not self.remote.gone
 
     @property
     def break_note(self) -> str:
@@ -85,18 +85,18 @@ class AttachSession:
 
     @property
     def source(self) -> str:
-        """Where the frames come from, and how many the game dropped (the HUD's words)."""
+        """The HUD's words: the game's state, where it is, the frames it dropped."""
         dropped = int(self.remote.last.get("dropped") or 0)
-        return f"attached to {self.remote.where}, {dropped} frames dropped"
+        if self.remote.gone:
+            return f"GONE   was attached to {self.remote.where}, {dropped} frames dropped"
+        state = "PAUSED" if self.paused else "running"
+        return f"{state}   attached to {self.remote.where}, {dropped} frames dropped"
 
     @property
     def errors(self) -> list[str]:
         out = []
         if self.remote.gone:
-            out.append(
-                f"the game at {self.remote.where} has gone (it stopped serving or fell "
-                "silent); its last frame stays on screen"
-            )
+            out.append(f"the game at {self.remote.where} has gone; its last frame stays")
         if self.remote.errors and time.monotonic() < self._error_until:
             out.append(f"the game refused: {self.remote.errors[-1]}")
         return out

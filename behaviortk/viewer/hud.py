@@ -43,7 +43,7 @@ class HudInfo:
     paused: bool = False
     speed: float = 1.0
     caption: bool = False
-    source: str = ""  # where the frames come from (an attached game), "" for a local run
+    source: str = ""  # an attached game's state and address, said instead of pause and speed
 
 
 def hud_text(sim: Any, info: HudInfo) -> str:
@@ -52,7 +52,7 @@ def hud_text(sim: Any, info: HudInfo) -> str:
     engine = getattr(getattr(sim, "engine", None), "name", "?")
     state = "PAUSED" if info.paused else f"x{info.speed:g}"
     if info.source:
-        state = f"{'PAUSED' if info.paused else 'running'}   {info.source}"
+        state = info.source
     return (
         f"tick {sim.tick}   t {sim.time:.2f}s   FPS {info.fps:.0f}   "
         f"agents {sim.agents.n}   engine {engine}   {state}   (h: help)"

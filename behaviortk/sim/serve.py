@@ -64,8 +64,9 @@ PING_S = 1.0
 """How often an attached viewer pings."""
 SILENT_S = 5.0
 """A viewer silent this long is detached (and a simulation it held resumes)."""
-POLL_MS = 5
-"""How long the sending thread waits for a message before looking at its queue again."""
+IDLE_MS = 100
+"""How long the sending thread sleeps when nothing wakes it (then it looks for silent
+viewers); a queued frame or reply wakes it at once (``_wake``), so it never polls."""
 BREAK_KEYS = ("node", "status", "event", "blackboard", "agent", "group")
 """``sim.break_on``'s arguments, which a viewer's ``break`` message may carry."""
 
@@ -145,6 +146,15 @@ class Server:
             raise SimulationError(f"cannot serve on {host}:{port}: {exc}") from None
         self.host = host
         self._stop = threading.Event()
+        # the game's thread wakes the socket's thread (a frame or a reply queued) over an
+        # inproc pair: it sleeps until then instead of waking every few ms for the GIL
+        where = f"inproc://behaviortk-serve-{id(self)}"
+        self._woken = self._context.socket(zmq.PULL)
+        self._woken.bind(where)
+        self._wake = self._context.socket(zmq.PUSH)
+        self._wake.setsockopt(zmq.LINGER, 0)
+        self._wake.setsockopt(zmq.SNDHWM, 4)  # a wake pending is enough
+        self._wake.connect(where)
         self._thread = threading.Thread(target=self._run, name="behaviortk-serve", daemon=True)
         self._thread.start()
         if self.token is not None and token is None:
@@ -163,6 +173,7 @@ class Server:
             except queue.Empty:
                 break
             self._control(sim, who, message)
+            self._wake_sender()
         if self.paused and self.attached == 0:
             self.paused = False  # every viewer left: nobody can resume a held game
         if self._again and self.attached:
@@ -202,6 +213,14 @@ class Server:
             self._frames.put_nowait(frame(TickState.of(sim), **extra))
         except queue.Full:
             self.dropped += 1
+        self._wake_sender()
+
+    def _wake_sender(self) -> None:
+        """Wake the socket's thread: a frame or a reply waits (never blocks: one is enough)."""
+        if self._stop.is_set():
+            return  # closed
+        with contextlib.suppress(zmq.Again):
+            self._wake.send(b"", zmq.NOBLOCK)
 
     def _control(self, sim: Any, who: bytes, message: dict[str, Any]) -> None:
         op = message["op"]
@@ -244,9 +263,15 @@ class Server:
         return {"op": "breaks", "breaks": {n: _point(b) for n, b in self._breaks.items()}}
 
     def close(self) -> None:
-        """Stop serving: the thread ends, the socket closes, the viewers' breakpoints go."""
+        """Stop serving: the thread ends, the socket closes, the viewers' breakpoints go
+        (closing again does nothing; the game may go on stepping)."""
+        if self._stop.is_set():
+            return
+        self._wake_sender()
         self._stop.set()
+        self._wake.close(linger=0)  # before the thread ends the context, which waits for it
         self._thread.join(timeout=2.0)
+        self.attached = 0
         for point in self._breaks.values():
             point.remove()
         self._breaks.clear()
@@ -254,13 +279,19 @@ class Server:
 
     # --------------------------------------------------------- the socket's thread
     def _run(self) -> None:
-        sock = self._socket
+        sock, woken = self._socket, self._woken
         poller = zmq.Poller()
         poller.register(sock, zmq.POLLIN)
+        poller.register(woken, zmq.POLLIN)
         try:
             while not self._stop.is_set():
-                if poller.poll(POLL_MS):
+                ready = dict(poller.poll(IDLE_MS))
+                if sock in ready:
                     self._receive(sock)
+                if woken in ready:
+                    with contextlib.suppress(zmq.Again):
+                        while True:
+                            woken.recv(zmq.NOBLOCK)
                 self._send_replies(sock)
                 self._send_frames(sock)
                 self._forget_silent()
@@ -268,6 +299,7 @@ class Server:
             for who in list(self._viewers):
                 self._send(sock, who, encode({"op": "closed"}))
             sock.close(linger=100)
+            woken.close(linger=0)
             self._context.term()
 
     def _receive(self, sock: zmq.Socket) -> None:

@@ -4,10 +4,14 @@
     .venv/bin/python examples/chase_game.py --serve  # the same, served to a viewer
 
 With ``--serve`` the game calls ``sim.serve()`` and prints the port; attach from another
-terminal while it runs (headless, the scripted round then plays in real time)::
+terminal while it runs (without a display the scripted round then plays in real time)::
 
+    .venv/bin/behaviortk attach 127.0.0.1:PORT      # the viewer's window on the game
     .venv/bin/behaviortk attach 127.0.0.1:PORT --headless --ticks 600 --trace seen.jsonl
     .venv/bin/behaviortk replay seen.jsonl
+
+In the window click a hunter to see its tree, why and blackboard; ``b`` on a node of its
+tree sets a breakpoint that holds the game inside ``sim.step()`` until space.
 
 The game owns the loop: each frame it moves the player (an agent of an
 ``"control": "external"`` group) with ``sim.move``, lets ``sim.advance`` run
@@ -138,6 +142,8 @@ def window_main(new_game: Any) -> None:  # pragma: no cover - needs a display; t
 
         def on_key_press(self, symbol: int, modifiers: int) -> None:
             if symbol == arcade.key.R:
+                if self.game.sim.server is not None:  # a viewer sees the old round end
+                    self.game.sim.server.close()
                 self.game = new_game()
             elif symbol in key_names:
                 self.game.held.add(key_names[symbol])

@@ -2,7 +2,8 @@
 
     python tests/attach_game.py DEFINITION TICKS TRACE [--wait-viewer] [--real-time]
 
-Prints ``port P`` (flushed) once serving, ``done T`` after the last step. ``--real-time``:
+Prints ``port P`` (flushed) once serving, ``attached N`` when ``--wait-viewer`` stops
+waiting, ``done T`` after the last step. ``--real-time``:
 one ``step()`` call per ``dt`` of the clock, as a game's frame loop calls it.
 """
 
@@ -25,6 +26,7 @@ def main() -> None:
         deadline = time.monotonic() + 20
         while server.attached == 0 and time.monotonic() < deadline:
             time.sleep(0.005)
+        print(f"attached {server.attached}", flush=True)
     frame = float(sim.dt) if "--real-time" in sys.argv else 0.0
     with open(trace, "w") as out:
         writer = TraceWriter(out, sim)

@@ -25,10 +25,10 @@ from behaviortk.viewer.remote import Remote
 
 WINDOW_SIZE = (1360, 800)
 KEYS: tuple[tuple[str, str], ...] = (
-    ("space", "pause / resume the game (it holds inside sim.step())"),
+    ("space", "pause / resume the game (held inside sim.step())"),
     (".", "one step of the game, then held"),
-    ("b", "breakpoint in the game on the tree's selected node: RUNNING, SUCCESS, FAILURE, off"),
-    ("tab", "select next agent (the game then sends its why and blackboard)"),
+    ("b", "breakpoint in the game: RUNNING, SUCCESS, FAILURE, off"),
+    ("tab", "select next agent (the game sends its why, board)"),
     ("click", "select agent (tree: select node, fold)"),
     ("r-click", "tree panel: breakpoint on the node, as b"),
     ("wheel", "zoom the world (or the tree panel under the mouse)"),
@@ -72,7 +72,7 @@ class AttachView(ViewerView):
         return HudInfo(fps=self._fps, paused=s.paused, speed=1.0, source=s.source)
 
     def help_text(self) -> str:
-        overlays = "Overlays (the game's frames feed velocity, force, view, neighbours, ...)"
+        overlays = "Overlays (drawn from the game's frames)"
         return key_help("Attached keys", KEYS, overlays, self.attached.opts, 8)
 
     def on_key_press(self, symbol: int, modifiers: int) -> None:

@@ -16,9 +16,10 @@ from behaviortk.errors import SimulationError
 from behaviortk.record.jsonl import TraceWriter
 from behaviortk.record.reader import open_recording
 from behaviortk.sim import Simulation, serve
+from behaviortk.sim.agent_facts import facts
 from behaviortk.sim.serve import is_loopback
 from behaviortk.sim.wire import WireError, decode, encode, tick_state
-from behaviortk.viewer.remote import AttachError, Remote, address
+from behaviortk.viewer.remote import AttachError, Remote, RemoteHit, address, agent_facts
 
 ROOT = Path(__file__).resolve().parent.parent
 CHASE = str(ROOT / "examples/chase_game.json")
@@ -184,6 +185,22 @@ def test_frames_are_checked_before_use(sim) -> None:
         tick_state(bad, sim.trees)
     with pytest.raises(WireError):
         tick_state(dict(good, ids=dict(good["ids"], dtype="|O")), sim.trees)
+    hunter = int(sim.ids[sim.agents.slices["hunters"]][0])
+    carried = decode(encode({"op": "frame", "facts": {hunter: facts(sim, hunter)}}))["facts"]
+    checked = agent_facts(carried)[hunter]
+    leaves = len(sim.trees["hunters"].steering)
+    assert checked["forces"].shape == (leaves, 2) and checked["asked"].shape == (leaves,)
+    for bad in (
+        [1],
+        {hunter: {"whys": {}, "board": [], "asked": carried[hunter]["asked"]}},  # no forces
+        {hunter: dict(carried[hunter], board=[["k", "v"]])},  # an entry of two
+        {hunter: dict(carried[hunter], asked=dict(carried[hunter]["asked"], shape=[99]))},
+    ):
+        with pytest.raises(WireError):
+            agent_facts(bad)
+    assert RemoteHit.of({"text": "t", "reason": "r", "agent": 3}).agent == 3
+    with pytest.raises(WireError):
+        RemoteHit.of({"reason": "no text"})
 
 
 def test_a_silent_viewer_is_detached(sim, monkeypatch) -> None:

@@ -82,7 +82,8 @@ def address(text: str) -> tuple[str, int]:
 def agent_facts(raw: Any) -> dict[int, dict[str, Any]]:
     """A frame's ``facts`` (``sim/agent_facts.facts`` of the selected agents) checked:
     ``{id: {"whys": {node: (text, holds, reason)}, "board": [(key, value, type, stored)],
-    "asked": (leaves,) bool, "forces": (leaves, 2)}}``; an agent the game no longer has is left out."""
+    "asked": (leaves,) bool, "forces": (leaves, 2)}}``; an agent the game no longer has is
+    left out."""
     if raw is None:
         return {}
     if not isinstance(raw, dict):

@@ -163,8 +163,13 @@ def test_b_holds_the_game_at_its_breakpoint_until_space(game) -> None:
     caught_up(view, sim)
     assert not s.paused and s.break_note == ""
     view.panel.tree.selected = chase
-    for code in (SUCCESS, FAILURE, None):  # b again: SUCCESS, FAILURE, off, in the game
-        key(view, arcade.key.B)
+    frame(view)
+    for code in (SUCCESS, FAILURE, None):  # SUCCESS, FAILURE, off, in the game
+        if code == FAILURE:  # a right-click on the node does what b does
+            send(view, "on_mouse_press", *box(view, chase), arcade.MOUSE_BUTTON_RIGHT, 0)
+            send(view, "on_mouse_release", *box(view, chase), arcade.MOUSE_BUTTON_RIGHT, 0)
+        else:
+            key(view, arcade.key.B)
         wanted = {} if code is None else {chase: code}
         assert until(lambda w=wanted: both(view, sim) and s.break_marks("guards") == w)
         spec = [] if code is None else [f"{CHASE}={STATUS_NAMES[code]}"]

@@ -71,11 +71,27 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.headless:
             return record(remote, args.ticks, args.trace, args.wait)
-        from behaviortk.viewer.attach_app import run_attach
-
-        return run_attach(remote)
+        return window(remote)
     finally:
         remote.close()
+
+
+def window(remote: Any) -> int:
+    """The viewer's window on the game; without a display, one line saying what works."""
+    try:
+        from behaviortk.viewer.attach_app import run_attach
+    except ImportError as exc:
+        return _fail(f"the viewer is not available: {exc}")
+    try:
+        return run_attach(remote)
+    except Exception as exc:  # no display, no OpenGL: say what works instead
+        if type(exc).__module__.split(".")[0] not in ("pyglet", "arcade"):
+            raise
+        reason = (str(exc).splitlines() or [type(exc).__name__])[0]
+        return _fail(
+            f"cannot open a window ({reason}); record the game headless with "
+            "--headless --ticks N --trace OUT"
+        )
 
 
 def record(remote: Any, ticks: int, path: str, wait: float) -> int:

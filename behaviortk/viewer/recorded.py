@@ -40,19 +40,27 @@ def tick_state(sim: Any) -> TickState:
     return state if isinstance(state, TickState) else TickState.of(sim)
 
 
+def _placed(
+    state: TickState, facts: dict[int, dict[str, Any]]
+) -> list[tuple[int, str, dict[str, Any]]]:
+    """``(row, group, facts)`` of each agent ``facts`` speaks of that ``state`` holds."""
+    out = []
+    for agent, one in facts.items():
+        rows = np.flatnonzero(state.ids == agent)
+        if rows.size:
+            out.append((int(rows[0]), state.group_names[int(state.group[rows[0]])], one))
+    return out
+
+
 def contributions(
     state: TickState, facts: dict[int, dict[str, Any]]
 ) -> dict[str, dict[int, tuple[np.ndarray, np.ndarray]]]:
     """``sim.contributions``' shape (group -> leaf -> (rows, forces)) of the agents whose
     leaf forces ``facts`` carries (an attached game's selected agents: a few)."""
     found: dict[str, dict[int, list[tuple[int, np.ndarray]]]] = {}
-    for agent, one in facts.items():
-        rows = np.flatnonzero(state.ids == agent)
-        if not rows.size:
-            continue
-        group = state.group_names[int(state.group[rows[0]])]
+    for row, group, one in _placed(state, facts):
         for k in np.flatnonzero(~np.isnan(one["forces"][:, 0])).tolist():
-            found.setdefault(group, {}).setdefault(k, []).append((int(rows[0]), one["forces"][k]))
+            found.setdefault(group, {}).setdefault(k, []).append((row, one["forces"][k]))
     return {
         group: {
             k: (np.array([r for r, _ in got]), np.array([f for _, f in got]))
@@ -67,17 +75,13 @@ def requests(state: TickState, facts: dict[int, dict[str, Any]]) -> dict[str, np
     counted) with that agent's row replaced by every request it emitted, as a live
     Simulation's decision has them."""
     out: dict[str, np.ndarray] = {}
-    for agent, one in facts.items():
-        rows = np.flatnonzero(state.ids == agent)
-        if not rows.size:
-            continue
-        group = state.group_names[int(state.group[rows[0]])]
+    for row, group, one in _placed(state, facts):
         if group not in state.emitted:
             continue
-        start = int(np.searchsorted(state.group, state.group[rows[0]]))
+        start = int(np.searchsorted(state.group, state.group[row]))  # groups are contiguous
         emitted = out.setdefault(group, state.emitted[group].copy())
         if emitted.shape[1] == one["asked"].shape[0]:
-            emitted[rows[0] - start] = one["asked"]
+            emitted[row - start] = one["asked"]
     return out
 
 

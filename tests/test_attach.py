@@ -19,6 +19,7 @@ from behaviortk.sim import Simulation, serve
 from behaviortk.sim.agent_facts import facts
 from behaviortk.sim.serve import is_loopback
 from behaviortk.sim.wire import WireError, decode, encode, tick_state
+from behaviortk.viewer import remote as remote_module
 from behaviortk.viewer.remote import AttachError, Remote, RemoteHit, address, agent_facts
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -209,6 +210,30 @@ def test_a_silent_viewer_is_detached(sim, monkeypatch) -> None:
     assert until(lambda: sim.server.attached == 1)
     assert until(lambda: sim.server.attached == 0, 5)  # it never pinged after hello
     remote.close()
+
+
+def test_a_game_that_does_not_step_still_answers_and_says_when_it_stops_serving(
+    sim, monkeypatch
+) -> None:
+    monkeypatch.setattr(remote_module, "PING_S", 0.05)
+    monkeypatch.setattr(remote_module, "GONE_S", 0.4)
+    remote = Remote("127.0.0.1", sim.serve())
+    deadline = time.monotonic() + 1.2  # three times GONE_S without a step or a frame
+    while time.monotonic() < deadline:
+        remote.frames(0.02)
+        assert not remote.gone  # the background thread answers its pings
+    assert remote.received == 0 and "paused" in remote.last  # pongs, no frame
+    sim.server.close()
+    assert until(lambda: (remote.frames(), remote.closed)[1])
+    assert remote.gone
+    remote.close()
+
+
+def test_nobody_answering_is_an_attach_error() -> None:
+    with zmq.Context() as context, context.socket(zmq.ROUTER) as silent:
+        port = silent.bind_to_random_port("tcp://127.0.0.1")  # listens, never answers
+        with pytest.raises(AttachError, match="no game answered"):
+            Remote("127.0.0.1", port, wait=0.3)
 
 
 def game_process(

@@ -17,8 +17,12 @@ included, without the time the machine's other processes take it off its core). 
 report gives each round's ratio served / plain of median ms per tick on both clocks,
 their medians (the issue's target: at most 1.10), the load average, the frames the game
 sent and dropped. On a loaded machine the wall ratio follows the scheduler more than the
-game (runs vary both ways); the CPU ratio is the game's own extra work. Not a test:
-figures depend on the machine.
+game (runs vary both ways); the CPU ratio is the game's own extra work. It also times
+the server's own calls inside the served ticks (``Server.holding`` and
+``Server.after_step``: reading the viewer's messages, building, packing and sending the
+frame) on the game thread's CPU clock and gives their share: serve CPU / (served tick
+CPU - serve CPU), measured in the very same ticks, so the machine's drift cancels. Not a test: figures depend on the
+machine.
 
     .venv/bin/python benchmarks/bench_attach.py [--agents 1000] [--ticks 200] [--rounds 5]
         [--out benchmarks/results_attach.md]
@@ -73,6 +77,23 @@ def ms_per_tick(sim: Simulation, ticks: int) -> tuple[float, float]:
     return statistics.median(wall) * 1000, statistics.median(cpu) * 1000
 
 
+class Stopwatch:
+    """CPU seconds of the game's thread spent in the wrapped calls (the server's)."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+
+    def wrap(self, call: Any) -> Any:
+        def timed(*args: Any) -> Any:
+            t0 = time.thread_time()
+            try:
+                return call(*args)
+            finally:
+                self.seconds += time.thread_time() - t0
+
+        return timed
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--file", default="definitions/evade_or_flock.json")
@@ -98,13 +119,21 @@ def main() -> None:
         deadline = time.monotonic() + 10
         while server.attached == 0 and time.monotonic() < deadline:
             time.sleep(0.01)
-        rounds = []
+        watch = Stopwatch()
+        server.holding = watch.wrap(server.holding)  # type: ignore[method-assign]
+        server.after_step = watch.wrap(server.after_step)  # type: ignore[method-assign]
+        rounds, shares = [], []
         load0 = os.getloadavg()[0]
         for _ in range(args.rounds):
+            watch.seconds, t0 = 0.0, time.thread_time()
             a1 = ms_per_tick(served, args.ticks)
+            served_s, serving_s = time.thread_time() - t0, watch.seconds
             b1 = ms_per_tick(plain, args.ticks)
             b2 = ms_per_tick(plain, args.ticks)
+            watch.seconds, t0 = 0.0, time.thread_time()
             a2 = ms_per_tick(served, args.ticks)
+            served_s, serving_s = served_s + time.thread_time() - t0, serving_s + watch.seconds
+            shares.append(serving_s / (served_s - serving_s))
             rounds.append(
                 [(a1[k] + a2[k]) / 2 for k in (0, 1)] + [(b1[k] + b2[k]) / 2 for k in (0, 1)]
             )
@@ -132,10 +161,15 @@ def main() -> None:
         )
     wall = statistics.median(aw / bw for aw, _, bw, _ in rounds)
     cpu = statistics.median(ac / bc for _, ac, _, bc in rounds)
+    share = statistics.median(shares)
     lines += [
         "",
         f"Median ratio served / plain: wall **{wall:.3f}**, game thread CPU **{cpu:.3f}** "
         "(target at most 1.10).",
+        "The server's own calls inside the served ticks (game thread CPU): median "
+        f"**{100 * share:.2f} %** of the rest of the tick (per round: "
+        + ", ".join(f"{100 * x:.2f}" for x in shares)
+        + ").",
         f"Frames sent {sent}, dropped {dropped}; viewers attached at the end: {attached}.",
     ]
     text = "\n".join(lines) + "\n"

@@ -161,11 +161,8 @@ class Server:
                 self._served = time.monotonic()
                 self._receive()
                 self._forget_silent()
-        while True:
-            try:
-                who, message = self._controls.get_nowait()
-            except queue.Empty:
-                break
+        while not self._controls.empty():  # only the game's thread takes from it
+            who, message = self._controls.get_nowait()
             self._control(sim, who, message)
         if self.paused and self.attached == 0:
             self.paused = False  # every viewer left: nobody can resume a held game
@@ -190,7 +187,8 @@ class Server:
     def _send_frame(self, sim: Any, again: bool) -> None:
         """The current state as a frame to every viewer (``again``: a tick already sent)."""
         extra = frame_extras(sim, self._selected, again)
-        data = encode(frame(TickState.of(sim), paused=self.paused, dropped=self.dropped, **extra))
+        state = TickState.of(sim, copy=False)  # packed at once: no copy of the arrays
+        data = encode(frame(state, paused=self.paused, dropped=self.dropped, **extra))
         with self._lock:
             for who in list(self._viewers):
                 self._send(who, data)
@@ -262,7 +260,7 @@ class Server:
     # ---------------------------------------------- either thread, holding the lock
     def _receive(self) -> None:
         sock = self._socket
-        while True:
+        while int(sock.get(zmq.EVENTS)) & zmq.POLLIN:  # cheaper than a recv that raises
             try:
                 parts = sock.recv_multipart(zmq.NOBLOCK)
             except zmq.Again:
@@ -310,7 +308,7 @@ class Server:
 
     def _send(self, who: bytes, data: bytes) -> bool:
         try:
-            self._socket.send_multipart([who, data], zmq.NOBLOCK, copy=False)
+            self._socket.send_multipart([who, data], zmq.NOBLOCK)
         except zmq.Again:  # this viewer's queue is full: it reads too slowly
             self.dropped += 1
             return True

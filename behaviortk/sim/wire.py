@@ -61,9 +61,10 @@ def _plain(value: Any) -> Any:
 
 
 def array(values: np.ndarray) -> dict[str, Any]:
-    """An array as a map (its dtype one of ``DTYPES``, little-endian bytes)."""
+    """An array as a map (its dtype one of ``DTYPES``, little-endian bytes: the array's own
+    memory, which msgpack copies once into the message)."""
     values = np.ascontiguousarray(values)
-    return {"dtype": values.dtype.str, "shape": list(values.shape), "data": values.tobytes()}
+    return {"dtype": values.dtype.str, "shape": list(values.shape), "data": values.data.cast("B")}
 
 
 def unarray(value: Any, dtype: str, ndim: int) -> np.ndarray:

@@ -6,8 +6,8 @@ painter, the tree panel (statuses, the why beside each condition, time in status
 breakpoint dots), the info tab (blackboard, requests, status history), the mouse routing
 and the shared keys are the live viewer's. What differs is the clock (none: each update
 takes the game's newest frame), the HUD (``attached to HOST:PORT`` and the frames the
-game dropped), ``r`` (the game restarts itself, not the viewer) and no Tune tab (the
-definition runs in the game). When the game goes, the banner says so and the window
+game dropped), ``r`` and ``,`` (the game restarts itself and keeps no past to step back
+to) and no Tune tab (the definition runs in the game). When the game goes, the banner says so and the window
 stays on its last frame.
 """
 
@@ -76,8 +76,8 @@ class AttachView(ViewerView):
         return key_help("Attached keys", KEYS, overlays, self.attached.opts, 8)
 
     def on_key_press(self, symbol: int, modifiers: int) -> None:
-        if symbol == arcade.key.R:
-            return  # the game restarts itself, not its viewer
+        if symbol in (arcade.key.R, arcade.key.COMMA):
+            return  # the game restarts itself, and keeps no past for its viewer to step back to
         super().on_key_press(symbol, modifiers)
 
 

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import msgpack
+import numpy as np
 import pytest
 import zmq
 
@@ -18,7 +19,7 @@ from behaviortk.record.reader import open_recording
 from behaviortk.sim import Simulation, serve
 from behaviortk.sim.agent_facts import facts
 from behaviortk.sim.serve import is_loopback
-from behaviortk.sim.wire import WireError, decode, encode, tick_state
+from behaviortk.sim.wire import WireError, decode, encode, tick_state, unarray
 from behaviortk.viewer import remote as remote_module
 from behaviortk.viewer.remote import AttachError, Remote, RemoteHit, address, agent_facts
 
@@ -179,6 +180,9 @@ def test_frames_are_checked_before_use(sim) -> None:
     from behaviortk.sim.tick_state import TickState
     from behaviortk.sim.wire import frame
 
+    for values in (np.zeros((3, 0), bool), np.zeros((0, 2)), np.arange(6, dtype="<i8")[::2]):
+        back = unarray(decode(encode({"op": "x", "a": values}))["a"], values.dtype.str, values.ndim)
+        assert back.shape == values.shape and np.array_equal(back, values)
     good = decode(encode(frame(TickState.of(sim))))
     assert tick_state(good, sim.trees).tick == 0
     bad = dict(good, pos=dict(good["pos"], shape=[1, 2]))

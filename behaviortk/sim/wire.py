@@ -64,7 +64,8 @@ def array(values: np.ndarray) -> dict[str, Any]:
     """An array as a map (its dtype one of ``DTYPES``, little-endian bytes: the array's own
     memory, which msgpack copies once into the message)."""
     values = np.ascontiguousarray(values)
-    return {"dtype": values.dtype.str, "shape": list(values.shape), "data": values.data.cast("B")}
+    data = values.reshape(-1).view(np.uint8).data  # its bytes (an empty array too), not a copy
+    return {"dtype": values.dtype.str, "shape": list(values.shape), "data": data}
 
 
 def unarray(value: Any, dtype: str, ndim: int) -> np.ndarray:

@@ -31,6 +31,7 @@ COMMANDS = (
     "schema",
     "run",
     "replay",
+    "attach",
     "tree",
     "render",
     "demo",

@@ -24,9 +24,9 @@ from behaviortk.format.loader import load_text
 from behaviortk.record.jsonl import TraceWriter
 from behaviortk.record.parquet import ParquetTraceWriter
 from behaviortk.record.reader import open_recording
-from behaviortk.record.tick_state import thought_of
 from behaviortk.sim.simulation import Simulation
 from behaviortk.sim.think import ThinkSchedule
+from behaviortk.sim.tick_state import thought_of
 from behaviortk.tree.status import RUNNING
 from behaviortk.viewer.recorded import RecordedView, RecordedWorld
 

@@ -71,6 +71,7 @@ from behaviortk.world.streams import uniforms
 
 if TYPE_CHECKING:
     from behaviortk.engines.base import Engine
+    from behaviortk.sim.serve import Server
     from behaviortk.tree.blackboard import BlackboardView
 
 PHASES = ("sense", "decide", "act", "integrate")
@@ -203,6 +204,8 @@ class Simulation:
         self._breaks = Breakpoints()
         self.hit: Hit | None = None
         """The breakpoint hit of the last step, or None (``sim/breakpoints.py``)."""
+        self.server: Server | None = None
+        """What ``serve`` started: frames to attached viewers (``sim/serve.py``), or None."""
         self._think = ThinkSchedule(definition)
         """Who thinks each tick (``think_every``, ``lod``: ``sim/think.py``)."""
         self._held = HeldPerception()
@@ -402,7 +405,10 @@ class Simulation:
         self._think.focus(points)
 
     def step(self) -> None:
-        """Advance one fixed tick: sense, decide, act, integrate."""
+        """Advance one fixed tick: sense, decide, act, integrate. While an attached viewer
+        holds the simulation (``serve``: paused, or at its breakpoint) it returns at once."""
+        if self.server is not None and self.server.holding(self):
+            return
         clock = _time.perf_counter
         t0 = clock()
         # last tick's decisions are dropped first (an engine may read held ones: Decision),
@@ -441,6 +447,22 @@ class Simulation:
         self.hit = self._breaks.check(self) if self._breaks.points else None
         if self.event_log.listening:
             self.event_log.dispatch(self.events)
+        if self.server is not None:
+            self.server.after_step(self)
+
+    def serve(self, port: int = 0, host: str = "127.0.0.1", *, token: str | None = None) -> int:
+        """Stream this simulation to ``behaviortk attach HOST:PORT`` while the game keeps
+        calling ``step()``; returns the port bound (``port=0``: a free one). Loopback unless
+        ``host`` says otherwise, and then viewers must present ``token`` (generated and
+        printed when not given; ``sim.server.token``). ``sim.server.close()`` stops it;
+        serving again replaces the server. See ``sim/serve.py``."""
+        from behaviortk.sim.serve import Server
+
+        if self.server is not None:
+            self.server.close()
+            self.server = None
+        self.server = Server(self, port, host, token)
+        return self.server.port
 
     def _keep_formations(self, sense: Sense) -> None:
         """Between decide and act: the formations' members are the agents that asked for

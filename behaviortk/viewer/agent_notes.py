@@ -7,7 +7,9 @@ the agent's status row is diffed with the last one: changes go to a ring of the 
 last changed (the tree panel shows the time in the current status beside it). Shown an
 earlier tick of the same run (the live viewer's step back, a replay's), the changes after
 it are dropped and each node's tick is found again from those kept. The why of every
-condition (``sim/why.explain_agent``) is asked once per tick shown.
+condition (``sim/why.explain_agent``) is asked once per tick shown. An attached game's
+view (``viewer/remote.py``) carries them in its frame instead (``shipped``: what
+``sim/agent_facts.facts`` said on the game's side), so both windows show the same.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from behaviortk.leaves.why import Why, shown
+from behaviortk.leaves.why import Why
+from behaviortk.sim.agent_facts import BoardEntry, board_entries
 from behaviortk.sim.why import explain_agent, option_scores
 from behaviortk.tree.status import STATUS_NAMES
 
@@ -112,9 +115,19 @@ class AgentNotes:
         return tuple(out)
 
 
+def shipped(sim: Any, agent: int) -> dict[str, Any] | None:
+    """The facts an attached game's frame carried of agent ``agent`` (``{}`` when it carried
+    none: a replay, an agent not selected yet); None for a live Simulation (ask it)."""
+    carried = getattr(sim, "facts", None)
+    return None if carried is None else carried.get(agent) or {}
+
+
 def _whys(sim: Any, agent: int) -> dict[int, Why | None]:
-    """The live Simulation's explanations of agent ``agent`` (an id); none for a recording
-    (its sense is not kept)."""
+    """The live Simulation's explanations of agent ``agent`` (an id), or those a frame carried;
+    none for a recording (its sense is not kept)."""
+    carried = shipped(sim, agent)
+    if carried is not None:
+        return {k: Why(*w) for k, w in carried.get("whys", {}).items()}
     if not hasattr(sim, "row_of") or not hasattr(sim, "sense"):
         return {}
     return explain_agent(sim, agent)
@@ -139,14 +152,14 @@ def history_text(notes: AgentNotes, frame: Any) -> str:
 
 def blackboard_lines(sim: Any, row: int) -> list[str]:
     """Each declared key of the agent in ``row``: value, type and age in ticks."""
-    engine = getattr(sim, "engine", None)
-    if engine is None or not hasattr(engine, "blackboard_view"):
-        return []
-    view = engine.blackboard_view(row)
+    if getattr(sim, "facts", None) is None:
+        entries = board_entries(sim, row)
+    else:
+        carried = shipped(sim, int(sim.agents.ids[row])) or {}  # a trace: none
+        entries = [BoardEntry(*e) for e in carried.get("board", [])]
     tick = int(getattr(sim, "tick", 0))
     out = []
-    for key, spec in view.declared.specs.items():
-        stored = view.stored_tick(key)
-        age = "unset" if stored is None else f"age {tick - stored} ticks"
-        out.append(f"  {key} = {shown(view.get(key))}  ({spec.type}, {age})")
+    for e in entries:
+        age = "unset" if e.stored is None else f"age {tick - e.stored} ticks"
+        out.append(f"  {e.key} = {e.value}  ({e.type}, {age})")
     return out

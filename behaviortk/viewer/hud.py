@@ -48,6 +48,7 @@ class HudInfo:
     speed: float = 1.0
     caption: bool = False
     history: tuple[int, int] | None = None  # (ticks stepped back, ticks one can step back)
+    source: str = ""  # an attached game's state and address, said instead of pause and speed
 
 
 def hud_text(sim: Any, info: HudInfo) -> str:
@@ -55,6 +56,8 @@ def hud_text(sim: Any, info: HudInfo) -> str:
         return caption_text(sim)
     engine = getattr(getattr(sim, "engine", None), "name", "?")
     state = "PAUSED" if info.paused else f"x{info.speed:g}"
+    if info.source:
+        state = info.source
     back = "" if info.history is None else "history: -{} of {}   ".format(*info.history)
     return (
         f"tick {sim.tick}   t {sim.time:.2f}s   FPS {info.fps:.0f}   "

@@ -76,6 +76,7 @@ class Overlay2D:
     trails: Any = None  # viewer/trails.Trails, when kept
     panel: PanelState | None = None
     note: str = ""  # a status line above the banner: why the run paused (a breakpoint)
+    help: str = ""  # the help box's text; "": the live viewer's keys
 
 
 class Painter:
@@ -304,7 +305,7 @@ class Painter:
     def _overlay_texts(self, opts: ViewOptions, extra: Overlay2D, lay: Layout) -> None:
         x0, y1 = lay.world.x0, lay.world.y1
         if extra.show_help:
-            self.help.text = help_text(opts)
+            self.help.text = extra.help or help_text(opts)
             rows = self.help.text.count("\n") + 1
             soup = TriangleSoup()
             soup.add(geo.quads(x0 + 20, y1 - 24 - 17 * rows, x0 + 640, y1 - 8), palette.PANEL_BG)

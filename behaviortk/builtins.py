@@ -11,7 +11,7 @@ from behaviortk.format.structure import COMPOSITES, DECORATORS
 from behaviortk.leaves import actions, conditions, memory
 from behaviortk.registry import Registries
 from behaviortk.sense import derived_targets, target_kinds
-from behaviortk.steering import combiners, flow, predictors, primitives
+from behaviortk.steering import combiners, flow, orca, predictors, primitives
 from behaviortk.studies import metrics
 
 
@@ -23,6 +23,7 @@ def register(registries: Registries) -> None:
     for module in (
         primitives,
         flow,
+        orca,
         combiners,
         conditions,
         actions,

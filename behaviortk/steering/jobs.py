@@ -307,7 +307,8 @@ def _orca(job: Job, weight: float, out: Array) -> None:
         job.rows, job.local, nb.offsets, np.ascontiguousarray(nb.j, dtype=np.int64), _c2(nb.d),
         recip, ag.pos, ag.vel, ag.radius, ag.max_speed, ag.mass, t.pos, t.valid,
         _c2(w.obstacle_pos), _c1(w.obstacle_radius), _c2(w.wall_a), _c2(w.wall_b),
-        float(p.time_horizon), float(p.obstacle_time_horizon), float(p.slowing_radius),
+        float(p.time_horizon), float(p.obstacle_time_horizon), oc.cruise_speed(p),
+        float(p.slowing_radius),
         float(p.tolerance), oc.time_step(job.dt), weight, out,
     )  # fmt: skip
 
@@ -404,7 +405,9 @@ IMPLS: dict[Any, tuple[Impl, frozenset[str]]] = {
     pm.PathFollowing: (_path_following, _fields("target waypoint_seek_distance looped")),
     oc.Orca: (
         _orca,
-        _fields("target time_horizon obstacle_time_horizon slowing_radius tolerance"),
+        _fields(
+            "target time_horizon obstacle_time_horizon preferred_speed slowing_radius tolerance"
+        ),
     ),
     cb.Blend: (_blend, _fields("children")),
     cb.PrioritizedSum: (_prioritized_sum, _fields("children")),

@@ -36,8 +36,8 @@ from behaviortk.steering.orca_formulas import (
     wall_line,
 )
 from behaviortk.steering.primitives import TargetedModel, _pairs, arrive_done
-from behaviortk.vec import Array
 from behaviortk.vec import EPS as VEC_EPS
+from behaviortk.vec import Array
 
 NEIGHBOURS_OF = "any"
 """ORCA avoids agents of every group (the neighbour query's ``of``)."""
@@ -49,7 +49,7 @@ class Orca(TargetedModel):
     Van den Berg, Guy, Lin & Manocha, "Reciprocal n-Body Collision Avoidance"
     (ISRR 2011), as the RVO2 library's ``Agent::computeNewVelocity`` computes it
     (linear programs 1, 2 and 3, transcribed). The preferred velocity points at the
-    target at max speed, slowing inside ``slowing_radius`` as Millington's Arrive
+    target at max speed (or ``preferred_speed``), slowing inside ``slowing_radius`` as Millington's Arrive
     does. Each neighbour in view (the group's view distance, field of view and
     max_neighbours, of any group) adds a half-plane of permitted velocities: an
     agent that runs ``orca`` this tick takes half the avoidance, any other agent
@@ -77,6 +77,12 @@ class Orca(TargetedModel):
         "(RVO2's timeHorizonObst)",
         2.0,
         unit="s",
+    )
+    preferred_speed: PPositive | None = doc(
+        "Speed of the preferred velocity (null = max speed). Below max speed it leaves room "
+        "to speed up when dodging, as RVO2's examples do (preferred 1, max 2)",
+        None,
+        unit="world units / s",
     )
     slowing_radius: PNonNeg = doc(
         "The preferred speed slows within this distance of the target (Millington's Arrive)",
@@ -179,7 +185,9 @@ def obstacle_lines(
             lines.add(c_rows, x, y, dx, dy)
         w_rows, w = rows[~circle], pick[~circle] - m
         if w_rows.size:
-            _wall_lines(lines, w_rows, start[w_rows, w], end[w_rows, w], pos, vel, radius, inv_horizon)
+            _wall_lines(
+                lines, w_rows, start[w_rows, w], end[w_rows, w], pos, vel, radius, inv_horizon
+            )
     lines.obstacles[:] = lines.count
 
 
@@ -326,6 +334,11 @@ def new_velocity(lines: Lines, top: Array, pref: Array) -> Array:
 
 
 # -------------------------------------------------------------- the leaf
+def cruise_speed(p: Orca) -> float:
+    """``preferred_speed`` as the kernel takes it: -1 for null (the max speed)."""
+    return -1.0 if p.preferred_speed is None else float(p.preferred_speed)
+
+
 def time_step(dt: float) -> float:
     """The tick used for the collision case's cut-off (as ``velocity_change_force``)."""
     return max(float(dt), VEC_EPS)
@@ -338,8 +351,9 @@ def orca(p: Orca, ctx: SteeringContext) -> Steering:
     target = ctx.target_facts().pos
     inv_dt = 1.0 / time_step(ctx.dt)
     with np.errstate(all="ignore"):  # both arms of a select are computed on columns
+        cruise = top if p.preferred_speed is None else np.full(ctx.n, float(p.preferred_speed))
         px, py = preferred(
-            pos[:, 0], pos[:, 1], target[:, 0], target[:, 1], top, float(p.slowing_radius),
+            pos[:, 0], pos[:, 1], target[:, 0], target[:, 1], cruise, float(p.slowing_radius),
             float(p.tolerance),
         )  # fmt: skip
         owner, d, _, j = _pairs(ctx, NEIGHBOURS_OF)

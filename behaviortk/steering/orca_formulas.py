@@ -80,7 +80,9 @@ def agent_line(
     inv_d = 1.0 / select(dist_sq > 0.0, dist_sq, 1.0)
     left = det(rpx, rpy, wx, wy) > 0.0
     lx = select(left, (rpx * leg - rpy * combined) * inv_d, -((rpx * leg + rpy * combined) * inv_d))
-    ly = select(left, (rpx * combined + rpy * leg) * inv_d, -((-rpx * combined + rpy * leg) * inv_d))
+    ly = select(
+        left, (rpx * combined + rpy * leg) * inv_d, -((-rpx * combined + rpy * leg) * inv_d)
+    )
     proj = rvx * lx + rvy * ly
     dx = select(on_circle, uy, lx)
     dy = select(on_circle, -ux, ly)

@@ -105,11 +105,12 @@ def lp3(point, direction, count, obstacles, begin, top, rx, ry, pp, pd, pe):  # 
 @kernel
 def orca(
     rows, local, offsets, nb_j, nb_d, reciprocal, pos, vel, radius, max_speed, mass, target,
-    valid, circles, radii, wall_a, wall_b, horizon, obstacle_horizon, slowing_radius,
+    valid, circles, radii, wall_a, wall_b, horizon, obstacle_horizon, cruise, slowing_radius,
     tolerance, dt, weight, out,
 ):  # fmt: skip
     """``orca.orca`` for global ``rows`` (``local``: their rows in the group, which index
-    ``offsets`` and the target's facts); ``dt`` the tick (``orca.time_step``)."""
+    ``offsets`` and the target's facts); ``cruise`` the preferred speed (-1: max speed);
+    ``dt`` the tick (``orca.time_step``)."""
     m, walls = circles.shape[0], wall_a.shape[0]
     widest = 0
     for r in range(rows.shape[0]):
@@ -128,7 +129,8 @@ def orca(
             continue
         px, py, vx, vy = pos[i, 0], pos[i, 1], vel[i, 0], vel[i, 1]
         top, rad = max_speed[i], radius[i]
-        ox, oy = preferred(px, py, target[g, 0], target[g, 1], top, slowing_radius, tolerance)
+        speed = top if cruise < 0.0 else cruise
+        ox, oy = preferred(px, py, target[g, 0], target[g, 1], speed, slowing_radius, tolerance)
         # obstacle neighbours, nearest first (RVO2's insertObstacleNeighbor)
         reach = obstacle_horizon * top + rad
         reach_sq = reach * reach

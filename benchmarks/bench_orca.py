@@ -93,7 +93,9 @@ def main() -> None:
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"agents {args.agents}, kernels {args.kernels}, {args.ticks} timed ticks")
     for name in names:
-        print(f"{name:>10}: median {med[name] * 1e3:.2f} ms/tick, mean {statistics.mean(times[name]) * 1e3:.2f}")
+        print(
+            f"{name:>10}: median {med[name] * 1e3:.2f} ms/tick, mean {statistics.mean(times[name]) * 1e3:.2f}"
+        )
     print(f"ratio orca / separation (medians): {med['orca'] / med['separation']:.2f}")
 
 

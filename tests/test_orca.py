@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 import rvo2_reference as rvo
 from numpy.testing import assert_allclose
+from scipy.spatial import cKDTree
 from steering_support import node, run, world
 
 from behaviortk.format.loader import load_text
@@ -236,34 +237,73 @@ def _circle(count: int) -> tuple[dict[str, Any], np.ndarray]:
     return data, 500.0 - start
 
 
-def _run_until_arrived(sim: Simulation, goals: np.ndarray, ticks: int) -> int:
-    """Steps until everyone is within 1 of its goal; asserts no two bodies overlap on the way
-    by more than 1 % of a radius. ORCA's half-planes allow contact, and where a crowd leaves
-    no permitted velocity program 3 lets bodies touch a little (RVO2 does the same: its
-    transcription overlaps on this Circle when the preferred speed is the max speed)."""
+def _run_until_arrived(sim: Simulation, goals: np.ndarray, ticks: int) -> tuple[int, float]:
+    """Steps until everyone is within 1 of its goal: the tick, and the deepest overlap of two
+    bodies on the way (0: none)."""
+    deepest = 0.0
     for tick in range(ticks):
-        pos, radius = sim.agents.pos, sim.agents.radius
-        gap = np.linalg.norm(pos[:, None] - pos[None], axis=2) - (radius[:, None] + radius[None])
-        np.fill_diagonal(gap, np.inf)
-        assert gap.min() > -0.01 * radius.min(), (tick, gap.min())
+        deepest = max(deepest, _deepest_overlap(sim))
         if (np.linalg.norm(sim.agents.pos - goals, axis=1) < 1.0).all():
-            return tick
+            return tick, deepest
         sim.step()
     raise AssertionError(f"not everyone arrived in {ticks} ticks")
 
 
+def _deepest_overlap(sim: Simulation) -> float:
+    pos, radius = sim.agents.pos, sim.agents.radius
+    pairs = cKDTree(pos).query_pairs(2 * float(radius.max()), output_type="ndarray")
+    if not len(pairs):
+        return 0.0
+    gap = np.linalg.norm(pos[pairs[:, 0]] - pos[pairs[:, 1]], axis=1)
+    return max(0.0, float((radius[pairs[:, 0]] + radius[pairs[:, 1]] - gap).max()))
+
+
+def test_rvo2_circle_follows_rvo2_tick_by_tick() -> None:
+    """24 agents of the Circle for 150 ticks: every position equals the RVO2 transcription's
+    (``rvo2_reference.step``, the same preferred velocities), so the motion is RVO2's."""
+    from behaviortk.steering.orca_formulas import preferred
+
+    data, goals = _circle(24)
+    sim = _with_goals(data, goals, "batch", "numpy")
+    agents = [
+        rvo.Agent(tuple(p), (0.0, 0.0), (0.0, 0.0), 1.5, 2.0, 15.0, 10, 10.0, 10.0)
+        for p in sim.agents.pos.tolist()
+    ]
+    for _ in range(150):
+        for a, g in zip(agents, goals, strict=True):
+            pref = preferred(a.position[0], a.position[1], g[0], g[1], 1.0, 1.0, 0.01)
+            a.pref = (float(pref[0]), float(pref[1]))
+        rvo.step(agents, [], 0.25)
+        sim.step()
+        assert_allclose(sim.agents.pos, [a.position for a in agents], atol=1e-9)
+
+
+CIRCLE_OVERLAP = {60: 0.35, 400: 0.8}
+"""The deepest overlap allowed on the Circle. ORCA does not promise none where a crowd leaves
+no permitted velocity (program 3 takes the least violation): RVO2 itself (its C++ built from
+its sources, examples/Circle.cc's parameters, preferred speed 1) lets bodies overlap by up to
+0.21 with 60 agents and 0.73 with 400 (radius 1.5); this implementation, RVO2's maths on
+doubles, by 0.28 and 0.71."""
+
+
 @pytest.mark.parametrize("count", [60, 400])
-def test_rvo2_circle_everyone_swaps_without_touching(count: int) -> None:
-    """60 and 400 agents swap through the centre with no overlap at any tick, and all arrive."""
+def test_rvo2_circle_everyone_swaps(count: int) -> None:
+    """60 and 400 agents swap through the centre and all arrive; bodies overlap no deeper
+    than in RVO2's own run of the example (``CIRCLE_OVERLAP``)."""
     data, goals = _circle(count)
     sim = _with_goals(data, goals, "batch", "numba")
-    _run_until_arrived(sim, goals, 2400)
+    _, deepest = _run_until_arrived(sim, goals, 6000)
+    assert deepest < CIRCLE_OVERLAP[count]
 
 
 def test_rvo2_blocks_four_groups_cross_between_obstacles() -> None:
     """RVO2's Blocks example (examples/Blocks.cc): four 5 x 5 groups in the corners cross to
     the opposite corners between four square blocks (each side a wall); radius 2, max speed
-    2 (preferred 1), neighbour distance 15, 10 neighbours, time horizons 5, time step 0.25."""
+    2 (preferred 1), neighbour distance 15, 10 neighbours, time horizons 5, time step 0.25.
+    Each group's 25 share one goal; everyone arrives within 20 of it (Blocks.cc's
+    ``reachedGoal``; RVO2's own run takes 1267 s, 5069 ticks; this one about 4,500), no centre ever enters a block, bodies overlap by less than a tenth of a
+    radius. Blocks.cc perturbs preferred velocities against deadlocks of perfect symmetry;
+    here the start positions, by at most 1e-3, seeded."""
     points, goals = [], []
     for i in range(5):
         for j in range(5):
@@ -271,6 +311,8 @@ def test_rvo2_blocks_four_groups_cross_between_obstacles() -> None:
             for sx, sy in ((1, 1), (-1, 1), (1, -1), (-1, -1)):
                 points.append([200 + sx * x, 200 + sy * y])
                 goals.append([200 - sx * 75.0, 200 - sy * 75.0])
+    jitter = np.random.default_rng(3).uniform(-1e-3, 1e-3, (100, 2))
+    points = (np.array(points) + jitter).tolist()
     data = _definition(
         100, points, radius=2.0, max_speed=2.0, view=15.0, cap=10, horizon=5.0,
         obstacle_horizon=5.0, dt=0.25, size=400.0,
@@ -283,9 +325,18 @@ def test_rvo2_blocks_four_groups_cross_between_obstacles() -> None:
             walls += [{"from": list(ring[k]), "to": list(ring[(k + 1) % 4])} for k in range(4)]
     data["walls"] = walls
     sim = _with_goals(data, np.array(goals), "batch", "numba")
-    _run_until_arrived(sim, np.array(goals), 2400)
-    blocks = np.array([[200 + sx * 25, 200 + sy * 25] for sx in (-1, 1) for sy in (-1, 1)])
-    assert sim.tick > 0 and blocks.shape == (4, 2)
+    target = np.array(goals)
+    inside, deepest = 0, 0.0
+    for _ in range(7000):
+        offset = np.abs(sim.agents.pos - 200.0)
+        inside += int(((offset > 10) & (offset < 40)).all(axis=1).sum())
+        deepest = max(deepest, _deepest_overlap(sim))
+        if (np.linalg.norm(sim.agents.pos - target, axis=1) < 20.0).all():
+            break
+        sim.step()
+    assert (np.linalg.norm(sim.agents.pos - target, axis=1) < 20.0).all()
+    assert inside == 0
+    assert deepest < 0.1 * 2.0
 
 
 @pytest.mark.parametrize("kernels", ["numpy", "numba"])

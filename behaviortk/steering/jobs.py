@@ -301,7 +301,7 @@ def _path_following(job: Job, weight: float, out: Array) -> None:
 def _orca(job: Job, weight: float, out: Array) -> None:
     p, ag, w = job.model, job.agents, job.world
     t = job.target()
-    nb = job.sense.neighbours(job.group, oc.NEIGHBOURS_OF)
+    nb = job.sense.neighbours(job.group, oc.NEIGHBOURS_OF, pairs=True)
     recip = oc.reciprocal(job.requests, job.rows, ag.n)
     orca_loops.orca(
         job.rows, job.local, nb.offsets, np.ascontiguousarray(nb.j, dtype=np.int64), _c2(nb.d),

@@ -371,3 +371,40 @@ def test_numba_and_numpy_give_the_same_bits() -> None:
         b.step()
         assert np.array_equal(a.agents.vel, b.agents.vel)
     assert np.array_equal(a.agents.pos, b.agents.pos)
+
+
+# ---------------------------------------------------------------- bad input
+BAD_FIELDS = {
+    "time_horizon": (0, "/trees/main/root/time_horizon: must be >= 1e-06, got 0"),
+    "obstacle_time_horizon": (-1, "/trees/main/root/obstacle_time_horizon: must be >= 1e-06"),
+    "preferred_speed": ("fast", "/trees/main/root/preferred_speed: "),
+    "slowing_radius": (-5, "/trees/main/root/slowing_radius: must be >= 0"),
+    "tolerance": (1e300, "/trees/main/root/tolerance: must be <= 1000000000.0"),
+    "horizon": (2, "/trees/main/root/horizon: unknown key 'horizon'; did you mean"),
+}
+
+
+@pytest.mark.parametrize("field", list(BAD_FIELDS))
+def test_bad_fields_are_located_errors(field: str) -> None:
+    """Each of orca's fields, given a bad value (or misspelt), is one located issue: the
+    file, its line, the JSON Pointer and what is wrong."""
+    from engine_support import definition
+
+    import behaviortk
+
+    value, expected = BAD_FIELDS[field]
+    root = {"type": "orca", "target": {"kind": "point", "at": [1, 1]}, field: value}
+    with pytest.raises(behaviortk.DefinitionError) as err:
+        behaviortk.load_text(json.dumps(definition(root), indent=1), "x.json")
+    (issue,) = [str(i) for i in err.value.issues]
+    assert issue.startswith("x.json:") and expected in issue, issue
+
+
+def test_a_missing_target_is_a_located_error() -> None:
+    from engine_support import definition
+
+    import behaviortk
+
+    with pytest.raises(behaviortk.DefinitionError) as err:
+        behaviortk.load_text(json.dumps(definition({"type": "orca"}), indent=1), "x.json")
+    assert "/trees/main/root/target" in str(err.value.issues[0])

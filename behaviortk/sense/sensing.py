@@ -479,9 +479,7 @@ class Sense:
     def neighbour_count(self, group: str, of: str = "same") -> np.ndarray:
         return self.neighbours(group, of).count
 
-    def _compute_neighbours(
-        self, a: slice | IntArray, b: slice, pairs: bool = False
-    ) -> Neighbours:
+    def _compute_neighbours(self, a: slice | IntArray, b: slice, pairs: bool = False) -> Neighbours:
         """Neighbours of the rows ``a`` (a range, or sorted rows) among the rows ``b``, in
         bounded memory.
 

@@ -94,6 +94,27 @@ def test_a_wall_ahead_caps_the_speed_toward_it() -> None:
     assert_allclose(out, [[0.0, -2.5]], atol=1e-12)
 
 
+def test_touching_a_wall_forbids_moving_into_it() -> None:
+    """The wall y = 2.5 at distance 0.5 from an agent of radius 1 (0 <= s = 0.5 <= 1, the
+    line's squared distance 0.25 <= 1): RVO2's "collision with obstacle segment", a line
+    through the origin along -(1, 0): permitted v_y <= 0. The preferred (0, 1) projects to
+    (0, 0): force (0, -1) / 0.1 = (0, -10)."""
+    ag = make_agents([[500, 502]], [[0, 1]], radius=1.0, max_speed=1.0, view_distance=100.0)
+    w = world(wall_a=np.array([[490.0, 502.5]]), wall_b=np.array([[510.0, 502.5]]))
+    out = run(orca((500, 600)), ag, w, dt=DT).linear
+    assert_allclose(out, [[0.0, -10.0]], atol=1e-12)
+
+
+def test_a_wall_is_avoided_from_either_side() -> None:
+    """The same wall seen from above (the agent at y = 505, heading down at it): the edge
+    b -> a has the agent on its right; by symmetry the new velocity is (0, -0.75) from
+    (0, -1), force (0, 2.5)."""
+    ag = make_agents([[500, 505]], [[0, -1]], radius=1.0, max_speed=1.0, view_distance=100.0)
+    w = world(wall_a=np.array([[490.0, 502.5]]), wall_b=np.array([[510.0, 502.5]]))
+    out = run(orca((500, 400)), ag, w, dt=DT).linear
+    assert_allclose(out, [[0.0, 2.5]], atol=1e-12)
+
+
 def test_a_circle_obstacle_is_a_still_agent_avoided_alone() -> None:
     """A circle of radius 1 at (0, 3.5), the agent (radius 1) at the origin moving (0, 1):
     relative position (0, 3.5), relative velocity (0, 1), combined 2, horizon 2:

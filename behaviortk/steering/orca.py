@@ -237,25 +237,25 @@ def _lp1(
     point: Array, direction: Array, exists: np.ndarray, sel: np.ndarray, line: int, top: Array,
     ox: Array, oy: Array, opt_direction: bool,
 ) -> tuple[np.ndarray, Array, Array]:  # fmt: skip
-    """linearProgram1 on line ``line`` for rows ``sel``: feasible, and the result."""
+    """linearProgram1 on line ``line`` for rows ``sel``: feasible, and the result. The lines
+    before it are taken at once: the bounds only tighten (``t_left`` the largest, ``t_right``
+    the smallest of the cuts), so program 1's early returns mean the same as ``t_left >
+    t_right`` at the end, or a parallel line excluding this one."""
     px, py = point[sel, line, 0], point[sel, line, 1]
     dx, dy = direction[sel, line, 0], direction[sel, line, 1]
     ok, t_left, t_right = lp1_bounds(px, py, dx, dy, top[sel])
-    for i in range(line):
-        live = ok & exists[sel, i]
-        if not live.any():
-            continue
-        qx, qy = point[sel, i, 0], point[sel, i, 1]
-        ex, ey = direction[sel, i, 0], direction[sel, i, 1]
-        den = det(dx, dy, ex, ey)
-        num = det(ex, ey, px - qx, py - qy)
+    if line:
+        live = exists[sel, :line]
+        ex, ey = direction[sel, :line, 0], direction[sel, :line, 1]
+        den = det(dx[:, None], dy[:, None], ex, ey)
+        num = det(ex, ey, px[:, None] - point[sel, :line, 0], py[:, None] - point[sel, :line, 1])
         parallel = np.abs(den) <= RVO_EPSILON
-        ok = ok & ~(live & parallel & (num < 0.0))
+        ok = ok & ~(live & parallel & (num < 0.0)).any(axis=1)
         cut = live & ~parallel
         t = num / np.where(parallel, 1.0, den)
-        t_right = np.where(cut & (den >= 0.0) & (t < t_right), t, t_right)
-        t_left = np.where(cut & (den < 0.0) & (t_left < t), t, t_left)
-        ok = ok & ~(cut & (t_left > t_right))
+        t_right = np.minimum(t_right, np.where(cut & (den >= 0.0), t, np.inf).min(axis=1))
+        t_left = np.maximum(t_left, np.where(cut & (den < 0.0), t, -np.inf).max(axis=1))
+        ok = ok & ~(t_left > t_right)
     rx, ry = lp1_pick(px, py, dx, dy, t_left, t_right, ox[sel], oy[sel], opt_direction)
     return ok, rx, ry
 
@@ -300,17 +300,17 @@ def lp3(lines: Lines, begin: np.ndarray, top: Array, rx: Array, ry: Array) -> No
         pp, dd = P[sel].copy(), D[sel].copy()
         exists = slots[None, :] < first
         pi, di = P[sel, i], D[sel, i]
-        for j in range(i):
-            made = (j >= first[:, 0]) & (j < i)
-            if not made.any():
-                continue
+        if i:  # the lines between line i and each agent line before it, all at once
             keep, x, y, ux, uy = projected_line(
-                pi[:, 0], pi[:, 1], di[:, 0], di[:, 1], P[sel, j, 0], P[sel, j, 1],
-                D[sel, j, 0], D[sel, j, 1],
+                pi[:, 0:1], pi[:, 1:2], di[:, 0:1], di[:, 1:2], P[sel, :i, 0], P[sel, :i, 1],
+                D[sel, :i, 0], D[sel, :i, 1],
             )  # fmt: skip
-            pp[made, j, 0], pp[made, j, 1] = x[made], y[made]
-            dd[made, j, 0], dd[made, j, 1] = ux[made], uy[made]
-            exists[:, j] |= made & keep
+            made = slots[None, :i] >= first
+            pp[:, :i, 0] = np.where(made, x, pp[:, :i, 0])
+            pp[:, :i, 1] = np.where(made, y, pp[:, :i, 1])
+            dd[:, :i, 0] = np.where(made, ux, dd[:, :i, 0])
+            dd[:, :i, 1] = np.where(made, uy, dd[:, :i, 1])
+            exists[:, :i] |= made & keep
         nx, ny, fail = lp2(pp, dd, exists, top[sel], -di[:, 1], di[:, 0], True)
         ok = fail >= width
         rx[sel[ok]], ry[sel[ok]] = nx[ok], ny[ok]

@@ -429,3 +429,11 @@ def test_a_missing_target_is_a_located_error() -> None:
     with pytest.raises(behaviortk.DefinitionError) as err:
         behaviortk.load_text(json.dumps(definition({"type": "orca"}), indent=1), "x.json")
     assert "/trees/main/root/target" in str(err.value.issues[0])
+
+
+def test_validate_budgets_orca_s_neighbour_query() -> None:
+    """``validate``'s budget counts orca's query of every group's agents."""
+    from behaviortk.format.budget import neighbour_ofs
+
+    root = {"type": "sequence", "children": [{"type": "orca", "target": {"kind": "self"}}]}
+    assert list(neighbour_ofs(root)) == ["any"]

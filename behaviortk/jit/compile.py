@@ -43,6 +43,8 @@ from typing import Any, TypeVar, cast
 
 from numba import njit
 from numba.core import config as numba_config
+from numba.core import types as numba_types
+from numba.core.registry import CPUDispatcher
 from numba.extending import overload
 
 from behaviortk import vec
@@ -130,19 +132,37 @@ CACHE_PROBLEM = writable(Path(CACHE_DIR))
 in every process (never into numba's other cache folders, which no source hash guards)."""
 
 
+class _Unliteral(CPUDispatcher):  # type: ignore[misc]
+    """numba's dispatcher, but a call from compiled code is typed with plain argument types.
+
+    Type inference first sees a variable that starts at a constant (``n = 0``) as that
+    literal (``Literal[int](0)``), and numba compiles a callee for those types before it
+    knows the variable is an ``int64``: every helper below such a call compiled twice
+    (issue 25: ``_threshold`` and its ``_kth`` cost 1.5 s more that way). No helper here
+    branches on a literal, so one version per plain signature serves every caller."""
+
+    def get_call_template(self, args: Any, kws: Any) -> Any:
+        plain = tuple(numba_types.unliteral(a) for a in args)
+        return super().get_call_template(plain, {k: numba_types.unliteral(v) for k, v in kws.items()})
+
+
 def _cached(options: dict[str, Any], fn: F) -> F:
-    """``njit(cache=True, **options)(fn)`` cached under :data:`CACHE_DIR` (numba picks a
-    function's cache folder when it is decorated; its global setting is put back after);
-    uncached where that folder cannot be written (:data:`CACHE_PROBLEM`)."""
+    """``njit(cache=True, **options)(fn)`` (with :class:`_Unliteral`) cached under
+    :data:`CACHE_DIR` (numba picks a function's cache folder when it is decorated; its global
+    setting is put back after); uncached where that folder cannot be written
+    (:data:`CACHE_PROBLEM`)."""
+    targetoptions = {**options, "nopython": True, "boundscheck": None}
+    found = _Unliteral(py_func=fn, locals={}, targetoptions=targetoptions)
     if CACHE_PROBLEM is not None:
-        return cast(F, njit(**options)(fn))
+        return cast(F, found)
     config: Any = numba_config
     saved = config.CACHE_DIR
     config.CACHE_DIR = CACHE_DIR
     try:
-        return cast(F, njit(cache=True, **options)(fn))
+        found.enable_caching()
     finally:
         config.CACHE_DIR = saved
+    return cast(F, found)
 
 
 def kernel(fn: F) -> F:
@@ -152,7 +172,7 @@ def kernel(fn: F) -> F:
 
 def inline(fn: F) -> F:
     """A small helper called by kernels (compiled once per signature; LLVM inlines it)."""
-    return _cached({"inline": "always", "error_model": "numpy"}, fn)
+    return _cached({"error_model": "numpy"}, fn)
 
 
 @overload(vec.select, jit_options={"error_model": "numpy"})

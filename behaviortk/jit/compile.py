@@ -41,7 +41,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
-from numba import njit
 from numba.core import config as numba_config
 from numba.core import types as numba_types
 from numba.core.registry import CPUDispatcher
@@ -132,7 +131,7 @@ CACHE_PROBLEM = writable(Path(CACHE_DIR))
 in every process (never into numba's other cache folders, which no source hash guards)."""
 
 
-class _Unliteral(CPUDispatcher):  # type: ignore[misc]
+class _Unliteral(CPUDispatcher):
     """numba's dispatcher, but a call from compiled code is typed with plain argument types.
 
     Type inference first sees a variable that starts at a constant (``n = 0``) as that
@@ -143,7 +142,13 @@ class _Unliteral(CPUDispatcher):  # type: ignore[misc]
 
     def get_call_template(self, args: Any, kws: Any) -> Any:
         plain = tuple(numba_types.unliteral(a) for a in args)
-        return super().get_call_template(plain, {k: numba_types.unliteral(v) for k, v in kws.items()})
+        named = {k: numba_types.unliteral(v) for k, v in kws.items()}
+        return super().get_call_template(plain, named)
+
+
+def _target(options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` as ``njit`` hands them to its dispatcher."""
+    return {**options, "nopython": True, "boundscheck": None}
 
 
 def _cached(options: dict[str, Any], fn: F) -> F:
@@ -151,8 +156,7 @@ def _cached(options: dict[str, Any], fn: F) -> F:
     :data:`CACHE_DIR` (numba picks a function's cache folder when it is decorated; its global
     setting is put back after); uncached where that folder cannot be written
     (:data:`CACHE_PROBLEM`)."""
-    targetoptions = {**options, "nopython": True, "boundscheck": None}
-    found = _Unliteral(py_func=fn, locals={}, targetoptions=targetoptions)
+    found = _Unliteral(py_func=fn, locals={}, targetoptions=_target(options))
     if CACHE_PROBLEM is not None:
         return cast(F, found)
     config: Any = numba_config
@@ -171,8 +175,13 @@ def kernel(fn: F) -> F:
 
 
 def inline(fn: F) -> F:
-    """A small helper called by kernels (compiled once per signature; LLVM inlines it)."""
-    return _cached({"error_model": "numpy"}, fn)
+    """A helper called by kernels only: compiled once per signature, as a call that LLVM
+    inlines when it links the kernel (numba's own IR inlining, ``inline="always"``, copied
+    and typed the helper again at every call site: slower to compile, no faster to run).
+    No entry from Python (no CPython or C wrapper to build) and no disk cache of its own:
+    a cached kernel holds its helpers' code (issue 25: 2-3 s of evacuation's cold compile)."""
+    options = {"error_model": "numpy", "no_cpython_wrapper": True, "no_cfunc_wrapper": True}
+    return cast(F, _Unliteral(py_func=fn, locals={}, targetoptions=_target(options)))
 
 
 @overload(vec.select, jit_options={"error_model": "numpy"})

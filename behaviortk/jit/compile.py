@@ -184,6 +184,14 @@ def inline(fn: F) -> F:
     return cast(F, _Unliteral(py_func=fn, locals={}, targetoptions=_target(options)))
 
 
+def inline_ir(fn: F) -> F:
+    """A helper numba inlines into its callers' IR (``inline="always"``): typed again at
+    every call site, so slower to compile than :func:`inline`, but where LLVM would leave
+    it a call in a hot loop (too big for its inliner) it runs faster."""
+    options = {"inline": "always", "error_model": "numpy", "no_cpython_wrapper": True}
+    return cast(F, _Unliteral(py_func=fn, locals={}, targetoptions=_target(options)))
+
+
 @overload(vec.select, jit_options={"error_model": "numpy"})
 def _select(cond: Any, a: Any, b: Any) -> Any:
     """``vec.select`` on scalars called as a function (a formula's own selects are rewritten

@@ -48,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from behaviortk.jit.compile import inline, kernel
+from behaviortk.jit.compile import inline, inline_ir, kernel
 from behaviortk.vec import EPS, coincident_xy
 from behaviortk.world.spatial import shortest, shortest_near
 
@@ -377,7 +377,7 @@ def relax(
     return ran, far
 
 
-@inline
+@inline_ir
 def _measure(
     a: int, b: int, x: np.ndarray, y: np.ndarray, width: float, height: float, wrap: bool,
     kind: np.ndarray, kr: np.ndarray, nh: int, hits: np.ndarray, hit_a: np.ndarray,
@@ -394,7 +394,7 @@ def _measure(
     return nh + (1 if d2 < trigger * trigger else 0), d2, trigger
 
 
-@inline
+@inline_ir
 def _one(
     r: int, mx: float, my: float, acc_x: np.ndarray, acc_y: np.ndarray, staged: np.ndarray,
     stage_rows: np.ndarray, seen: int, now: np.ndarray, rows: np.ndarray, count: int,
@@ -414,7 +414,7 @@ def _one(
     return seen, count
 
 
-@inline
+@inline_ir
 def _stage(
     who: np.ndarray, mx: np.ndarray, my: np.ndarray, nh: int, acc_x: np.ndarray,
     acc_y: np.ndarray, staged: np.ndarray, stage_rows: np.ndarray, now: np.ndarray,
@@ -430,7 +430,7 @@ def _stage(
     return count
 
 
-@inline
+@inline_ir
 def _apply(
     stage_rows: np.ndarray, seen: int, acc_x: np.ndarray, acc_y: np.ndarray, staged: np.ndarray,
     x: np.ndarray, y: np.ndarray,

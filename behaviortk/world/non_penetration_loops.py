@@ -48,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from behaviortk.jit.compile import inline, inline_ir, kernel
+from behaviortk.jit.compile import inline_ir, kernel
 from behaviortk.vec import EPS, coincident_xy
 from behaviortk.world.spatial import shortest, shortest_near
 
@@ -117,7 +117,7 @@ def run(
     return int(ran), bool(rebuild)
 
 
-@inline
+@inline_ir
 def _sign(v: float) -> float:
     return 1.0 if v > 0.0 else (-1.0 if v < 0.0 else 0.0)
 
@@ -445,7 +445,7 @@ def _apply(
         staged[r] = False
 
 
-@inline
+@inline_ir
 def _exact_short(d: float, size: float, wrap: bool) -> float:
     """``world.spatial.displacement``'s ``d - size * round(d / size)``: the same bits
     (but for the sign of a zero), without its division where ``|d| < size / 2``."""
@@ -548,7 +548,7 @@ def close_pairs(
     return _sorted(lo_rows, hi_rows, found, n)
 
 
-@inline
+@inline_ir
 def _sorted(
     lo_rows: np.ndarray, hi_rows: np.ndarray, found: int, n: int
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -675,7 +675,7 @@ def fold(pos: np.ndarray, moved: np.ndarray, width: float, height: float) -> Non
             pos[r, 1] = _fold(pos[r, 1], height)
 
 
-@inline
+@inline_ir
 def _fold(v: float, size: float) -> float:
     """One coordinate folded into ``[0, size)``."""
     v = v - size * np.floor(v * (1.0 / size))

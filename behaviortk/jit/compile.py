@@ -176,10 +176,11 @@ def kernel(fn: F) -> F:
 
 def inline(fn: F) -> F:
     """A helper called by kernels only: compiled once per signature, as a call that LLVM
-    inlines when it links the kernel (numba's own IR inlining, ``inline="always"``, copied
-    and typed the helper again at every call site: slower to compile, no faster to run).
-    No entry from Python (no CPython or C wrapper to build) and no disk cache of its own:
-    a cached kernel holds its helpers' code (issue 25: 2-3 s of evacuation's cold compile)."""
+    inlines when it links the kernel, where :func:`inline_ir` copies and types the helper
+    again at every call site (the neighbour query's helpers: 4.7 s of cold compile instead
+    of 7.3 s, its speed the same; ``benchmarks/results_compile.md``). No entry from Python
+    (no CPython or C wrapper to build; call ``.py_func``) and no disk cache of its own: a
+    cached kernel holds its helpers' code."""
     options = {"error_model": "numpy", "no_cpython_wrapper": True, "no_cfunc_wrapper": True}
     return cast(F, _Unliteral(py_func=fn, locals={}, targetoptions=_target(options)))
 

@@ -61,7 +61,7 @@ def expected_sums(agents: Agents, world: World, i: int, js: np.ndarray) -> list[
     sums = [0.0] * query_loops.SUMS
     dx, dy = displacement_columns(agents.pos, np.full(js.size, i), js, world)
     for j, x, y in zip(js.tolist(), dx.tolist(), dy.tolist(), strict=True):
-        sep = query_loops.separation_pair(i, j, x, y)
+        sep = query_loops.separation_pair.py_func(i, j, x, y)
         for k, term in enumerate((*sep, agents.vel[j, 0], agents.vel[j, 1], x, y)):
             sums[k] += float(term)
     return sums

@@ -104,7 +104,7 @@ def check(seed: int, share: float, kernels: Any) -> None:
             if sums is not None:  # separation terms, neighbours' velocities, offsets
                 sx = sy = 0.0
                 for q, j in zip(range(mine.start, mine.stop), rows.tolist(), strict=True):
-                    tx, ty = separation_pair(r, j, float(nb.d[q, 0]), float(nb.d[q, 1]))
+                    tx, ty = separation_pair.py_func(r, j, float(nb.d[q, 0]), float(nb.d[q, 1]))
                     sx, sy = sx + tx, sy + ty
                 want = [sx, sy, *ag.vel[rows].sum(axis=0), *d.sum(axis=0)]
                 np.testing.assert_allclose(sums[r], want, rtol=0, atol=1e-9)

@@ -41,8 +41,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
-from numba import njit
 from numba.core import config as numba_config
+from numba.core import types as numba_types
+from numba.core.registry import CPUDispatcher
 from numba.extending import overload
 
 from behaviortk import vec
@@ -130,19 +131,42 @@ CACHE_PROBLEM = writable(Path(CACHE_DIR))
 in every process (never into numba's other cache folders, which no source hash guards)."""
 
 
+class _Unliteral(CPUDispatcher):
+    """numba's dispatcher, but a call from compiled code is typed with plain argument types.
+
+    Type inference first sees a variable that starts at a constant (``n = 0``) as that
+    literal (``Literal[int](0)``), and numba compiles a callee for those types before it
+    knows the variable is an ``int64``: every helper below such a call compiled twice
+    (issue 25: ``_threshold`` and its ``_kth`` cost 1.5 s more that way). No helper here
+    branches on a literal, so one version per plain signature serves every caller."""
+
+    def get_call_template(self, args: Any, kws: Any) -> Any:
+        plain = tuple(numba_types.unliteral(a) for a in args)
+        named = {k: numba_types.unliteral(v) for k, v in kws.items()}
+        return super().get_call_template(plain, named)
+
+
+def _target(options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` as ``njit`` hands them to its dispatcher."""
+    return {**options, "nopython": True, "boundscheck": None}
+
+
 def _cached(options: dict[str, Any], fn: F) -> F:
-    """``njit(cache=True, **options)(fn)`` cached under :data:`CACHE_DIR` (numba picks a
-    function's cache folder when it is decorated; its global setting is put back after);
-    uncached where that folder cannot be written (:data:`CACHE_PROBLEM`)."""
+    """``njit(cache=True, **options)(fn)`` (with :class:`_Unliteral`) cached under
+    :data:`CACHE_DIR` (numba picks a function's cache folder when it is decorated; its global
+    setting is put back after); uncached where that folder cannot be written
+    (:data:`CACHE_PROBLEM`)."""
+    found = _Unliteral(py_func=fn, locals={}, targetoptions=_target(options))
     if CACHE_PROBLEM is not None:
-        return cast(F, njit(**options)(fn))
+        return cast(F, found)
     config: Any = numba_config
     saved = config.CACHE_DIR
     config.CACHE_DIR = CACHE_DIR
     try:
-        return cast(F, njit(cache=True, **options)(fn))
+        found.enable_caching()
     finally:
         config.CACHE_DIR = saved
+    return cast(F, found)
 
 
 def kernel(fn: F) -> F:
@@ -151,8 +175,25 @@ def kernel(fn: F) -> F:
 
 
 def inline(fn: F) -> F:
-    """A small helper called by kernels (compiled once per signature; LLVM inlines it)."""
-    return _cached({"inline": "always", "error_model": "numpy"}, fn)
+    """A helper called by kernels only: compiled once per signature, as a call that LLVM
+    inlines when it links the kernel, where :func:`inline_ir` copies and types the helper
+    again at every call site (the neighbour query's helpers: 4.7 s of cold compile instead
+    of 7.3 s, its speed the same; ``benchmarks/results_compile.md``). No entry from Python
+    (no CPython or C wrapper to build; call ``.py_func``) and no disk cache of its own: a
+    cached kernel holds its helpers' code."""
+    options = {"error_model": "numpy", "no_cpython_wrapper": True, "no_cfunc_wrapper": True}
+    return cast(F, _Unliteral(py_func=fn, locals={}, targetoptions=_target(options)))
+
+
+def inline_ir(fn: F) -> F:
+    """A helper numba inlines into its callers' IR (``inline="always"``): typed again at
+    every call site, so slower to compile than :func:`inline`, but LLVM may leave a call
+    to an :func:`inline` helper in a hot loop (evacuation's tick ran ~5 % slower with
+    non-penetration's and flocking's helpers as calls). Every helper but the neighbour
+    query's (``sense/query_loops.py``, measured as fast either way) is one of these.
+    """
+    options = {"inline": "always", "error_model": "numpy", "no_cpython_wrapper": True}
+    return cast(F, _Unliteral(py_func=fn, locals={}, targetoptions=_target(options)))
 
 
 @overload(vec.select, jit_options={"error_model": "numpy"})

@@ -26,7 +26,7 @@ import math
 import numpy as np
 
 from behaviortk.format.cells import grid_cells
-from behaviortk.jit.compile import inline, kernel
+from behaviortk.jit.compile import inline_ir, kernel
 from behaviortk.sense.query_loops import ascending_ranges, bin_points, cell_gap, cell_of, wrapped
 from behaviortk.vec import EPS
 from behaviortk.world.sight_loops import blocked
@@ -42,7 +42,7 @@ def grid_shape(width: float, height: float, points: int) -> tuple[int, int]:
     return grid_cells(width, height, 0.0, max(1, points // PER_CELL))
 
 
-@inline
+@inline_ir
 def _axis_gap(f: float, c: int, u: int, n_cells: int, side: float, wrap: bool) -> float:
     """How far coordinate ``f`` (in cell ``c``) is from cell ``c + u`` along one axis at
     least: on a wrapped axis, from the nearer of its two images."""
@@ -52,7 +52,7 @@ def _axis_gap(f: float, c: int, u: int, n_cells: int, side: float, wrap: bool) -
     return g
 
 
-@inline
+@inline_ir
 def _offsets(c: int, n_cells: int, wrap: bool) -> tuple[int, int]:
     """The cell offsets along one axis around cell ``c`` that reach every cell once:
     ``-(n - 1) // 2`` to ``n // 2`` on a wrapped axis, to the grid's edges otherwise."""
@@ -61,7 +61,7 @@ def _offsets(c: int, n_cells: int, wrap: bool) -> tuple[int, int]:
     return -c, n_cells - 1 - c
 
 
-@inline
+@inline_ir
 def _block(
     runs: np.ndarray, start: np.ndarray, cx: int, cy: int, nx: int, ny: int, wrap: bool
 ) -> int:
@@ -83,7 +83,7 @@ def _block(
     return m
 
 
-@inline
+@inline_ir
 def _last_ring(cx: int, cy: int, nx: int, ny: int, wrap: bool) -> int:
     """The farthest ring around cell ``(cx, cy)`` that holds a cell of the grid."""
     if wrap:
@@ -91,7 +91,7 @@ def _last_ring(cx: int, cy: int, nx: int, ny: int, wrap: bool) -> int:
     return max(cx, nx - 1 - cx, cy, ny - 1 - cy)
 
 
-@inline
+@inline_ir
 def _ring(
     cells: np.ndarray,
     gaps: np.ndarray,
@@ -131,7 +131,7 @@ def _ring(
     return m
 
 
-@inline
+@inline_ir
 def _folded(x: float, size: float, wrap: bool) -> float:
     """Where ``cell_of`` puts coordinate ``x``: folded into the world when it wraps."""
     if wrap and not (0.0 <= x < size):

@@ -19,7 +19,7 @@ then come nearly in row order), and every seen candidate is written down,
 branch-free. Over its cap it keeps its nearest: the cap-th distance is found
 by narrowing histograms of squared distances (:func:`_threshold`), the pairs
 nearer (or as near, of a lower row) kept in the order measured, so a few
-passes, and a sort of the kept only when rows came out of order. In a crowd
+passes, and a sort of the kept only when rows came out of order (:func:`_sort`). In a crowd
 where the cap binds, :func:`grid_shape` makes cells of a few points, and an
 observer over its cap first visits only the cells within 1.25 times the
 previous observer's cap-th distance (its neighbour in cell order, as crowded),
@@ -440,6 +440,27 @@ def _longer(a: np.ndarray, kept: int, size: int) -> np.ndarray:
     return out
 
 
+#: Shell sort's gaps (Ciura's, 2001), the largest first; those below the count sort it.
+GAPS = (701, 301, 132, 57, 23, 10, 4, 1)
+
+
+@inline
+def _sort(keys: np.ndarray, n: int) -> None:
+    """``keys[:n]`` ascending, in place: insertion sort (rows kept in cell order come nearly
+    sorted), over gaps first past 64 keys (Shell's sort). Not numba's ``ndarray.sort``: its
+    quicksort costs about a second of the neighbour query's cold compile (issue 25)."""
+    for gap in GAPS:
+        if gap >= n or (gap > 1 and n <= 64):
+            continue
+        for q in range(gap, n):
+            key = keys[q]
+            b = q
+            while b >= gap and keys[b - gap] > key:
+                keys[b] = keys[b - gap]
+                b -= gap
+            keys[b] = key
+
+
 SUMS = 6
 """Per-observer sums of :func:`neighbour_query`: separation (x, y), neighbour velocity
 (x, y) and offset to the neighbours (x, y), each over the kept pairs in row order."""
@@ -595,16 +616,7 @@ def neighbour_query(
         if not ordered:  # the kept pairs' slots in row order (rows are unique)
             for q in range(n):
                 keys[q] = (cj[kept[q]] << shift) | kept[q]
-            if n > 64:
-                keys[:n].sort()
-            else:  # insertion sort: rows kept in cell order come nearly sorted
-                for q in range(1, n):
-                    key = keys[q]
-                    b = q
-                    while b > 0 and keys[b - 1] > key:
-                        keys[b] = keys[b - 1]
-                        b -= 1
-                    keys[b] = key
+            _sort(keys, n)
             for q in range(n):
                 kept[q] = keys[q] & mask
         if want_pairs and p + n > out_j.shape[0]:

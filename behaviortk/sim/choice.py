@@ -176,7 +176,7 @@ def run(steps: list[Step], name: str, of: int, *, cached: bool = True) -> None:
     shared = set(ahead.names) if ahead is not None else set()
     later: list[Step] = []
     try:
-        for key, fn in steps:
+        for key, fn in steps if ahead is None else ahead.first_own(steps):
             if ahead is not None and key in shared and not ahead.take(key):
                 later.append((key, fn))  # the other process compiles it: read it after
                 continue

@@ -30,6 +30,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ENV = "BEHAVIORTK_COMPILE_WORKERS"
 """``0`` turns the second process off (it is on where the machine has two cores or more)."""
@@ -92,6 +93,13 @@ class Ahead:
             stderr=subprocess.DEVNULL,
         )
         atexit.register(self.close)  # a window closed mid-compile: the process goes too
+
+    def first_own(self, steps: list[Any]) -> list[Any]:
+        """``steps`` (``(key, compile it)``) with those only this process can do first (a
+        leaf's generated loop, the fused tree: the other process compiles no Simulation's
+        code), in their order: while it does them the other process gets further along
+        the shared kernels from its end, so the two finish closer together."""
+        return sorted(steps, key=lambda step: step[0] in self.names)
 
     def take(self, name: str) -> bool:
         """This process compiles ``name`` now (True), or the other one has it."""

@@ -16,14 +16,14 @@ adds ``separation_pair`` and the other sums while it finds the pairs;
 
 from __future__ import annotations
 
-from behaviortk.jit.compile import inline, kernel
+from behaviortk.jit.compile import inline_ir, kernel
 from behaviortk.sense.query_loops import separation_pair
 from behaviortk.steering.formulas import alignment, cohesion
 from behaviortk.steering.row_loops import put
 from behaviortk.vec import finite_or_zero, truncate_xy
 
 
-@inline
+@inline_ir
 def _forces(count, sx, sy, ax, ay, cx, cy, px, py, vx, vy, top):  # fmt: skip
     """Separation, alignment and cohesion of one agent from its pair sums, each with
     ``steer``'s non-finite clean-up (a child of a blend is cleaned before it is weighted)."""
@@ -35,7 +35,7 @@ def _forces(count, sx, sy, ax, ay, cx, cy, px, py, vx, vy, top):  # fmt: skip
     )  # fmt: skip
 
 
-@inline
+@inline_ir
 def _out(
     r, i, count, sx, sy, ax, ay, cx, cy, pos, vel, max_speed,
     w_sep, w_ali, w_coh, out_sep, out_ali, out_coh,

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from behaviortk.jit.compile import inline
+from behaviortk.jit.compile import inline_ir
 from behaviortk.jit.generated import compile_function
 from behaviortk.steering.declared import (
     AGENT,
@@ -242,7 +242,7 @@ def run(
     loop.fn(*args, *tail, float(weight), out)
 
 
-@inline
+@inline_ir
 def put(out: Array, r: int, fx: float, fy: float, weight: float) -> None:
     """``steer``'s rule for row ``r`` of a hand-written loop (``flock_loops``, ...): a
     non-finite force is zero; then the leaf's weight."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from behaviortk.jit.compile import inline, kernel
+from behaviortk.jit.compile import inline_ir, kernel
 from behaviortk.steering.formulas import (
     detection_box,
     feelers,
@@ -86,7 +86,7 @@ def lj_avoidance(
         put(out, r, fx, fy, weight)
 
 
-@inline
+@inline_ir
 def _deepest(px, py, ex, ey, wall_a, wall_b):  # fmt: skip
     """One feeler's overshoot past the first wall it crosses, and that wall."""
     t_best = np.inf

@@ -48,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from behaviortk.jit.compile import inline, kernel
+from behaviortk.jit.compile import inline_ir, kernel
 from behaviortk.vec import EPS, coincident_xy
 from behaviortk.world.spatial import shortest, shortest_near
 
@@ -117,7 +117,7 @@ def run(
     return int(ran), bool(rebuild)
 
 
-@inline
+@inline_ir
 def _sign(v: float) -> float:
     return 1.0 if v > 0.0 else (-1.0 if v < 0.0 else 0.0)
 
@@ -377,7 +377,7 @@ def relax(
     return ran, far
 
 
-@inline
+@inline_ir
 def _measure(
     a: int, b: int, x: np.ndarray, y: np.ndarray, width: float, height: float, wrap: bool,
     kind: np.ndarray, kr: np.ndarray, nh: int, hits: np.ndarray, hit_a: np.ndarray,
@@ -394,7 +394,7 @@ def _measure(
     return nh + (1 if d2 < trigger * trigger else 0), d2, trigger
 
 
-@inline
+@inline_ir
 def _one(
     r: int, mx: float, my: float, acc_x: np.ndarray, acc_y: np.ndarray, staged: np.ndarray,
     stage_rows: np.ndarray, seen: int, now: np.ndarray, rows: np.ndarray, count: int,
@@ -414,7 +414,7 @@ def _one(
     return seen, count
 
 
-@inline
+@inline_ir
 def _stage(
     who: np.ndarray, mx: np.ndarray, my: np.ndarray, nh: int, acc_x: np.ndarray,
     acc_y: np.ndarray, staged: np.ndarray, stage_rows: np.ndarray, now: np.ndarray,
@@ -430,7 +430,7 @@ def _stage(
     return count
 
 
-@inline
+@inline_ir
 def _apply(
     stage_rows: np.ndarray, seen: int, acc_x: np.ndarray, acc_y: np.ndarray, staged: np.ndarray,
     x: np.ndarray, y: np.ndarray,
@@ -445,7 +445,7 @@ def _apply(
         staged[r] = False
 
 
-@inline
+@inline_ir
 def _exact_short(d: float, size: float, wrap: bool) -> float:
     """``world.spatial.displacement``'s ``d - size * round(d / size)``: the same bits
     (but for the sign of a zero), without its division where ``|d| < size / 2``."""
@@ -548,7 +548,7 @@ def close_pairs(
     return _sorted(lo_rows, hi_rows, found, n)
 
 
-@inline
+@inline_ir
 def _sorted(
     lo_rows: np.ndarray, hi_rows: np.ndarray, found: int, n: int
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -675,7 +675,7 @@ def fold(pos: np.ndarray, moved: np.ndarray, width: float, height: float) -> Non
             pos[r, 1] = _fold(pos[r, 1], height)
 
 
-@inline
+@inline_ir
 def _fold(v: float, size: float) -> float:
     """One coordinate folded into ``[0, size)``."""
     v = v - size * np.floor(v * (1.0 / size))

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from behaviortk.jit.compile import inline, kernel
+from behaviortk.jit.compile import inline_ir, kernel
 
 
-@inline
+@inline_ir
 def blocked(
     px: float,
     py: float,

@@ -290,7 +290,9 @@ class Session:
         from behaviortk.format.issues import DefinitionError
 
         if self._read() == self.running_text:
-            return True  # the file holds what runs (the tuning panel's own save): keep going
+            # The file holds what runs: the tuning panel's own save, or a mistake undone.
+            self.reload_errors = []
+            return True
         try:
             sim, text = load_source(self.path, self.engine, self.seed, self.registries)
         except DefinitionError as exc:

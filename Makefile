@@ -4,7 +4,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck pytest bench schema reference clean
+FILE ?= definitions/evade_or_flock.json
+
+.PHONY: demo run test lint typecheck pytest bench schema reference clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -14,6 +16,9 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	$(BIN)/behaviortk demo
+
+run: $(STAMP)
+	$(BIN)/behaviortk run $(FILE)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

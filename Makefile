@@ -11,7 +11,7 @@ FILE ?= definitions/evade_or_flock.json
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	$(BIN)/python -m pip install --quiet -e ".[crowds,traces,studies,dev]"
 	touch $(STAMP)
 
 demo: $(STAMP)

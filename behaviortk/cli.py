@@ -29,6 +29,7 @@ from behaviortk.files import OutputError
 COMMANDS = (
     "new",
     "validate",
+    "fmt",
     "schema",
     "run",
     "replay",

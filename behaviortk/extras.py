@@ -41,3 +41,12 @@ def missing_message(module: str | None, who: str, command: str | None = None) ->
     if extra is None:
         return None
     return f"{who} needs the {extra} extra: pip install 'behaviortk[{extra}]'"
+
+
+def require(*modules: str) -> None:
+    """Import ``modules`` before any work, so a missing one fails first: the command line
+    turns its ``ModuleNotFoundError`` into the one-line message naming its extra."""
+    from importlib import import_module
+
+    for module in modules:
+        import_module(module)

@@ -176,6 +176,8 @@ def test_a_refused_value_changes_nothing(scene: Path) -> None:
 
 
 def test_save_writes_only_the_changed_values_atomically(scene: Path) -> None:
+    """A file laid out by hand keeps its layout: only the changed values are written."""
+    scene.write_text(json.dumps(json.loads(scene.read_text()), indent=4) + "\n")
     original = scene.read_text()
     session = Session(scene)
     session.sim.run(3)
@@ -185,7 +187,7 @@ def test_save_writes_only_the_changed_values_atomically(scene: Path) -> None:
     saved = scene.read_text()
     old_lines, new_lines = original.splitlines(), saved.splitlines()
     changed = [(a, b) for a, b in zip(old_lines, new_lines, strict=False) if a != b]
-    assert changed[0] == ('      "max_speed": 110,', '      "max_speed": 95,')
+    assert changed[0] == ('            "max_speed": 110,', '            "max_speed": 95,')
     assert '"max_turn_rate": 180' in saved and len(new_lines) == len(old_lines) + 1
     data = json.loads(saved)
     assert list(data["groups"][0]) == list(json.loads(original)["groups"][0])  # key order
@@ -194,6 +196,22 @@ def test_save_writes_only_the_changed_values_atomically(scene: Path) -> None:
     assert not list(scene.parent.glob(".*.tmp"))
     # The watcher sees the save: the file holds what runs, so nothing restarts.
     assert session.reload() is True and session.sim.tick == 3
+
+
+def test_save_keeps_the_layout_fmt_gives(scene: Path) -> None:
+    """A file in ``fmt``'s layout stays in it: an added key goes where ``fmt`` puts it."""
+    from behaviortk.format.layout import formatted
+
+    assert formatted(scene.read_text(), "scene.json") == scene.read_text()  # shipped: fmt'd
+    session = Session(scene)
+    session.tune(knob(session, 0, "max_speed"), 95.0)
+    session.tune(knob(session, 1, "max_turn_rate"), 180.0)
+    assert session.save_tuning() == "saved scene.json"
+    saved = scene.read_text()
+    assert formatted(saved, "scene.json") == saved
+    keys = list(json.loads(saved)["groups"][1])
+    assert keys.index("max_turn_rate") == keys.index("max_force") + 1  # the schema's order
+    assert session.reload() is True and session.sim.tick == 0  # the file holds what runs
 
 
 def test_save_refuses_when_the_file_changed_on_disk(scene: Path) -> None:

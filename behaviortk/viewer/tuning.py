@@ -308,6 +308,11 @@ class Tuner:
         if proposal.text is not None:
             self.text = proposal.text
 
+    def _formatted(self, text: str) -> str:
+        from behaviortk.format.layout import formatted
+
+        return formatted(text, str(self.path), self.registries)
+
     def save(self) -> str:
         """Write the edited text back atomically; returns what happened, one line.
 
@@ -324,10 +329,13 @@ class Tuner:
             return f"not saved: cannot read {self.path.name}: {exc.strerror or exc}"
         if on_disk != self.loaded:
             return f"not saved: {self.path.name} changed on disk since it was loaded"
+        text = self.text
+        if self._formatted(self.loaded) == self.loaded:  # keep the layout `fmt` gives
+            text = self._formatted(text)
         try:
             with atomic_output(self.path, "w", what="definition") as out:
-                out.write(self.text)
+                out.write(text)
         except OutputError as exc:
             return f"not saved: {exc}"
-        self.loaded = self.text
+        self.text = self.loaded = text
         return f"saved {self.path.name}"

@@ -360,3 +360,22 @@ def test_a_trace_without_ticks_has_nothing_to_replay(tmp_path: Path, capsys) -> 
     assert main(["replay", str(trace), "--out", str(tmp_path / "f.png")]) == 1
     err = capsys.readouterr().err
     assert err == f"behaviortk replay: error: {trace}: no tick was recorded; nothing to replay\n"
+
+
+def test_one_tick_number_in_the_hud_the_timeline_the_caption_and_the_trace(
+    walk_trace: Path,
+) -> None:
+    """Recorded tick 3 is "tick 3" everywhere: the caption, the timeline (no live-only
+    play state in an exported frame) and the live HUD after the same steps."""
+    from behaviortk.viewer.hud import hud_text
+
+    s = session_of(walk_trace, 3)
+    painter = ReplayPainter(window(), size=RENDER_SIZE)
+    replay_frame(s, painter)
+    assert "   tick 3   " in painter.hud.text
+    assert painter.timeline_text.text.startswith("tick 3 (4/")
+    assert "paused" not in painter.timeline_text.text
+    live = walk_sim("batch")
+    assert hud_text(live, HudInfo()).startswith("start   ")  # before any step
+    live.run(4)  # trace tick 3 is the state after the 4th step
+    assert hud_text(live, HudInfo()).startswith("tick 3   ")

@@ -194,7 +194,8 @@ def test_renders_carry_a_caption_instead_of_the_hud() -> None:
     p = Painter(headless_window(), size=(500, 300))
     image = frame_image(sim, p, ViewOptions())
     assert image.size == (500, 300)
-    assert p.hud.text == "engine_test   tick 3   t = 0.30 s   2 agents"  # 3 ticks of 0.1 s
+    # 3 steps of 0.1 s: the last one taken is tick 2, as its trace record numbers it
+    assert p.hud.text == "engine_test   tick 2   t = 0.30 s   2 agents"
     live = hud_text(sim, HudInfo(fps=60.0, paused=True))
     assert "FPS" in live and "PAUSED" in live and "FPS" not in p.hud.text
 

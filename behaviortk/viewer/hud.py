@@ -45,13 +45,20 @@ class HudInfo:
     caption: bool = False
 
 
+def tick_label(sim: Any) -> str:
+    """``tick 240``: the step just taken, 0-based, as traces, checks, breakpoints and
+    ``replay --tick`` number it (``sim.tick`` counts steps taken: 241 here); ``start``
+    before the first step."""
+    return f"tick {sim.tick - 1}" if sim.tick > 0 else "start"
+
+
 def hud_text(sim: Any, info: HudInfo) -> str:
     if info.caption:
         return caption_text(sim)
     engine = getattr(getattr(sim, "engine", None), "name", "?")
     state = "PAUSED" if info.paused else f"x{info.speed:g}"
     return (
-        f"tick {sim.tick}   t {sim.time:.2f}s   FPS {info.fps:.0f}   "
+        f"{tick_label(sim)}   t {sim.time:.2f}s   FPS {info.fps:.0f}   "
         f"agents {sim.agents.n}   engine {engine}   {state}   (h: help)"
     )
 
@@ -59,7 +66,7 @@ def hud_text(sim: Any, info: HudInfo) -> str:
 def caption_text(sim: Any) -> str:
     """A render's caption: scenario, tick and simulated time."""
     name = getattr(sim, "name", None) or "scenario"
-    return f"{name}   tick {sim.tick}   t = {sim.time:.2f} s   {sim.agents.n} agents"
+    return f"{name}   {tick_label(sim)}   t = {sim.time:.2f} s   {sim.agents.n} agents"
 
 
 def legend(sim: Any, opts: ViewOptions) -> list[tuple[str, palette.Color]]:

@@ -112,7 +112,7 @@ class ReplayPainter(Painter):
             v, c = line.shapes(session.index).build()
             self.timeline_batch.draw(v, c)
             facts = session.describe()
-            self.timeline_text.text = label(**facts)
+            self.timeline_text.text = label(**facts, live=not info.caption)
             self.timeline_text.position = (MARGIN, BAND / 2)
             self.timeline_text.draw()
             if extra.show_help:

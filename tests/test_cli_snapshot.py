@@ -142,7 +142,12 @@ def test_resume_in_the_viewer_opens_the_restored_run(
     monkeypatch.setattr(run, "_viewer_opener", lambda: opener)
     snapshot = snaps / "tick-000006.btks"
     assert main(["run", GUARDS, "--resume", str(snapshot)]) == 0
-    assert opened == {"path": GUARDS, "engine": "auto", "resume": str(snapshot)}
+    assert opened == {
+        "path": GUARDS,
+        "engine": "auto",
+        "resume": str(snapshot),
+        "history_seconds": 10.0,
+    }
     sim = resume_simulation(opened["resume"], opened["engine"])
     assert (sim.engine.name, sim.tick, sim.debug.enabled) == ("py_trees", 6, True)
     session = Session(GUARDS, engine=opened["engine"], sim=sim)

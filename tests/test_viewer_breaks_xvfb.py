@@ -7,8 +7,11 @@ pauses at once (space), selects the guard (tab), clicks "chase" in the tree pane
 ``b`` (a red dot), resumes, and waits until the viewer pauses by itself at the hit: the
 world stops, the status line at the bottom says why, the dot is still there.
 
-``paused_at_breakpoint`` is the starting point the step-back test (``,``, issue 26's
-history ring) builds on: it returns the viewer paused at the hit and that screenshot.
+``paused_at_breakpoint`` is the starting point of the step-back test (``,``, the history
+ring): from the hit, ``,`` shows the tick before and ``.`` the hit again. The guard's
+centre on screen is checked against the positions a headless run of the same scene had at
+those ticks (the guard moves 0.67 units a tick, under a pixel: the test measures the
+centroid of its disc, then steps back 30 ticks more for a move plain to see).
 ``BEHAVIORTK_SHOTS=dir`` keeps the screenshots.
 """
 
@@ -25,6 +28,7 @@ from behaviortk.viewer import palette
 from behaviortk.viewer.layout import PANEL_WIDTH, TABS, make_layout
 from behaviortk.viewer.painter import NOTE_HEIGHT
 from behaviortk.viewer.tree_layout import BOX_H, layout_tree
+from behaviortk.viewer.viewport import Viewport
 from tests.test_viewer_xvfb import count, keep, region
 from tests.xvfb_support import ViewerProcess, XServer, xvfb_missing
 
@@ -183,3 +187,67 @@ def test_b_sets_a_breakpoint_and_the_viewer_pauses_where_it_hits(viewer: ViewerP
     assert count(band, palette.TEXT, 40) > 100  # the status line's words
     guard = region(img, lay.world.x0, lay.world.y0, lay.world.x1, lay.world.y1)
     assert count(guard, palette.SELECTED, 0) > 40  # the guard selected (its ring)
+
+
+def _run_to_the_hit() -> tuple[int, np.ndarray]:
+    """The hit's tick and the guard's position at every tick up to it (a headless run)."""
+    from behaviortk.format.loader import load_text
+    from behaviortk.sim.simulation import Simulation
+
+    sim = Simulation(load_text(json.dumps(SCENE), "approach"), engine="batch")
+    sim.break_on(node="guard/spot[0]/chase[1]", status="RUNNING", group="guards")
+    path = [sim.agents.pos[0].copy()]
+    while sim.hit is None:
+        sim.step()
+        path.append(sim.agents.pos[0].copy())
+    return sim.tick, np.array(path)
+
+
+def _guard_centre(img: np.ndarray, lay) -> np.ndarray:
+    """The centroid of the guard's disc (its colour's pixels), viewer coordinates (y up)."""
+    w = lay.world
+    part = region(img, w.x0, w.y0 + NOTE_HEIGHT + 2, w.x1, w.y1)
+    ys, xs = np.nonzero(np.all(np.abs(part.astype(int) - GUARD) <= 3, axis=-1))
+    assert xs.size > 300, "the guard is not on the screen"
+    top = w.y1  # region's row 0 is the world's top
+    return np.array([round(w.x0) + xs.mean() + 0.5, top - ys.mean() - 0.5])
+
+
+def test_comma_steps_back_from_the_hit_and_period_comes_back(viewer: ViewerProcess) -> None:
+    hit_tick, path = _run_to_the_hit()
+    at_hit = paused_at_breakpoint(viewer)
+    lay = make_layout(viewer.width, viewer.height, 2, PANEL_WIDTH, TABS)
+    w = lay.world
+    vp = Viewport(800, 600, w.x0, w.y0, w.width, w.height)
+    screen = vp.to_screen(path)
+    hud = (0, viewer.height - 26, 150, viewer.height)  # "tick N   t S.SSs"
+    world = (w.x0, w.y0 + NOTE_HEIGHT + 2, w.x1, w.y1)
+    c_hit = _guard_centre(at_hit, lay)
+    assert np.hypot(*(c_hit - screen[hit_tick])) < 1.5  # the tick the headless run hit on
+
+    viewer.key("comma")
+    back = viewer.wait_for(
+        lambda img: not np.array_equal(region(img, *hud), region(at_hit, *hud)), "the HUD's tick"
+    )
+    back = still(viewer, world, "the tick before shown")
+    keep(back, "step_back_1")
+    c_back = _guard_centre(back, lay)
+    moved, expected = c_hit - c_back, screen[hit_tick] - screen[hit_tick - 1]
+    assert 0.4 < np.hypot(*expected) < 1.5  # under a pixel or so: the centroid measures it
+    assert np.hypot(*(moved - expected)) < 0.3
+
+    viewer.key(*["comma"] * 30)
+    far = viewer.wait_for(
+        lambda img: np.hypot(*(_guard_centre(img, lay) - screen[hit_tick - 31])) < 1.5,
+        "the guard where it was 31 ticks before the hit",
+    )
+    keep(far, "step_back_31")
+    assert np.hypot(*(screen[hit_tick] - screen[hit_tick - 31])) > 15
+
+    viewer.key(*["period"] * 31)
+    again = viewer.wait_for(
+        lambda img: np.array_equal(region(img, *hud), region(at_hit, *hud)), "the hit's tick again"
+    )
+    again = still(viewer, world, "the hit's tick shown again")
+    keep(again, "step_forward_31")
+    assert np.array_equal(region(again, *world), region(at_hit, *world))  # replayed exactly

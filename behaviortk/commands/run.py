@@ -37,6 +37,7 @@ from behaviortk.commands.options import (
     tick_count,
 )
 from behaviortk.commands.progress import Progress
+from behaviortk.commands.render import positive_float
 
 DEFAULT_TICKS = 600
 
@@ -80,6 +81,14 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         metavar="SPEC",
         help=f"headless: stop at this breakpoint and print where, exit 0 ({FORMS}; "
         "repeatable: the first to hit stops the run)",
+    )
+    parser.add_argument(
+        "--history-seconds",
+        type=positive_float,
+        default=10.0,
+        metavar="S",
+        help="viewer: simulated seconds ',' can step back (default 10; a keyframe every 10 "
+        "ticks, about 0.3 KB per agent each)",
     )
     add_engine_option(parser)
     add_kernels_option(parser)
@@ -354,10 +363,11 @@ def run_window(args: argparse.Namespace) -> int:
         print("behaviortk run: the viewer is not available; use --headless", file=sys.stderr)
         return 1
     scenario = _load(args.file)  # report definition errors before a window opens
+    history = args.history_seconds
     if args.resume is None:
-        return int(opener(args.file, engine=args.engine, seed=args.seed))
+        return int(opener(args.file, engine=args.engine, seed=args.seed, history_seconds=history))
     saves.checked(args, scenario)  # a file that is no snapshot: an error before any window
-    return int(opener(args.file, engine=args.engine, resume=args.resume))
+    return int(opener(args.file, engine=args.engine, resume=args.resume, history_seconds=history))
 
 
 def run(args: argparse.Namespace) -> int:

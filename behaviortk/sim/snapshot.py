@@ -51,7 +51,7 @@ from behaviortk.engines.names import ENGINES
 from behaviortk.errors import SimulationError, SnapshotError
 from behaviortk.format.blackboard_keys import Mismatch, coerce
 from behaviortk.sim import snapshot_lod
-from behaviortk.sim.snapshot_file import FORMAT, VERSION, SnapshotFile, write
+from behaviortk.sim.snapshot_file import FORMAT, VERSION, SavedState, SnapshotFile, write
 from behaviortk.steering.context import LeafMemory
 from behaviortk.tree.blackboard import Keys, SavedKey
 from behaviortk.tree.flat import Decision
@@ -76,12 +76,19 @@ def _plain(value: Any) -> Any:
 # ------------------------------------------------------------------------------ saving
 def save(sim: Simulation, path: str | Path) -> int:
     """Write ``sim``'s snapshot to ``path``; returns its size in bytes."""
-    from behaviortk import __version__
-
     if not hasattr(sim.engine, "export_state"):
         raise SnapshotError(
             f"cannot save {path}: engine {sim.engine.name!r} does not export its state"
         )
+    return write(path, *gather(sim))
+
+
+def gather(sim: Simulation, definition: bool = True) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(manifest, arrays)`` of ``sim``'s snapshot; the arrays are views of ``sim``'s own
+    (copy them to keep them). ``definition``: with the definition's text (a capture kept in
+    memory holds the scenario itself)."""
+    from behaviortk import __version__
+
     ag = sim.agents  # applies spawns and despawns pending since the last step
     n = ag.n
     arrays: dict[str, np.ndarray] = {f"agents/{f}": getattr(ag, f)[:n] for f in _AGENT_ARRAYS}
@@ -137,7 +144,7 @@ def save(sim: Simulation, path: str | Path) -> int:
         "next_id": int(sim._next_id),
         "agents": n,
         "groups": list(ag.group_names),
-        "definition": _definition_text(sim),
+        "definition": _definition_text(sim) if definition else "",
         "names": list(ag.names),
         "smoother_next": None if smoother is None else int(smoother.next),
         "memory": memory,
@@ -148,7 +155,7 @@ def save(sim: Simulation, path: str | Path) -> int:
         "accumulated": float(sim._fixed_step.accumulated),
         "lod": snapshot_lod.gather(sim, arrays),
     }
-    return write(path, manifest, arrays)
+    return manifest, arrays
 
 
 def _definition_text(sim: Simulation) -> str:
@@ -160,17 +167,20 @@ def _definition_text(sim: Simulation) -> str:
 # ---------------------------------------------------------------------------- restoring
 def restore(
     make: Any,
-    path: str | Path,
+    path: str | Path | SavedState,
     engine: Any = None,
     *,
     kernels: str = "auto",
     debug: bool = False,
     registries: Any = None,
 ) -> Simulation:
-    """The Simulation saved in ``path`` (see the module docstring); ``make`` is the
+    """The Simulation saved in ``path`` (see the module docstring), or in a ``SavedState``
+    read already (a capture in memory: ``snapshot_memory.py``); ``make`` is the
     ``Simulation`` class."""
-    f = SnapshotFile(path)
-    scenario = _scenario(f, registries)
+    f = path if isinstance(path, SavedState) else SnapshotFile(path)
+    scenario = getattr(f, "scenario", None)  # a capture's, as it ran
+    if scenario is None:
+        scenario = _scenario(f, registries)
     seed = f.key("seed", int)
     saved_engine = f.key("engine", str)
     if engine is None:
@@ -209,7 +219,7 @@ def restore(
     return sim
 
 
-def _scenario(f: SnapshotFile, registries: Any) -> Any:
+def _scenario(f: SavedState, registries: Any) -> Any:
     from behaviortk.format.issues import DefinitionError
     from behaviortk.format.loader import load_text
 
@@ -227,21 +237,21 @@ def _finite(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def _whole(f: SnapshotFile, name: str) -> int:
+def _whole(f: SavedState, name: str) -> int:
     value = f.key(name, int)
     if value < 0:
         raise f.error(f"the manifest's {name!r} must be >= 0, got {value}")
     return int(value)
 
 
-def _number(f: SnapshotFile, name: str) -> float:
+def _number(f: SavedState, name: str) -> float:
     value = f.key(name, (int, float))
     if not (_finite(value) and value >= 0):
         raise f.error(f"the manifest's {name!r} must be a finite number >= 0, got {value!r}")
     return float(value)
 
 
-def _agents(f: SnapshotFile, fresh: Agents, next_id: int) -> Agents:
+def _agents(f: SavedState, fresh: Agents, next_id: int) -> Agents:
     """The saved agents, checked against a fresh build's arrays (types, trailing shapes)."""
     n = _whole(f, "agents")
     if f.key("groups", list) != fresh.group_names:
@@ -270,7 +280,7 @@ def _agents(f: SnapshotFile, fresh: Agents, next_id: int) -> Agents:
     )
 
 
-def _smoother(f: SnapshotFile, sim: Simulation) -> None:
+def _smoother(f: SavedState, sim: Simulation) -> None:
     position = f.key("smoother_next", (int, type(None)))
     if position is None:
         return
@@ -283,7 +293,7 @@ def _smoother(f: SnapshotFile, sim: Simulation) -> None:
     ag.smoother = smoother
 
 
-def _memory(f: SnapshotFile, sim: Simulation) -> None:
+def _memory(f: SavedState, sim: Simulation) -> None:
     n = sim.agents.n
     for i, entry in enumerate(f.key("memory", list)):
         group = f.key("group", str, entry)
@@ -299,7 +309,7 @@ def _memory(f: SnapshotFile, sim: Simulation) -> None:
         memory[key], memory.fills[key] = values, fill
 
 
-def _trees(f: SnapshotFile, sim: Simulation) -> None:
+def _trees(f: SavedState, sim: Simulation) -> None:
     """Each group's saved tree state into the engine (checked against a fresh export of it:
     the same arrays, types and shapes, and values a tick can use), and last tick's
     decisions."""
@@ -347,7 +357,7 @@ def _trees(f: SnapshotFile, sim: Simulation) -> None:
     sim._decisions = decisions
 
 
-def _codes(f: SnapshotFile, name: str, like: np.ndarray) -> np.ndarray:
+def _codes(f: SavedState, name: str, like: np.ndarray) -> np.ndarray:
     """An int8 array of status codes (``tree/status.py``: 0..3)."""
     codes: np.ndarray = f.array(name, like)
     if codes.size and (int(codes.min()) < 0 or int(codes.max()) > 3):
@@ -356,7 +366,7 @@ def _codes(f: SnapshotFile, name: str, like: np.ndarray) -> np.ndarray:
 
 
 def _board(
-    f: SnapshotFile, i: int, entry: Any, template: dict[str, SavedKey], keys: Keys
+    f: SavedState, i: int, entry: Any, template: dict[str, SavedKey], keys: Keys
 ) -> dict[str, SavedKey]:
     listed = f.key("board", list, entry)
     names = [f.key("key", str, b) for b in listed]
@@ -389,7 +399,7 @@ def _board(
     return out
 
 
-def _events(f: SnapshotFile, sim: Simulation) -> None:
+def _events(f: SavedState, sim: Simulation) -> None:
     recorded = []
     for item in f.key("events", list):
         if not (

@@ -30,6 +30,7 @@ import os
 import struct
 import zipfile
 import zlib
+from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Any
 
@@ -94,7 +95,51 @@ def write(path: str | Path, manifest: dict[str, Any], arrays: dict[str, np.ndarr
     return os.path.getsize(path)
 
 
-class SnapshotFile:
+class SavedState(ABC):
+    """A snapshot's manifest and arrays, read with checks: the part restoring reads, whether
+    they come from a file (``SnapshotFile``) or from memory (``snapshot_memory.Capture``)."""
+
+    path = ""
+    manifest: dict[str, Any]
+
+    def error(self, what: str) -> SnapshotError:
+        return SnapshotError(f"{self.path}: {what}")
+
+    @abstractmethod
+    def raw(self, name: str) -> np.ndarray:
+        """Array ``name`` as stored, not checked yet (a copy: restoring writes into it)."""
+
+    def key(self, name: str, kind: type | tuple[type, ...], where: Any = None) -> Any:
+        """Manifest value ``name`` (of ``where``, a part of it: the top level by default),
+        which must be of ``kind`` (``bool`` is not an ``int``)."""
+        scope = self.manifest if where is None else where
+        if not isinstance(scope, dict) or name not in scope:
+            raise self.error(f"the manifest has no {name!r}")
+        value = scope[name]
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        if (isinstance(value, bool) and bool not in kinds) or not isinstance(value, kinds):
+            wanted = " or ".join(k.__name__ for k in kinds)
+            raise self.error(f"the manifest's {name!r} must be {wanted}, got {value!r}")
+        return value
+
+    def array(self, name: str, like: np.ndarray | None = None, rows: int | None = None) -> Any:
+        """Array ``name`` as a writable C-contiguous array of its own. ``like``: it must have
+        that dtype and, with ``rows`` first, the same trailing shape (``like``'s whole shape
+        without ``rows``)."""
+        array = self.raw(name)
+        if array.dtype.hasobject or array.dtype.kind not in "biuf":
+            raise self.error(f"the array {name} holds {array.dtype}; snapshots hold numbers only")
+        if like is not None:
+            shape = like.shape if rows is None else (rows, *like.shape[1:])
+            if array.dtype != like.dtype or array.shape != shape:
+                raise self.error(
+                    f"the array {name} is {array.dtype} {list(array.shape)}, "
+                    f"expected {like.dtype} {list(shape)}"
+                )
+        return np.require(array, requirements=["C", "W"])
+
+
+class SnapshotFile(SavedState):
     """A snapshot read into memory: its manifest, checked, and its arrays, read when asked."""
 
     def __init__(self, path: str | Path) -> None:
@@ -118,9 +163,6 @@ class SnapshotFile:
             raise self.error(f"its manifest is not JSON ({_reason(exc)})") from None
         self.manifest = self._checked(manifest)
         self.members = set(names)
-
-    def error(self, what: str) -> SnapshotError:
-        return SnapshotError(f"{self.path}: {what}")
 
     def _bytes(self) -> bytes:
         try:
@@ -161,38 +203,13 @@ class SnapshotFile:
             )
         return manifest
 
-    def key(self, name: str, kind: type | tuple[type, ...], where: Any = None) -> Any:
-        """Manifest value ``name`` (of ``where``, a part of it: the top level by default),
-        which must be of ``kind`` (``bool`` is not an ``int``)."""
-        scope = self.manifest if where is None else where
-        if not isinstance(scope, dict) or name not in scope:
-            raise self.error(f"the manifest has no {name!r}")
-        value = scope[name]
-        kinds = kind if isinstance(kind, tuple) else (kind,)
-        if (isinstance(value, bool) and bool not in kinds) or not isinstance(value, kinds):
-            wanted = " or ".join(k.__name__ for k in kinds)
-            raise self.error(f"the manifest's {name!r} must be {wanted}, got {value!r}")
-        return value
-
-    def array(self, name: str, like: np.ndarray | None = None, rows: int | None = None) -> Any:
-        """Array ``name`` as a writable C-contiguous array. ``like``: it must have that dtype
-        and, with ``rows`` first, the same trailing shape (``like``'s whole shape without
-        ``rows``)."""
+    def raw(self, name: str) -> np.ndarray:
         data = self._member(f"{name}.npy")
         try:
-            array = np.lib.format.read_array(io.BytesIO(data), allow_pickle=False)
+            array: np.ndarray = np.lib.format.read_array(io.BytesIO(data), allow_pickle=False)
         except (ValueError, OSError, EOFError, SyntaxError) as exc:
             raise self.error(f"the array {name} cannot be read ({_reason(exc)})") from None
-        if array.dtype.hasobject or array.dtype.kind not in "biuf":
-            raise self.error(f"the array {name} holds {array.dtype}; snapshots hold numbers only")
-        if like is not None:
-            shape = like.shape if rows is None else (rows, *like.shape[1:])
-            if array.dtype != like.dtype or array.shape != shape:
-                raise self.error(
-                    f"the array {name} is {array.dtype} {list(array.shape)}, "
-                    f"expected {like.dtype} {list(shape)}"
-                )
-        return np.require(array, requirements=["C", "W"])
+        return array
 
 
 def _reason(exc: BaseException) -> str:

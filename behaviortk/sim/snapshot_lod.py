@@ -20,7 +20,7 @@ import numpy as np
 
 from behaviortk.errors import SimulationError
 from behaviortk.sense.held import HeldPairs
-from behaviortk.sim.snapshot_file import SnapshotFile
+from behaviortk.sim.snapshot_file import SavedState
 from behaviortk.sim.think import focus_points
 
 
@@ -43,7 +43,7 @@ def gather(sim: Any, arrays: dict[str, np.ndarray]) -> dict[str, Any]:
     return {"focus": focus, "targets": targets, "pairs": pairs}
 
 
-def restore(f: SnapshotFile, sim: Any) -> None:
+def restore(f: SavedState, sim: Any) -> None:
     """Set ``sim``'s think schedule and held perception from ``f`` (checked first)."""
     part = f.key("lod", dict)
     bound = int(sim._next_id)
@@ -72,7 +72,7 @@ def restore(f: SnapshotFile, sim: Any) -> None:
     sim._held.targets, sim._held.pairs = targets, pairs
 
 
-def _ints(f: SnapshotFile, name: str) -> np.ndarray:
+def _ints(f: SavedState, name: str) -> np.ndarray:
     """A 1-D int64 array of any length."""
     values: np.ndarray = f.array(name)
     if values.dtype != np.int64 or values.ndim != 1:
@@ -82,7 +82,7 @@ def _ints(f: SnapshotFile, name: str) -> np.ndarray:
     return values
 
 
-def _ids_array(f: SnapshotFile, name: str, bound: int, lowest: int | None) -> np.ndarray:
+def _ids_array(f: SavedState, name: str, bound: int, lowest: int | None) -> np.ndarray:
     """A 1-D int64 array of at most ``bound`` entries (one per id), none below ``lowest``."""
     values = _ints(f, name)
     if values.size > bound:
@@ -92,7 +92,7 @@ def _ids_array(f: SnapshotFile, name: str, bound: int, lowest: int | None) -> np
     return values
 
 
-def _pairs(f: SnapshotFile, sim: Any, i: int, group: str, entry: Any) -> HeldPairs:
+def _pairs(f: SavedState, sim: Any, i: int, group: str, entry: Any) -> HeldPairs:
     start, current = f.key("start", int, entry), f.key("current", bool, entry)
     offsets, ids, j = (_ints(f, f"held/pairs{i}.{part}") for part in ("offsets", "ids", "j"))
     ok = (

@@ -3,8 +3,10 @@
 Kept for ONE agent (the selection), so the rest of the run pays nothing. Each new tick
 the agent's status row is diffed with the last one: changes go to a ring of the last
 ``HISTORY`` (tick, node path, from -> to), and each node remembers the tick its status
-last changed (the tree panel shows the time in the current status beside it). The why
-of every condition (``sim/why.explain_agent``) is asked once per tick shown.
+last changed (the tree panel shows the time in the current status beside it). Shown an
+earlier tick of the same run (the live viewer's step back, a replay's), the changes after
+it are dropped and each node's tick is found again from those kept. The why of every
+condition (``sim/why.explain_agent``) is asked once per tick shown.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ class AgentNotes:
     def __init__(self) -> None:
         self.agent: int | None = None  # id followed
         self.tick = -1
+        self.start = -1  # the tick the agent was first followed
         self.status: np.ndarray | None = None
         self.since: np.ndarray | None = None  # tick each node's status last changed
         self.history: deque[Change] = deque(maxlen=HISTORY)
@@ -52,10 +55,17 @@ class AgentNotes:
         selected agent starts afresh."""
         tick = int(getattr(sim, "tick", 0))
         agent = int(sim.agents.ids[row])
-        if agent != self.agent or self.status is None or self.status.shape != status.shape:
-            self.agent, self.status = agent, status.copy()
+        if (
+            agent != self.agent
+            or self.status is None
+            or self.status.shape != status.shape
+            or tick < self.start
+        ):
+            self.agent, self.status, self.start = agent, status.copy(), tick
             self.since = np.full(status.shape, tick, dtype=np.int64)
             self.history.clear()
+        elif tick < self.tick:
+            self._rewind(tick, tree, status)
         elif tick != self.tick:
             assert self.since is not None
             changed = np.flatnonzero(status != self.status)
@@ -68,6 +78,22 @@ class AgentNotes:
         if tick != self.tick or agent != self.agent:
             self.whys = _whys(sim, agent)
         self.tick = tick
+
+    def _rewind(self, tick: int, tree: Any, status: np.ndarray) -> None:
+        """Back to ``tick`` (not before ``start``): a node whose last change came later has
+        held its status since its last change kept, else since the oldest tick known."""
+        assert self.since is not None
+        full = len(self.history) == HISTORY  # older changes may have been dropped
+        known = self.history[0].tick if full else self.start
+        kept = [c for c in self.history if c.tick <= tick]
+        self.history = deque(kept, maxlen=HISTORY)
+        later = self.since > tick
+        index = {node.path: k for k, node in enumerate(tree.nodes)}
+        last = np.full(status.shape, known, dtype=np.int64)
+        for change in kept:  # in tick order: the latest wins
+            last[index[change.node]] = change.tick
+        self.since = np.where(later, last, self.since)
+        self.status = status.copy()
 
     def notes(self, tick: int) -> tuple[str, ...]:
         """Per node: its why (conditions) and the ticks spent in its current status."""

@@ -19,6 +19,7 @@ from typing import Any
 import arcade
 import numpy as np
 
+from behaviortk.viewer.history import SECONDS
 from behaviortk.viewer.hud import HudInfo
 from behaviortk.viewer.keys import shared_key
 from behaviortk.viewer.loading import Loading, LoadingView
@@ -92,7 +93,8 @@ class ViewerView(arcade.View):
     def on_draw(self) -> None:
         self._count_frame()
         s = self.session
-        info = HudInfo(fps=self._fps, paused=s.paused, speed=s.speed)
+        h = s.history
+        info = HudInfo(fps=self._fps, paused=s.paused, speed=s.speed, history=(h.back, h.span))
         extra = Overlay2D(
             errors=s.errors,
             show_help=self.show_help,
@@ -124,6 +126,8 @@ class ViewerView(arcade.View):
             s.toggle_pause()
         elif symbol in (k.PERIOD, k.NUM_DECIMAL):
             s.step_once()
+        elif symbol == k.COMMA:
+            s.step_back()
         elif symbol == k.R:
             s.restart()
         elif symbol == k.B:
@@ -229,6 +233,7 @@ def run_viewer(
     seed: int | None = None,
     overlays: Any = (),
     resume: str | Path | None = None,
+    history_seconds: float = SECONDS,
 ) -> int:
     """Open the window on ``path`` and run until it is closed (raises DefinitionError first).
 
@@ -236,7 +241,8 @@ def run_viewer(
     compiling (``loading.py``); an error building it is raised once the window closes.
     ``resume``: a snapshot to continue (``run --resume``) instead of a new run of ``path``
     (restored on that thread: ``session.resume_simulation``); a restart or reload starts
-    ``path`` anew."""
+    ``path`` anew. ``history_seconds``: simulated seconds ``,`` can step back
+    (``history.py``)."""
     scenario, text = load_scenario(path)
     window = arcade.Window(
         *WINDOW_SIZE,
@@ -247,7 +253,9 @@ def run_viewer(
     views: list[ViewerView] = []
 
     def ready(sim: Any) -> None:
-        session = Session(path, engine=engine, seed=seed, sim=sim, source=text)
+        session = Session(
+            path, engine=engine, seed=seed, sim=sim, source=text, history_seconds=history_seconds
+        )
         session.opts.overlays = set(overlays)
         views.append(ViewerView(session, window))
         window.show_view(views[0])

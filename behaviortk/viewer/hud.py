@@ -7,13 +7,17 @@ from typing import Any
 
 from behaviortk.leaves.why import SIGHT_REASONS
 from behaviortk.viewer import palette
+from behaviortk.viewer.history import SECONDS
 from behaviortk.viewer.overlays import OVERLAYS
+from behaviortk.viewer.remembered import LEGEND, remembered
 from behaviortk.viewer.scene import ViewOptions, action_color, action_names
 from behaviortk.viewer.sight_cones import REASON_INKS, can_see_models
 
 KEYS: tuple[tuple[str, str], ...] = (
     ("space", "pause / resume"),
-    (".", "step one tick (when paused)"),
+    (".", "step one tick (pauses): replayed, then new ticks"),
+    (",", f"step back one tick (last {SECONDS:g} s: --history-seconds)"),
+    ("", "(a tune or drag while back drops the ticks after)"),
     ("+ / -", "simulation speed x2 / /2"),
     ("r", "restart with the same seed"),
     ("b", "breakpoint on the tree's selected node: RUNNING, SUCCESS, FAILURE, off"),
@@ -43,6 +47,7 @@ class HudInfo:
     paused: bool = False
     speed: float = 1.0
     caption: bool = False
+    history: tuple[int, int] | None = None  # (ticks stepped back, ticks one can step back)
 
 
 def tick_label(sim: Any) -> str:
@@ -57,9 +62,10 @@ def hud_text(sim: Any, info: HudInfo) -> str:
         return caption_text(sim)
     engine = getattr(getattr(sim, "engine", None), "name", "?")
     state = "PAUSED" if info.paused else f"x{info.speed:g}"
+    back = "" if info.history is None else "history: -{} of {}   ".format(*info.history)
     return (
         f"{tick_label(sim)}   t {sim.time:.2f}s   FPS {info.fps:.0f}   "
-        f"agents {sim.agents.n}   engine {engine}   {state}   (h: help)"
+        f"agents {sim.agents.n}   engine {engine}   {state}   {back}(h: help)"
     )
 
 
@@ -73,10 +79,17 @@ def legend(sim: Any, opts: ViewOptions) -> list[tuple[str, palette.Color]]:
     """Colour swatches: groups (their `colour`), or actions when colouring by action."""
     if opts.color_by == "action":
         entries = [(name, action_color(i)) for i, name in enumerate(action_names(sim))]
-        return [*entries, ("(no force)", palette.IDLE)]
+        return [*entries, ("(no force)", palette.IDLE), *memory_legend(sim, opts)]
     names = list(sim.agents.group_names)
     entries = list(zip(names, palette.group_colours(sim), strict=True))
-    return entries + sight_legend(sim, opts)
+    return entries + sight_legend(sim, opts) + memory_legend(sim, opts)
+
+
+def memory_legend(sim: Any, opts: ViewOptions) -> list[tuple[str, palette.Color]]:
+    """The remembered points' ink, while the selected agent has some (``remembered.py``)."""
+    if remembered(sim, opts.selected) is None:
+        return []
+    return [(LEGEND, palette.REMEMBERED)]
 
 
 def sight_legend(sim: Any, opts: ViewOptions) -> list[tuple[str, palette.Color]]:

@@ -1,6 +1,6 @@
 """The keys the live viewer and the replay window share, said once.
 
-Each window handles its own clock keys first (live: space, ``.``, ``r``; replay:
+Each window handles its own clock keys first (live: space, ``.``, ``,``, ``r``, ``b``; replay:
 space, arrows, ``,`` ``.``, home, end) and passes any other key to
 ``shared_key``: ``+``/``-`` speed, tab select, ``h`` help, ``g`` colour by,
 ``a`` all overlays, ``[``/``]`` side panel tab, ``0`` fit, esc quit, and the

@@ -33,6 +33,7 @@ from behaviortk.viewer.layout import (
     make_layout,
 )
 from behaviortk.viewer.panel import panel_text
+from behaviortk.viewer.remembered import remembered_labels
 from behaviortk.viewer.scene import ViewOptions, build_scene
 from behaviortk.viewer.tree_frame import TreeFrame, frame_from_sim
 from behaviortk.viewer.tree_panel import Picture, TreeView
@@ -170,12 +171,13 @@ class Painter:
             self.body_batch.draw(points)
             self.world_batch.draw(*scene.over.build())
             names = self.pool("world")
-            names.show(
-                [
-                    Label(n, x, y, palette.ZONE_TEXT, 10, "center")
-                    for n, x, y in zone_labels(sim.world, vp)
-                ]
-            )
+            texts = [
+                Label(n, x, y, palette.ZONE_TEXT, 10, "center")
+                for n, x, y in zone_labels(sim.world, vp)
+            ]
+            if scene.memory is not None:
+                texts += remembered_labels(vp, scene.memory)
+            names.show(texts)
             names.draw()
         self._chrome(sim, opts, info, extra, lay, entries)
         if not info.caption and panel is not None:

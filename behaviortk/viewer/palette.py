@@ -64,6 +64,7 @@ SIGHT_BLOCKED: Color = (255, 40, 110, 255)  # an obstacle or wall crosses it
 SIGHT_OUT_OF_RANGE: Color = (120, 150, 255, 255)  # farther than the view distance
 SIGHT_OUTSIDE_CONE: Color = (255, 165, 30, 255)  # off the field of view
 THOUGHT: Color = (255, 255, 255, 200)  # a halo under agents that ticked their tree (LOD)
+REMEMBERED: Color = (255, 120, 220, 255)  # the selected agent's remembered points (pink)
 
 # Zones: a translucent fill under everything, an opaque rim, the name in ZONE_TEXT.
 ZONE_FILL: Color = (70, 190, 150, 40)

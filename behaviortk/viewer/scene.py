@@ -19,6 +19,7 @@ from behaviortk.viewer import palette
 from behaviortk.viewer.bodies import Bodies
 from behaviortk.viewer.gpu import TriangleSoup
 from behaviortk.viewer.overlays import PER_AGENT, OverlayInput, facing_of
+from behaviortk.viewer.remembered import Remembered, remembered, remembered_shapes
 from behaviortk.viewer.viewport import Region, Viewport
 from behaviortk.viewer.zones import zone_shapes
 
@@ -163,11 +164,13 @@ def selection_ring(sim: Any, vp: Viewport, opts: ViewOptions, soup: TriangleSoup
 class Scene:
     """A frame's world picture in drawing order: ``under`` (zones, paths, obstacles, walls,
     trails), the agents' ``bodies`` (one point each, ``bodies.py``), ``over`` (the selection
-    ring and the overlays)."""
+    ring, the selected agent's remembered points and the overlays); ``memory``: those points,
+    for their labels."""
 
     under: TriangleSoup
     bodies: Bodies
     over: TriangleSoup
+    memory: Remembered | None = None
 
     def build(self) -> tuple[Any, Any, Any]:
         """All the CPU arrays of the frame (what the benchmark times)."""
@@ -179,8 +182,11 @@ def build_scene(sim: Any, vp: Viewport, opts: ViewOptions, trails: Any = None) -
     world_shapes(sim.world, vp, under)
     overlay_shapes(sim, vp, opts, under, trails, under=True)
     selection_ring(sim, vp, opts, over)
+    memory = remembered(sim, opts.selected)
+    if memory is not None:
+        remembered_shapes(sim, vp, memory, over)
     overlay_shapes(sim, vp, opts, over, trails)  # on top: vectors start inside the bodies
-    return Scene(under, agent_bodies(sim, vp, opts), over)
+    return Scene(under, agent_bodies(sim, vp, opts), over, memory)
 
 
 def pick_agent(agents: Any, world_point: Array, slack: float) -> int | None:

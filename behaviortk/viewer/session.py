@@ -12,6 +12,11 @@ at SUCCESS). When one hits, the session pauses after that step, selects the agen
 keeps ``hit`` and ``break_note`` (the status line) until the run resumes. A restart or a
 reload sets the same breakpoints again on the new simulation (those whose node is gone
 are dropped).
+
+Step back (``history.py``): ``step_back`` (``,``) shows the tick before, restored from the
+ring of past ticks; ``step_once`` (``.``) and running replay the ticks ahead exactly, then
+simulate new ones. Tuning or dragging an obstacle while stepped back drops the ticks
+after the one shown; a reload or a restart starts a new ring.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import numpy as np
 from behaviortk.registry import CONDITION
 from behaviortk.tree.status import FAILURE, RUNNING, STATUS_NAMES, SUCCESS
 from behaviortk.vec import Array
+from behaviortk.viewer.history import SECONDS, History
 from behaviortk.viewer.retune import apply_change
 from behaviortk.viewer.scene import ViewOptions, pick_agent, pick_obstacle
 from behaviortk.viewer.trails import Trails
@@ -99,9 +105,10 @@ class Session:
         sim: Any = None,
         registries: Any = None,
         source: str | None = None,
+        history_seconds: float = SECONDS,
     ) -> None:
         """``sim``: one built already (``source``: the text it was built from, else the
-        file's)."""
+        file's); ``history_seconds``: simulated seconds ``,`` can step back."""
         self.path = Path(path)
         self.engine = engine
         self.seed = seed  # --seed, or None: the file's world.seed
@@ -110,6 +117,8 @@ class Session:
         else:
             self.source = self._read() if source is None else source
         self.sim = sim
+        self.history_seconds = history_seconds
+        self.history = History(sim, history_seconds)
         self.trails = Trails()
         self.trails.record(self.sim)
         self._tuner: Tuner | None = None
@@ -130,7 +139,11 @@ class Session:
     def _step(self) -> bool:
         selected = self.selected_id
         try:
+            sim = self.history.before_step(self.sim)
+            if sim is not self.sim:  # a replay reaching a tune: its state after the tune
+                self._swap(sim)
             self.sim.step()
+            self.history.after_step(self.sim)
         except Exception as exc:  # shown in the window; the window must not die
             self.step_error = f"step {self.sim.tick + 1} failed: {type(exc).__name__}: {exc}"
             self.paused = True
@@ -249,9 +262,32 @@ class Session:
         self.hit, self.break_note = None, ""
 
     def step_once(self) -> None:
-        """One tick while paused (the '.' key)."""
+        """One tick while paused (the '.' key): replayed while behind the head, else new."""
         self.paused = True
         self._step()
+
+    def step_back(self) -> bool:
+        """The tick before, paused (the ',' key); False at the start of the ring."""
+        self.paused = True
+        try:
+            past = self.history.step_back(self.sim)
+        except Exception as exc:  # shown in the window; the window must not die
+            self.step_error = f"step back failed: {type(exc).__name__}: {exc}"
+            return False
+        if past is None:
+            return False
+        self._swap(past)
+        return True
+
+    def _swap(self, sim: Any) -> None:
+        """Show ``sim``, the same run at another tick: breakpoints and selection carried
+        over, trails cut back to its tick."""
+        selected = self.selected_id
+        self._carry_breaks(sim)
+        self.sim = sim
+        self.select_id(selected)
+        self.trails.rewind(sim.tick)
+        self.trails.record(sim)
 
     def faster(self) -> None:
         self.speed = min(self.speed * 2.0, MAX_SPEED)
@@ -276,6 +312,7 @@ class Session:
         self.step_error = None
         self.dragging = None
         self._acc = 0.0
+        self.history = History(sim, self.history_seconds)
         self.trails.clear()
         self.trails.record(sim)
         if self.opts.selected is not None and self.opts.selected >= sim.agents.n:
@@ -333,7 +370,9 @@ class Session:
             return False, f"refused: {proposal.refused}"
         group = self.tuner.groups()[int(knob.pointer.split("/")[2])]
         self.tuner.accept(proposal)
-        return True, apply_change(self.sim, proposal.scenario, group, knob.source)
+        said = apply_change(self.sim, proposal.scenario, group, knob.source)
+        self.history.edited(self.sim)  # the ticks after this one go; replays pass the tune
+        return True, said
 
     def save_tuning(self) -> str:
         return self.tuner.save()
@@ -370,6 +409,7 @@ class Session:
         """Move the grabbed obstacle (kept inside the world) and the pointer target."""
         self.set_pointer(point)
         if self.dragging is not None:
+            self.history.truncate(self.sim)  # a new future from the tick shown
             w = self.sim.world
             if self.dragging < w.obstacle_pos.shape[0]:
                 w.obstacle_pos[self.dragging] = np.clip(point, 0.0, w.size)

@@ -64,6 +64,20 @@ class Trails:
         self._count = min(self._count + 1, self.length)
         self._tick = tick
 
+    def rewind(self, tick: int) -> None:
+        """Forget the positions recorded after ``tick`` (the viewer stepped back to it): the
+        same ticks replayed record the same trail again."""
+        if self._tick is None or tick >= self._tick:
+            return
+        k = self._tick - tick
+        if k >= self._count:
+            self.clear()
+            return
+        self._next = (self._next - k) % self.length
+        self._pos[(self._next + np.arange(k)) % self.length] = np.nan
+        self._count -= k
+        self._tick = tick
+
     def history(self) -> Array:
         """``(K, N, 2)`` oldest first (K filled slots)."""
         k = self._count

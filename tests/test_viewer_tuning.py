@@ -302,3 +302,36 @@ def test_a_refusal_shows_in_red_on_its_row_and_nullable_ends_at_unlimited(view: 
     send(view, "on_mouse_release", turn.track.x1 + 20, y, arcade.MOUSE_BUTTON_LEFT, 0)
     assert view.session.tuner.value(turn.knob) is None
     assert np.isinf(view.session.sim.agents.max_turn_rate[:60]).all()
+
+
+def test_esc_with_unsaved_tuning_asks_before_quitting(
+    view: ViewerView, scene: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Esc asks (Esc again discards, ctrl+s saves); another key takes the question back."""
+    closed: list[bool] = []
+    monkeypatch.setattr(view.window, "close", lambda: closed.append(True))
+    s = view.session
+    original = scene.read_text()
+    s.tune(knob(s, 0, "max_speed"), 95.0)
+    view.on_key_press(arcade.key.ESCAPE, 0)
+    assert not closed and "unsaved tuning: Esc again to discard it and quit" in s.errors[-1]
+    view.on_key_press(arcade.key.H, 0)  # not an answer: the question goes, nothing closes
+    assert not closed and not s.errors
+    view.on_key_press(arcade.key.ESCAPE, 0)
+    view.on_key_press(arcade.key.S, arcade.key.MOD_CTRL)  # save instead
+    assert not closed and not s.errors and '"max_speed": 95' in scene.read_text()
+    assert scene.read_text() != original and view.panel.tuning.status == "saved scene.json"
+    view.on_key_press(arcade.key.ESCAPE, 0)  # nothing unsaved now: quits at once
+    assert closed == [True]
+
+
+def test_esc_twice_discards_the_tuning_and_quits(
+    view: ViewerView, scene: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    closed: list[bool] = []
+    monkeypatch.setattr(view.window, "close", lambda: closed.append(True))
+    original = scene.read_text()
+    view.session.tune(knob(view.session, 0, "max_speed"), 95.0)
+    view.on_key_press(arcade.key.ESCAPE, 0)
+    view.on_key_press(arcade.key.ESCAPE, 0)
+    assert closed == [True] and scene.read_text() == original

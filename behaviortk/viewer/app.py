@@ -122,7 +122,17 @@ class ViewerView(arcade.View):
     def on_key_press(self, symbol: int, modifiers: int) -> None:
         k = arcade.key
         s = self.session
-        if symbol == k.SPACE:
+        asked, s.quit_prompt = s.quit_prompt, None  # any key but Esc answers "no"
+        if symbol == k.ESCAPE and s.unsaved_tuning and asked is None:
+            s.quit_prompt = (
+                f"{s.path.name} has unsaved tuning: Esc again to discard it and quit, "
+                "ctrl+s to save it"
+            )
+        elif symbol == k.S and modifiers & (k.MOD_CTRL | k.MOD_COMMAND):
+            said = self.panel.tuning.status = s.save_tuning()
+            if said.startswith("not saved"):  # seen whichever tab is open
+                s.quit_prompt = said
+        elif symbol == k.SPACE:
             s.toggle_pause()
         elif symbol in (k.PERIOD, k.NUM_DECIMAL):
             s.step_once()

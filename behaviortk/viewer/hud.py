@@ -31,7 +31,8 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("g", "colour by group / by action"),
     ("a", "all overlays on / off"),
     ("h", "this help"),
-    ("esc", "quit"),
+    ("ctrl+s", "save the tuning panel's changes to the file"),
+    ("esc", "quit (with unsaved tuning it asks: esc again discards, ctrl+s saves)"),
 )
 
 

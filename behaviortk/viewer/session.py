@@ -122,6 +122,7 @@ class Session:
         self.trails = Trails()
         self.trails.record(self.sim)
         self._tuner: Tuner | None = None
+        self.quit_prompt: str | None = None  # Esc with unsaved tuning: asked once
         self.registries = self.sim.scenario.registries  # plugins included; reloads reuse them
         self.opts = ViewOptions()
         self.paused = False
@@ -374,12 +375,21 @@ class Session:
         self.history.edited(self.sim)  # the ticks after this one go; replays pass the tune
         return True, said
 
+    @property
+    def unsaved_tuning(self) -> bool:
+        """Whether the tuning panel changed values that the file does not hold yet."""
+        return self._tuner is not None and self._tuner.dirty
+
     def save_tuning(self) -> str:
         return self.tuner.save()
 
     @property
     def errors(self) -> list[str]:
-        return [*self.reload_errors, *([self.step_error] if self.step_error else [])]
+        return [
+            *self.reload_errors,
+            *([self.step_error] if self.step_error else []),
+            *([self.quit_prompt] if self.quit_prompt else []),
+        ]
 
     # ------------------------------------------------------------ selection
     def cycle_selection(self) -> None:

@@ -22,6 +22,7 @@ import numpy as np
 from behaviortk.viewer.history import SECONDS
 from behaviortk.viewer.hud import HudInfo
 from behaviortk.viewer.keys import shared_key
+from behaviortk.viewer.layout import MIN_WINDOW_SIZE
 from behaviortk.viewer.loading import Loading, LoadingView
 from behaviortk.viewer.painter import Overlay2D, Painter, PanelState
 from behaviortk.viewer.reload import FileWatcher
@@ -260,6 +261,7 @@ def run_viewer(
         fixed_rate=float(scenario.definition.world.dt),
         resizable=True,
     )
+    window.set_minimum_size(*MIN_WINDOW_SIZE)
     views: list[ViewerView] = []
 
     def ready(sim: Any) -> None:

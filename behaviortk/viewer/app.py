@@ -21,6 +21,7 @@ import numpy as np
 
 from behaviortk.viewer.history import SECONDS
 from behaviortk.viewer.hud import HudInfo
+from behaviortk.viewer.idle import IdleWindow
 from behaviortk.viewer.keys import shared_key
 from behaviortk.viewer.layout import MIN_WINDOW_SIZE
 from behaviortk.viewer.loading import Loading, LoadingView
@@ -90,6 +91,13 @@ class ViewerView(arcade.View):
     def on_update(self, delta_time: float) -> None:
         if self.watcher is not None and self.watcher.poll():
             self.session.reload()
+            wake = getattr(self.window, "wake", None)
+            if wake is not None:
+                wake()  # the reload's result shows at once, paused or not
+
+    def still(self) -> bool:
+        """Nothing changes on screen without input (``idle.IdleWindow`` stops drawing)."""
+        return self.session.paused
 
     def on_draw(self) -> None:
         self._count_frame()
@@ -255,7 +263,7 @@ def run_viewer(
     ``path`` anew. ``history_seconds``: simulated seconds ``,`` can step back
     (``history.py``)."""
     scenario, text = load_scenario(path)
-    window = arcade.Window(
+    window = IdleWindow(
         *WINDOW_SIZE,
         f"behaviortk: {Path(path).name}",
         fixed_rate=float(scenario.definition.world.dt),

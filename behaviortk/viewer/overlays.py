@@ -231,7 +231,7 @@ OVERLAYS: tuple[Overlay, ...] = (
     Overlay("crosshair", "c", "predicted point (pursuit/evade crosshair)", crosshair),
     Overlay("wander", "w", "wander circle and target", wander),
     Overlay("view", "o", "view radius and field-of-view cone", view),
-    Overlay("sight", "s", "can_see cone and line of sight (green clear, red blocked)", sight),
+    Overlay("sight", "s", "can_see cone and sight line, coloured by the reason (legend)", sight),
     Overlay("neighbours", "n", "neighbour links", neighbours),
     Overlay("feelers", "e", "detection box and wall feelers", feelers),
     Overlay("hiding", "i", "hiding spots", hiding),

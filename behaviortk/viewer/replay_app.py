@@ -31,6 +31,7 @@ from behaviortk.viewer import palette
 from behaviortk.viewer.app import ViewerView
 from behaviortk.viewer.gpu import GpuBatch
 from behaviortk.viewer.hud import HudInfo, key_help
+from behaviortk.viewer.idle import IdleWindow
 from behaviortk.viewer.keys import shared_key
 from behaviortk.viewer.labels import MONO
 from behaviortk.viewer.layout import MARGIN, MIN_WINDOW_SIZE, PANEL_WIDTH, Rect, make_layout
@@ -151,6 +152,9 @@ class ReplayView(ViewerView):
     def on_update(self, delta_time: float) -> None:
         self.replay.advance(delta_time)
 
+    def still(self) -> bool:
+        return not self.replay.playing and not self.scrubbing
+
     def on_draw(self) -> None:
         self._count_frame()
         s = self.replay
@@ -217,9 +221,7 @@ def run_replay(
 ) -> int:
     """Open the replay window on ``recording`` (at ``tick``) and run until it is closed."""
     session = replay_session(recording, tick, overlays, color_by, select)
-    window = arcade.Window(
-        *WINDOW_SIZE, f"behaviortk replay: {recording.path.name}", resizable=True
-    )
+    window = IdleWindow(*WINDOW_SIZE, f"behaviortk replay: {recording.path.name}", resizable=True)
     window.set_minimum_size(*MIN_WINDOW_SIZE)
     window.show_view(ReplayView(session, window))
     arcade.run()

@@ -335,3 +335,26 @@ def test_esc_twice_discards_the_tuning_and_quits(
     view.on_key_press(arcade.key.ESCAPE, 0)
     view.on_key_press(arcade.key.ESCAPE, 0)
     assert closed == [True] and scene.read_text() == original
+
+
+def test_the_scenarios_own_knobs_come_first_wrapped_with_a_scrollbar(view: ViewerView) -> None:
+    """The tree parameter ``threat`` heads the tab; descriptions wrap, never cut with "…";
+    the rows overflow, so a scrollbar shows, and a press at its foot shows the last row."""
+    view.panel.tab = "tune"
+    frame(view)
+    panel = view.panel.tuning
+    assert panel._rows[0].knob.name == "threat"
+    texts = view.painter.pool("tune.body").texts()
+    assert "Distance at which a predator is a threat" in texts
+    assert not any(t.endswith("…") for t in texts)
+    assert panel._scrollbar is not None
+    track, most = panel._scrollbar
+    assert most > 0
+    send(view, "on_mouse_press", track.x0 + 2, track.y0 + 1, arcade.MOUSE_BUTTON_LEFT, 0)
+    send(view, "on_mouse_release", track.x0 + 2, track.y0 + 1, arcade.MOUSE_BUTTON_LEFT, 0)
+    frame(view)
+    assert panel.scroll == pytest.approx(most, rel=0.01)  # pressed 1 px above the foot
+    last = view.session.tuner.knobs(panel.group)[-1]
+    assert panel._rows[-1].knob.name == last.name  # the last row is drawn, above the Save bar
+    footer_top = view.painter.layout.content.y0 + 52.0
+    assert panel._rows[-1].minus.y0 >= footer_top

@@ -264,10 +264,11 @@ class Tuner:
         if not 0 <= index < len(data.get("groups", [])):
             return []
         if index not in self._knobs:
-            knobs = physics_knobs(self.schema, index)
+            # the scenario's own knobs (its tree parameters) first, then the physics fields
+            knobs = []
             if data["groups"][index].get("tree"):
-                knobs += param_knobs(self.schema, data, index)
-            self._knobs[index] = knobs
+                knobs = param_knobs(self.schema, data, index)
+            self._knobs[index] = knobs + physics_knobs(self.schema, index)
         return self._knobs[index]
 
     def value(self, knob: Knob) -> Any:

@@ -340,3 +340,21 @@ def test_the_banner_and_the_help_wrap_inside_their_boxes(size: tuple[int, int]) 
     tall = int(np.argmin(red)) if not red.all() else len(red)
     assert tall >= p.banner.content_height + 2 * BOX_PAD - 1  # the box holds every line
     assert p.help.content_width <= min(HELP_WIDTH, lay.world.width - 40) - 2 * BOX_PAD
+
+
+def test_paths_are_named_beside_their_first_point() -> None:
+    from types import SimpleNamespace
+
+    from behaviortk.viewer.scene import path_labels
+    from behaviortk.viewer.viewport import Viewport
+    from behaviortk.world.state import Path as WorldPath
+
+    w = SimpleNamespace(
+        paths={
+            "patrol": WorldPath("patrol", np.array([[10.0, 20.0], [50.0, 20.0]]), True),
+            "exit": WorldPath("exit", np.array([[100.0, 5.0], [0.0, 0.0]]), False),
+        }
+    )
+    vp = Viewport(400, 300, 0, 0, 400, 300)  # one world unit per pixel, origin at (0, 0)
+    assert path_labels(w, vp) == [("patrol", 18.0, 28.0), ("exit", 108.0, 13.0)]
+    assert path_labels(SimpleNamespace(paths={}), vp) == []

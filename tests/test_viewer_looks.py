@@ -284,3 +284,17 @@ def test_bodies_bigger_than_a_point_are_drawn_as_triangles_alike() -> None:
     np.testing.assert_array_equal(pixel_at(img, c - np.array([0.6 * r, 0.0])), ORANGE)
     mark = tuple(round(v * 0.35) for v in ORANGE)
     np.testing.assert_allclose(pixel_at(img, c + np.array([0.6 * r, 0.0])), mark, atol=1)
+
+
+def test_the_info_tab_tells_the_scenarios_description_until_an_agent_is_chosen() -> None:
+    from behaviortk.viewer.hud import HudInfo
+    from behaviortk.viewer.painter import Overlay2D, PanelState
+    from behaviortk.viewer.scene import ViewOptions
+    from tests.viewer_support import painter
+
+    path = Path(__file__).resolve().parents[1] / "definitions" / "seek_and_arrive.json"
+    sim = Simulation(behaviortk.load(path))
+    p = painter()
+    p.draw(sim, ViewOptions(), HudInfo(), Overlay2D(panel=PanelState(tab="info")))
+    description = sim.scenario.definition.description
+    assert p.panel.text.startswith(f"seek_and_arrive\n\n{description}\n\nClick an agent")

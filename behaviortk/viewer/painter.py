@@ -32,9 +32,9 @@ from behaviortk.viewer.layout import (
     Rect,
     make_layout,
 )
-from behaviortk.viewer.panel import panel_text
+from behaviortk.viewer.panel import panel_text, scenario_text
 from behaviortk.viewer.remembered import remembered_labels
-from behaviortk.viewer.scene import ViewOptions, build_scene
+from behaviortk.viewer.scene import ViewOptions, build_scene, path_labels
 from behaviortk.viewer.tree_frame import TreeFrame, frame_from_sim
 from behaviortk.viewer.tree_panel import Picture, TreeView
 from behaviortk.viewer.tuning_panel import TuningPanel
@@ -178,6 +178,9 @@ class Painter:
                 Label(n, x, y, palette.ZONE_TEXT, 10, "center")
                 for n, x, y in zone_labels(sim.world, vp)
             ]
+            texts += [
+                Label(n, x, y, palette.PATH_TEXT, 9) for n, x, y in path_labels(sim.world, vp)
+            ]
             if scene.memory is not None:
                 texts += remembered_labels(vp, scene.memory)
             names.show(texts)
@@ -289,7 +292,10 @@ class Painter:
             self._noted(sim, frame, sel)
             text = panel_text(sim, sel) + history_text(self.notes, frame)
         elif not info.caption:
-            text = "Click an agent (or press Tab) to inspect its tree, blackboard and requests."
+            text = (
+                scenario_text(sim)
+                + "\n\nClick an agent (or press Tab) to inspect its tree, blackboard and requests."
+            )
         for pic in pictures:
             with self.canvas.clipped(pic.clip):
                 self.ui_batch.draw(*pic.soup.build())

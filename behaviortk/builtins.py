@@ -8,10 +8,10 @@ Nothing in the package imports it, so no import loop can pass through it.
 from __future__ import annotations
 
 from behaviortk.format.structure import COMPOSITES, DECORATORS
-from behaviortk.leaves import actions, conditions, memory
+from behaviortk.leaves import actions, conditions, memory, utility, utility_inputs
 from behaviortk.registry import Registries
 from behaviortk.sense import derived_targets, target_kinds
-from behaviortk.steering import combiners, flow, predictors, primitives
+from behaviortk.steering import combiners, flow, formation_slot, predictors, primitives
 from behaviortk.studies import metrics
 
 
@@ -23,10 +23,13 @@ def register(registries: Registries) -> None:
     for module in (
         primitives,
         flow,
+        formation_slot,
         combiners,
         conditions,
         actions,
         memory,
+        utility,
+        utility_inputs,
         predictors,
         target_kinds,
         derived_targets,

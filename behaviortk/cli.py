@@ -33,6 +33,7 @@ COMMANDS = (
     "schema",
     "run",
     "replay",
+    "attach",
     "tree",
     "render",
     "demo",

@@ -35,6 +35,8 @@ What each kind provides (both engines run all of them with no code of their own)
 * decorator: a :class:`DecoratorOps` class mapping the child's status.
 * predictor: ``fn(model, to_target, own_vel, max_speed, target_vel) -> seconds``.
 * target kind: ``fn(spec, sense, group) -> TargetFacts`` for the group's rows.
+* utility input: an :class:`InputOps` class, ``cls(model, NodeContext)``: ``prepare(sense)``
+  each tick, ``values(rows)`` the raw number a `utility` consideration normalises.
 * metric: ``fn(spec, sim, memory) -> float``, one number per tick from the
   simulation state (``memory`` persists over one run); checks and sweeps use it.
 * composite: a builder per engine (see ``engines/builders.py``), since a
@@ -85,7 +87,7 @@ from behaviortk.registry import Registries, default
 from behaviortk.sense.sensing import Sense, TargetFacts
 from behaviortk.steering.context import Steering, SteeringContext
 from behaviortk.steering.primitives import SteeringModel, TargetedModel
-from behaviortk.tree.ops import Codes, DecoratorOps, LeafOps, NodeContext, Rows
+from behaviortk.tree.ops import Codes, DecoratorOps, InputOps, LeafOps, NodeContext, Rows
 from behaviortk.tree.status import FAILURE, INVALID, RUNNING, SUCCESS
 from behaviortk.vec import dot, length, normalize, perp, truncate
 from behaviortk.world.spatial import displacement
@@ -139,6 +141,11 @@ class Plugin:
         """Decorate ``fn(spec, sense, group) -> TargetFacts`` (the model has a ``kind`` field)."""
         return self._add("targets", model)
 
+    def utility_input(self, model: type[BaseModel]) -> Callable[[T], T]:
+        """Decorate an ``InputOps`` class: what a `utility` consideration reads (the model has a
+        ``kind`` field)."""
+        return self._add("inputs", model)
+
     def metric(self, model: type[BaseModel]) -> Callable[[T], T]:
         """Decorate ``fn(spec, sim, memory) -> float`` (the model subclasses ``MetricModel``)."""
         return self._add("metrics", model)
@@ -188,6 +195,7 @@ __all__ = [
     "Degrees",
     "Finite",
     "GroupRef",
+    "InputOps",
     "LeafOps",
     "MetricModel",
     "Model",

@@ -168,6 +168,7 @@ class Registries:
         self.predictors = Registry("predictor")
         self.targets = Registry("target kind", key="kind")
         self.metrics = Registry("metric", key="metric")
+        self.inputs = Registry("utility input", key="kind")
         nodes = self.node_kinds()
         for reg in nodes:
             reg.peers = [r for r in nodes if r is not reg]
@@ -204,6 +205,7 @@ class Registries:
             "predictors": self.predictors,
             "targets": self.targets,
             "metrics": self.metrics,
+            "inputs": self.inputs,
         }
 
     @property

@@ -1,6 +1,17 @@
 """A small playable game on top of behaviortk: run from the hunters defined in JSON.
 
     .venv/bin/python examples/chase_game.py          # arrow keys or WASD; R restarts
+    .venv/bin/python examples/chase_game.py --serve  # the same, served to a viewer
+
+With ``--serve`` the game calls ``sim.serve()`` and prints the port; attach from another
+terminal while it runs (without a display the scripted round then plays in real time)::
+
+    .venv/bin/behaviortk attach 127.0.0.1:PORT      # the viewer's window on the game
+    .venv/bin/behaviortk attach 127.0.0.1:PORT --headless --ticks 600 --trace seen.jsonl
+    .venv/bin/behaviortk replay seen.jsonl
+
+In the window click a hunter to see its tree, why and blackboard; ``b`` on a node of its
+tree sets a breakpoint that holds the game inside ``sim.step()`` until space.
 
 The game owns the loop: each frame it moves the player (an agent of an
 ``"control": "external"`` group) with ``sim.move``, lets ``sim.advance`` run
@@ -15,6 +26,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -81,10 +93,15 @@ class ChaseGame:
 
 
 def play_scripted(
-    game: ChaseGame, run_for: float = 6.0, seconds: float = 30.0, fps: float = 60.0
+    game: ChaseGame,
+    run_for: float = 6.0,
+    seconds: float = 30.0,
+    fps: float = 60.0,
+    real_time: bool = False,
 ) -> ChaseGame:
     """A round with scripted input: run in a square for ``run_for`` s, then stand still
-    until caught (or ``seconds`` pass)."""
+    until caught (or ``seconds`` pass); ``real_time``: one frame per 1/``fps`` s of the
+    clock (a served game, so a viewer can follow)."""
     frame = 1.0 / fps
     t = 0.0
     while not game.over and t < seconds:
@@ -92,10 +109,19 @@ def play_scripted(
         game.held = {("right", "up", "left", "down")[phase]} if t < run_for else set()
         game.update(frame)
         t += frame
+        if real_time:
+            time.sleep(frame)
     return game
 
 
-def window_main() -> None:  # pragma: no cover - needs a display; the logic is tested
+def served(game: ChaseGame) -> ChaseGame:
+    """``game`` served to ``behaviortk attach`` (loopback, a free port, printed)."""
+    port = game.sim.serve()
+    print(f"serving: behaviortk attach 127.0.0.1:{port}", flush=True)
+    return game
+
+
+def window_main(new_game: Any) -> None:  # pragma: no cover - needs a display; the logic is tested
     import arcade
 
     key_names = {
@@ -112,11 +138,13 @@ def window_main() -> None:  # pragma: no cover - needs a display; the logic is t
     class ChaseWindow(arcade.Window):
         def __init__(self) -> None:
             super().__init__(800, 600, "behaviortk chase")
-            self.game = ChaseGame.new()
+            self.game = new_game()
 
         def on_key_press(self, symbol: int, modifiers: int) -> None:
             if symbol == arcade.key.R:
-                self.game = ChaseGame.new()
+                if self.game.sim.server is not None:  # a viewer sees the old round end
+                    self.game.sim.server.close()
+                self.game = new_game()
             elif symbol in key_names:
                 self.game.held.add(key_names[symbol])
 
@@ -163,8 +191,13 @@ def draw(game: ChaseGame) -> None:
 
 
 if __name__ == "__main__":
+    serve = "--serve" in sys.argv[1:]
+
+    def new_game() -> ChaseGame:
+        return served(ChaseGame.new()) if serve else ChaseGame.new()
+
     if os.environ.get("ARCADE_HEADLESS") or not os.environ.get("DISPLAY"):
-        done = play_scripted(ChaseGame.new())
+        done = play_scripted(new_game(), real_time=serve)
         print(f"caught: {done.over}; survived {done.score:.1f} s; hunters {done.hunters}")
     else:
-        window_main()
+        window_main(new_game)

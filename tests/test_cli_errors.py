@@ -52,12 +52,12 @@ several.json:3:51: /world/edges: expected 'wrap', 'bounce' or 'contain', got 'wr
   = in: world > edges
   = help: did you mean 'wrap'?
 
-several.json:6:35: /groups/0/max_sped: unknown key 'max_sped'; did you mean 'max_speed'? closest of 22: max_speed, speed, max_force, mass, max_turn_rate [extra_forbidden]
+several.json:6:35: /groups/0/max_sped: unknown key 'max_sped'; did you mean 'max_speed'? closest of 23: max_speed, speed, max_force, mass, max_turn_rate [extra_forbidden]
   |
 6 |      "tree": "graze", "max_sped": 90}
   |                       ^^^^^^^^^^ unknown key 'max_sped'
   = in: groups[0] (sheep) > max_sped
-  = help: did you mean 'max_speed'? closest of 22: max_speed, speed, max_force, mass, max_turn_rate
+  = help: did you mean 'max_speed'? closest of 23: max_speed, speed, max_force, mass, max_turn_rate
 
 several.json:10:36: /trees/graze/root/children/0/duration: must be >= 0.0, got -2 [greater_than_equal]
    |
@@ -66,12 +66,12 @@ several.json:10:36: /trees/graze/root/children/0/duration: must be >= 0.0, got -
    = in: trees > graze > root > children[0] (wait) > duration
    = see: behaviortk explain wait
 
-several.json:11:7: /trees/graze/root/children/1: unknown node type 'wnader'; did you mean 'wander'? closest of 59: wander, evade, inverter, wall_avoidance, wait [unknown_type]
+several.json:11:7: /trees/graze/root/children/1: unknown node type 'wnader'; did you mean 'wander'? closest of 63: wander, evade, inverter, wall_avoidance, wait [unknown_type]
    |
 11 |       {"type": "wnader"}
    |                ^^^^^^^^ unknown node type 'wnader'
    = in: trees > graze > root > children[1] (wnader)
-   = help: did you mean 'wander'? closest of 59: wander, evade, inverter, wall_avoidance, wait
+   = help: did you mean 'wander'? closest of 63: wander, evade, inverter, wall_avoidance, wait
    = see: behaviortk explain (lists every node type and target kind)
 
 """
@@ -177,7 +177,7 @@ def test_json_format_for_tools(
         "line": 6,
         "col": 35,
         "pointer": "/groups/0/max_sped",
-        "message": "unknown key 'max_sped'; did you mean 'max_speed'? closest of 22: max_speed, "
+        "message": "unknown key 'max_sped'; did you mean 'max_speed'? closest of 23: max_speed, "
         "speed, max_force, mass, max_turn_rate",
         "kind": "extra_forbidden",
         "start_col": 23,
@@ -261,12 +261,12 @@ def test_coloured_on_a_terminal_plain_with_no_color_or_piped() -> None:
     assert "\x1b" not in no_color and "\x1b" not in piped
     expected = textwrap.dedent(
         """\
-        unknown_key_typo.json:21:16: /groups/0/radus: unknown key 'radus'; did you mean 'radius'? closest of 22: radius, params, mass, names, heading [extra_forbidden]
+        unknown_key_typo.json:21:16: /groups/0/radus: unknown key 'radus'; did you mean 'radius'? closest of 23: radius, params, mass, names, heading [extra_forbidden]
            |
         21 |       "radus": 5
            |       ^^^^^^^ unknown key 'radus'
            = in: groups[0] (sheep) > radus
-           = help: did you mean 'radius'? closest of 22: radius, params, mass, names, heading
+           = help: did you mean 'radius'? closest of 23: radius, params, mass, names, heading
         """
     )
     # the file as named on the command line, and its ok/error summary lines on stderr

@@ -76,6 +76,7 @@ def compiled_sense(
         registries=sim.registries,
         kernels=kernels,
         thinking=thinking,
+        formations=reference.formations,
     )
 
 
@@ -112,6 +113,7 @@ def check_tick(sim: Simulation, kernels: Any) -> None:
     sim.engine.prepare(sim, ref)
     decisions = sim.engine.decide(sim, ref)
     sim.decisions = decisions
+    sim._keep_formations(ref)  # as step does between decide and act
     memory = copy.deepcopy(sim.memory)
     linear, angular = numpy_act.act(sim, ref, decisions)
     after, sim.memory = sim.memory, memory
@@ -568,6 +570,7 @@ for key, (d, found) in signatures().items():
         ("evacuation.json", "batch", ""),
         ("evacuation.json", "batch", "debug"),
         ("guard_patrol.json", "py_trees", ""),
+        ("utility_villager.json", "batch", ""),
     ],
 )
 def test_ticking_compiles_nothing_the_plan_left_out(name: str, engine: str, debug: str) -> None:

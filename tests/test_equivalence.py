@@ -13,7 +13,8 @@
    ``neighbours``, ``facing``, ``arrived``, steering to the nearest agent within a
    radius, ``arrive`` with a tolerance) and by the blackboard (``blackboard_compare``,
    memories: ``remember`` the nearest within a radius, ``recall``, ``forget``,
-   ``arrive`` at the remembered point).
+   ``arrive`` at the remembered point) and by formations (``in_formation``,
+   ``formation_slot``: the members and their slots follow what the trees decide).
 3. The same random trees with think-rate LOD (``think_every``, an ``lod`` whose focus is
    the other group): the same agents think, the others hold the same decisions, and the
    agents move the same.
@@ -141,6 +142,7 @@ def conditions() -> st.SearchStrategy[dict[str, Any]]:
             lambda age: {"type": "recall", "key": "seen", "max_age": age},
             st.sampled_from([None, 0.02, 0.1]),
         ),
+        st.builds(lambda t: {"type": "in_formation", "tolerance": t}, st.sampled_from([5.0, 40.0])),
     )
 
 
@@ -185,6 +187,7 @@ def leaves() -> st.SearchStrategy[dict[str, Any]]:
             st.sampled_from([60.0, 150.0]),
         ),
         st.just({"type": "forget", "key": "seen"}),
+        st.just({"type": "formation_slot", "slowing_radius": 30}),
         st.just(
             {"type": "arrive", "target": {"kind": "blackboard", "key": "seen"}, "tolerance": 20}
         ),
@@ -242,20 +245,99 @@ def extend(inner: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[dict[s
         conditions(),
         inner,
     )
-    return st.one_of(seq_sel, par, conv, timed, repeat, retry, one_shot, guard)
+    util = st.builds(
+        lambda options, inertia, top: {
+            "type": "utility",
+            "inertia": inertia,
+            "random_top": top,
+            "children": options,
+        },
+        st.lists(utility_option(inner), min_size=1, max_size=4),
+        st.sampled_from([0.0, 0.1, 0.5]),
+        st.sampled_from([None, 1, 2, 3]),
+    )
+    return st.one_of(seq_sel, par, conv, timed, repeat, retry, one_shot, guard, util)
+
+
+UTILITY_INPUTS = [
+    {"kind": "distance", "target": {"kind": "nearest", "group": "b"}},
+    {"kind": "blackboard", "key": "mood"},
+    {"kind": "speed"},
+    {"kind": "neighbours", "of": "any"},
+    {"kind": "since_success", "node": "utility"},
+]
+CURVES = [
+    {"kind": "linear", "m": -1, "b": 1},
+    {"kind": "quadratic", "k": 2},
+    {"kind": "logistic", "k": 8, "c": 0.4},
+    {"kind": "logit"},
+    {"kind": "exponential", "k": 3},
+    {"kind": "step", "c": 0.3},
+]
+RANGES = {
+    "distance": [[0, 100], [20, 200]],
+    "blackboard": [[0, 2], [1, 3]],
+    "speed": [[0, 60], [10, 40]],
+    "neighbours": [[0, 4], [1, 6]],
+    "since_success": [[0, 10], [2, 30]],
+}
+
+
+def consideration() -> st.SearchStrategy[dict[str, Any]]:
+    def build(i: int, r: int, curve: dict[str, Any]) -> dict[str, Any]:
+        source = UTILITY_INPUTS[i]
+        return {"input": source, "range": RANGES[source["kind"]][r], "curve": curve}
+
+    return st.builds(
+        build,
+        st.integers(0, len(UTILITY_INPUTS) - 1),
+        st.integers(0, 1),
+        st.sampled_from(CURVES),
+    )
+
+
+def utility_option(inner: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[dict[str, Any]]:
+    """One option of a `utility` node: a child, a weight and up to three considerations."""
+    return st.builds(
+        lambda child, weight, considerations: {
+            "child": child,
+            "weight": weight,
+            "considerations": considerations,
+        },
+        inner,
+        st.sampled_from([0.0, 0.5, 1.0, 2.0]),
+        st.lists(consideration(), max_size=3),
+    )
 
 
 def depth(node: dict[str, Any]) -> int:
     kids = node.get("children") or ([node["child"]] if "child" in node else [])
+    kids = [k["child"] if "considerations" in k else k for k in kids]  # utility options
     return 1 + max((depth(k) for k in kids), default=0)
 
 
 random_trees = st.recursive(leaves(), extend, max_leaves=14).filter(lambda t: depth(t) <= 5)
 
 
+PATTERNS = ("line", "column", "wedge", "circle", "grid", "slots")
+
+
+def formation(seed: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The formation group ``a`` keeps (its pattern and anchor chosen by the seed: a leader
+    of group ``b`` or a centroid anchor going to a point; 5 fixed slots for 12 agents)."""
+    pattern = PATTERNS[seed % len(PATTERNS)]
+    spec: dict[str, Any] = {"name": "f", "pattern": pattern, "spacing": 15}
+    if pattern == "slots":
+        spec["slots"] = [[-10, 0], [-20, 10], [-20, -10], [-30, 20], [-30, -20]]
+    leader = {"kind": "nearest", "group": "b"}
+    anchor = leader if seed % 2 else {"kind": "point", "at": [200.0, 150.0]}
+    return spec, {"name": "f", "anchor": anchor}
+
+
 def scenario_text(
     tree: dict[str, Any], seed: int, non_penetration: bool = False, **lod: Any
 ) -> str:
+    spec, keep = formation(seed)
     group = {
         "spawn": {"kind": "area", "min": [0, 0], "max": [300, 300]},
         "max_speed": 60,
@@ -274,8 +356,9 @@ def scenario_text(
                 "seed": seed,
                 "non_penetration": non_penetration,
             },
+            "formations": [spec],
             "groups": [
-                {**group, "name": "a", "count": 12, "tree": "t", **lod},
+                {**group, "name": "a", "count": 12, "tree": "t", "formation": keep, **lod},
                 {**group, "name": "b", "count": 3, "tree": "w"},
             ],
             "trees": {
@@ -339,3 +422,36 @@ def test_random_trees_with_lod_batch_matches_py_trees(
         assert_same_decisions(a, b, t)
         np.testing.assert_array_equal(a.decisions["a"].thought, b.decisions["a"].thought)
         np.testing.assert_array_equal(a.agents.pos, b.agents.pos)
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+@given(
+    options=st.lists(utility_option(st.recursive(leaves(), extend, max_leaves=5)), max_size=4),
+    inertia=st.sampled_from([0.0, 0.1, 0.5]),
+    top=st.sampled_from([None, 2, 3]),
+    seed=st.integers(0, 10_000),
+    every=st.sampled_from([None, 2]),
+)
+def test_random_utility_trees_batch_matches_py_trees(
+    options: list[dict[str, Any]], inertia: float, top: int | None, seed: int, every: int | None
+) -> None:
+    """A `utility` at the root, so every example has one (random_trees holds it sometimes);
+    with and without think_every."""
+    options = [{"child": {"type": "wander"}, "weight": 0.25}, *options]
+    tree = {"type": "utility", "inertia": inertia, "random_top": top, "children": options}
+    lod = {} if every is None else {"think_every": every}
+    scenario = load_text(scenario_text(tree, seed, **lod))
+    a = Simulation(scenario, engine="py_trees")
+    b = Simulation(scenario, engine="batch")
+    for t in range(40):
+        a.step()
+        b.step()
+        assert_same_decisions(a, b, t)
+        np.testing.assert_array_equal(a.agents.pos, b.agents.pos)
+    utility_a, utility_b = (s.engine.node_ops(s.engine.groups["a"])[0] for s in (a, b))
+    np.testing.assert_array_equal(utility_a.scores, utility_b.scores)
+    np.testing.assert_array_equal(utility_a.last_success, utility_b.last_success)

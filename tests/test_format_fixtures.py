@@ -98,6 +98,6 @@ def test_error_line_format() -> None:
     line = (INVALID / "unknown_key_typo.expected").read_text().strip()
     assert line == (
         "unknown_key_typo.json:21:16: /groups/0/radus: unknown key 'radus'; "
-        "did you mean 'radius'? closest of 22: radius, params, mass, names, heading "
+        "did you mean 'radius'? closest of 23: radius, params, mass, names, heading "
         "[extra_forbidden]"
     )

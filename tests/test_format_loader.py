@@ -74,7 +74,7 @@ def test_all_errors_of_a_file_at_once() -> None:
         "/world/width: must be >= 1.0, got 0 [greater_than_equal]",
         "/groups/0/mass: must be >= 1e-06, got -1 [greater_than_equal]",
         "/groups/1/colr: unknown key 'colr'; did you mean 'colour'? "
-        "closest of 22: colour, control, count, max_force, lod [extra_forbidden]",
+        "closest of 23: colour, control, count, max_force, formation [extra_forbidden]",
     ]
 
 

@@ -68,6 +68,41 @@ def _node(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
             st.one_of(st.just(-1), st.integers(1, 9)),
             children,
         ),
+        st.builds(
+            lambda options, inertia: {"type": "utility", "inertia": inertia, "children": options},
+            st.lists(utility_option(children), min_size=1, max_size=3),
+            st.floats(0, 10),
+        ),
+    )
+
+
+def utility_option(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    """A `utility` option: a child, a weight, considerations of any input and curve kind."""
+    curve = st.one_of(
+        st.builds(
+            lambda m, c, b: {"kind": "linear", "m": m, "c": c, "b": b}, finite, finite, finite
+        ),
+        st.builds(lambda k: {"kind": "quadratic", "k": k}, st.integers(1, 8)),
+        st.builds(
+            lambda k, c: {"kind": "logistic", "k": k, "c": c}, st.floats(-1000, 1000), finite
+        ),
+        st.builds(lambda k: {"kind": "logit", "k": k}, st.floats(0.001, 1000)),
+        st.builds(lambda k: {"kind": "exponential", "k": k}, st.floats(-100, 100)),
+        st.builds(lambda c: {"kind": "step", "c": c}, finite),
+    )
+    source = st.sampled_from([{"kind": "speed"}, {"kind": "neighbours", "of": "any"}])
+    consideration = st.builds(
+        lambda i, lo, width, c: {"input": i, "range": [lo, lo + width], "curve": c},
+        source,
+        st.floats(-1000, 1000),
+        st.floats(0.001, 1000),
+        curve,
+    )
+    return st.builds(
+        lambda child, weight, cs: {"child": child, "weight": weight, "considerations": cs},
+        children,
+        st.floats(0, 1e6),
+        st.lists(consideration, max_size=3),
     )
 
 

@@ -21,8 +21,8 @@ import pytest
 from behaviortk.engines.pytrees import TreeStatuses
 from behaviortk.format.loader import load
 from behaviortk.record.jsonl import TraceWriter
-from behaviortk.record.tick_state import TickState
 from behaviortk.sim.simulation import Simulation
+from behaviortk.sim.tick_state import TickState
 from behaviortk.tree.flat import Decision
 from behaviortk.viewer.tree_frame import frame_from_sim
 

@@ -24,9 +24,9 @@ from behaviortk.format.loader import load_text
 from behaviortk.record.jsonl import TraceWriter
 from behaviortk.record.parquet import ParquetTraceWriter
 from behaviortk.record.reader import open_recording
-from behaviortk.record.tick_state import thought_of
 from behaviortk.sim.simulation import Simulation
 from behaviortk.sim.think import ThinkSchedule
+from behaviortk.sim.tick_state import thought_of
 from behaviortk.tree.status import RUNNING
 from behaviortk.viewer.recorded import RecordedView, RecordedWorld
 
@@ -213,10 +213,15 @@ def test_nobody_starves_whatever_the_focus_does(every: int, extra: int, near: li
     every=st.integers(1, 5),
     extra=st.integers(0, 6),
     near=st.lists(st.booleans(), min_size=20, max_size=20),
+    shuffled=st.lists(st.integers(0, 19), max_size=3),
 )
-def test_compiled_who_thinks_equals_numpy(every: int, extra: int, near: list[bool]) -> None:
+def test_compiled_who_thinks_equals_numpy(
+    every: int, extra: int, near: list[bool], shuffled: list[int]
+) -> None:
     """``think_loops.due_rows`` (numba) picks the same rows as the NumPy passes of
-    ``ThinkSchedule.thinkers``, tick by tick, with the focus jumping on and off."""
+    ``ThinkSchedule.thinkers``, tick by tick, with the focus jumping on and off and the rows
+    permuted before the ticks ``shuffled`` (the compiled pass reads ``last`` through a copy
+    in row order: it must follow)."""
     from behaviortk.sim import choice
 
     kernels, _ = choice.load()
@@ -232,7 +237,12 @@ def test_compiled_who_thinks_equals_numpy(every: int, extra: int, near: list[boo
         ThinkSchedule(sim.scenario.definition),
         ThinkSchedule(sim.scenario.definition),
     )
+    rng = np.random.default_rng(len(shuffled))
     for t, on in enumerate(near):
+        if t in shuffled:
+            sim._rearrange(
+                {g: rng.permutation(r.stop - r.start) for g, r in sim.agents.slices.items()}
+            )
         for schedule in (reference, compiled):
             schedule.focus(None if on else [])
         mine = compiled.thinkers(t, sim.agents, sim.world, 13, kernels)

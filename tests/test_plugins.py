@@ -40,6 +40,7 @@ PLUGINS = {
     "patience": ("decorators", "patience"),
     "fixed_lead": ("predictors", "fixed"),
     "farthest": ("targets", "farthest"),
+    "clock_input": ("inputs", "clock"),
 }
 
 
@@ -74,8 +75,8 @@ def test_plugin_runs_tick_for_tick_the_same_on_both_engines(name: str) -> None:
 def test_plugin_is_in_the_schema_of_its_registries_only(name: str) -> None:
     regs, _ = fresh(name)
     kind, tag = PLUGINS[name]
-    union = {"targets": "Target", "predictors": "Predictor"}.get(kind, "Node")
-    key = "kind" if kind == "targets" else "type"
+    union = {"targets": "Target", "predictors": "Predictor", "inputs": "Input"}.get(kind, "Node")
+    key = "kind" if kind in ("targets", "inputs") else "type"
     assert tag in json_schema(regs)["$defs"][union]["properties"][key]["enum"]
     assert tag not in json_schema()["$defs"][union]["properties"][key]["enum"]
 
@@ -248,3 +249,15 @@ def test_a_tag_is_unique_across_node_kinds_and_names_the_first() -> None:
 
     with pytest.raises(RegistryError, match="already registered as a steering primitive"):
         regs.conditions.register(Seek)
+
+
+def test_clock_input_by_hand() -> None:
+    """dt 0.05: home scores time / 2 against graze's 0.5; the tie at 1.0 s (tick 20) goes to
+    graze, the first option; from tick 21 (1.05 s) the sheep head home."""
+    regs, module = fresh("clock_input")
+    for sim in both_engines(module.DEFINITION, regs):
+        chosen = []
+        for _ in range(23):
+            sim.step()
+            chosen.append(int(sim.decisions["sheep"].status[0, 2] == RUNNING))
+        assert chosen == [0] * 21 + [1, 1]

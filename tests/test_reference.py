@@ -56,6 +56,7 @@ def test_every_registered_tag_has_a_section_in_its_category() -> None:
         "predictors": "Predictors",
         "targets": "Target kinds",
         "metrics": "Metrics",
+        "inputs": "Utility inputs",
     }
     regs = registry.default()
     for name, reg in regs.all().items():
@@ -113,8 +114,10 @@ def test_docstrings_appear_as_written() -> None:
 
     text = reference_markdown()
     for name, reg in registry.default().all().items():
-        # a metric may share a tag with a node (in_zone): look in its own category
-        part = text.split("\n## Metrics\n")[1] if name == "metrics" else text
+        # a metric or utility input may share a tag with a node (in_zone, neighbours) or a
+        # target kind (blackboard): look in its own category
+        own = {"metrics": "Metrics", "inputs": "Utility inputs"}.get(name)
+        part = text.split(f"\n## {own}\n")[1] if own else text
         for entry in reg:
             doc_text = inspect.cleandoc(entry.model.__doc__ or "")
             assert doc_text in _section(part, entry.tag), entry.tag

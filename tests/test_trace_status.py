@@ -21,8 +21,8 @@ from trace_support import EXPECTED, WALK, WALK_PATHS, run_recorded, walk_sim
 
 from behaviortk.format.loader import load_text
 from behaviortk.record.jsonl import TraceWriter, read
-from behaviortk.record.tick_state import TickState
 from behaviortk.sim.simulation import Simulation
+from behaviortk.sim.tick_state import TickState
 from behaviortk.tree.status import FAILURE, INVALID, RUNNING, STATUS_NAMES, SUCCESS
 
 

@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from behaviortk.format.loader import load_text
-from behaviortk.record.tick_state import TickState
 from behaviortk.sim.simulation import Simulation
+from behaviortk.sim.tick_state import TickState
 
 WALK: dict[str, Any] = {
     "name": "walk",

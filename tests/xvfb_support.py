@@ -1,8 +1,8 @@
 """Driving the real viewer window as a person would: Xvfb, xdotool, and ImageMagick screenshots.
 
 ``xvfb_missing()`` names the tool that is not installed (tests skip then); ``XServer``
-starts ``Xvfb`` on a free display; ``ViewerProcess`` runs ``behaviortk run FILE``
-against it from this checkout, finds its window, and offers ``click``, ``drag``,
+starts ``Xvfb`` on a free display; ``ViewerProcess`` runs ``behaviortk run FILE`` (or
+another window command: ``attach HOST:PORT``) against it from this checkout, finds its window, and offers ``click``, ``drag``,
 ``key``, ``wheel`` in the viewer's own pixel coordinates (y up, as arcade
 draws) and ``screenshot()``. ``wait_for`` polls screenshots until a condition
 holds: it bounds the wait so a broken viewer fails instead of hanging, it never
@@ -74,13 +74,22 @@ class XServer:
 
 
 class ViewerProcess:
-    def __init__(self, server: XServer, definition: Path, *args: str) -> None:
+    def __init__(
+        self,
+        server: XServer,
+        definition: Path | str,
+        *args: str,
+        command: str = "run",
+        log: Path | None = None,
+    ) -> None:
+        """``behaviortk COMMAND DEFINITION ARGS``; its output goes to ``log`` (default: the
+        definition's path with ``.log``)."""
         env = {k: v for k, v in os.environ.items() if k != "ARCADE_HEADLESS"}
         env.update(DISPLAY=server.display, PYTHONPATH=str(ROOT))
         self.env = env
-        self.log = definition.with_suffix(".log")
+        self.log = log if log is not None else Path(definition).with_suffix(".log")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "behaviortk", "run", str(definition), *args],
+            [sys.executable, "-m", "behaviortk", command, str(definition), *args],
             cwd=ROOT,
             env=env,
             stdout=self.log.open("w"),

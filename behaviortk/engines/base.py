@@ -10,7 +10,9 @@ declared keys, a plain snapshot, a live view for the game). An engine supplies
 only its builders (``builders.py``) and its hooks: ``build_group``,
 ``store_facts``, ``tick_group``, ``display``, ``node_ops`` (the group's shared
 ops objects by node, whose ``prepare(sense)`` the skeleton calls each tick
-before any tree ticks, ``tree/ops.py``), ``resize_group``, and ``export_tree`` /
+before any tree ticks, ``tree/ops.py``, and ``observe(decision, rows)``, where an ops
+object has one, after the group's trees ticked: a `utility` remembers there which
+watched nodes ended the tick in SUCCESS), ``resize_group``, and ``export_tree`` /
 ``import_tree`` (a snapshot's tree state, :class:`SavedGroup`).
 
 Think-rate LOD (``sim/think.py``): when ``sense.thinking`` names a group's thinkers,
@@ -163,6 +165,10 @@ class GroupRuntime:
     def n(self) -> int:
         return self.rows.stop - self.rows.start
 
+    def every_row(self) -> np.ndarray:
+        """Every local row, int64."""
+        return np.arange(self.n, dtype=np.int64)
+
 
 G = TypeVar("G", bound=GroupRuntime)
 
@@ -300,7 +306,13 @@ class EngineBase(ABC, Generic[G]):
         """The group's ``NodeContext``; events go to ``sim.event_log`` (dropped without one)."""
         events = getattr(self.sim, "event_log", NULL_SINK)
         return NodeContext(
-            group=group, n_agents=n_agents, clock=self.sim, board=board, events=events
+            group=group,
+            n_agents=n_agents,
+            clock=self.sim,
+            board=board,
+            events=events,
+            tree=self.sim.trees.get(group),
+            registries=self.registries,
         )
 
     def group_record(self, name: str, rows: slice, tree: FlatTree) -> dict[str, Any]:
@@ -335,6 +347,10 @@ class EngineBase(ABC, Generic[G]):
         decisions = {}
         for g in self.groups.values():
             decision = decisions[g.name] = self.tick_group(g)
+            for ops in self.group_ops(g):
+                observe = getattr(ops, "observe", None)
+                if observe is not None:  # ops that remember how the tick ended (`utility`)
+                    observe(decision, g.every_row() if g.thinking is None else g.thinking)
             if g.thinking is not None:
                 thought = np.zeros(g.n, dtype=bool)
                 thought[g.thinking] = True
@@ -349,7 +365,9 @@ class EngineBase(ABC, Generic[G]):
         if g.thinking is None or g.held is None or g.held.shape != (g.n, width):
             return np.zeros((g.n, width), dtype=bool)
         emitted = g.held.copy()
-        emitted[g.thinking] = False
+        if width:  # each row as one value: a quarter of the time of clearing rows of bools
+            row = np.dtype((np.void, width))
+            emitted.view(row).reshape(-1)[g.thinking] = np.zeros((), dtype=row)
         return emitted
 
     def locate(self, agent: int) -> tuple[G, int]:

@@ -50,6 +50,7 @@ from behaviortk.engines.base import EngineBase, GroupRuntime, RowChange, SavedGr
 from behaviortk.engines.builders import Builders, always, decorator_ops, leaf_ops, sensed
 from behaviortk.engines.facts import TickFacts, guard_condition, is_sensed
 from behaviortk.engines.sim_time import SimCooldown, SimTimeout
+from behaviortk.engines.utility import UtilityComposite
 from behaviortk.leaves.conditions import compare
 from behaviortk.registry import (
     ACTION,
@@ -60,7 +61,7 @@ from behaviortk.registry import (
     Registries,
 )
 from behaviortk.sense.sensing import Sense
-from behaviortk.tree.blackboard import Keys, SavedKey, Stamps, saved_keys
+from behaviortk.tree.blackboard import Keys, SavedKey, Stamps, as_number, saved_keys
 from behaviortk.tree.clock import Clock
 from behaviortk.tree.flat import Decision, FlatNode, FlatTree
 from behaviortk.tree.ops import NodeContext, Rows, carry_rows
@@ -219,6 +220,9 @@ class ClientBoard:
 
     def passes(self, key: str, op: str, rhs: Any, rows: Rows) -> np.ndarray:
         return np.array([compare(op, self.get(key, r), rhs) for r in rows.tolist()], dtype=bool)
+
+    def numbers(self, key: str, rows: Rows) -> np.ndarray:
+        return np.array([as_number(self.get(key, r)) for r in rows.tolist()], dtype=np.float64)
 
     def stored_keys(self) -> list[str]:
         return sorted(self._keys)
@@ -457,6 +461,11 @@ def _sequence(node: FlatNode, kids: Kids, env: BuildEnv) -> behaviour.Behaviour:
 @BUILDERS.builds("selector")
 def _selector(node: FlatNode, kids: Kids, env: BuildEnv) -> behaviour.Behaviour:
     return py_trees.composites.Selector(name=node.name, memory=node.model.memory, children=kids)
+
+
+@BUILDERS.builds("utility")
+def _utility(node: FlatNode, kids: Kids, env: BuildEnv) -> behaviour.Behaviour:
+    return UtilityComposite(node, kids, env.ops_for(node.index, node.model))
 
 
 @BUILDERS.builds("parallel")

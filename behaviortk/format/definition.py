@@ -8,6 +8,7 @@ from pydantic import ConfigDict, Field
 
 from behaviortk.format.blackboard_keys import KeySpec
 from behaviortk.format.fields import BlackboardKey, Model, doc
+from behaviortk.format.formations import FormationDef
 from behaviortk.format.group import Group
 from behaviortk.format.nodes import Check, Node
 from behaviortk.format.structure import ParamSpec
@@ -54,6 +55,11 @@ class Definition(Model):
     zones: list[ZoneDef] = doc(
         "Named regions, circles or rectangles (unique names): `in_zone` conditions and "
         "`zone` targets refer to them",
+        default_factory=list,
+    )
+    formations: list[FormationDef] = doc(
+        "Named formation patterns (unique names) that groups keep with their `formation` "
+        'field (Millington, AI for Games, "Coordinated Movement")',
         default_factory=list,
     )
     groups: list[Group] = doc("Groups of vehicles (unique names), at least 1", min_length=1)

@@ -19,6 +19,7 @@ from behaviortk.format.fields import (
     Positive,
     doc,
 )
+from behaviortk.format.formations import GroupFormation
 from behaviortk.format.limits import MAX_GROUP_COUNT, MAX_THINK_EVERY
 
 
@@ -184,6 +185,12 @@ class Group(Model):
         "`think_every`)",
         None,
     )
+    formation: GroupFormation | None = doc(
+        'The formation the agents keep when their tree runs `formation_slot`: {"name": a '
+        'formation of `formations`, "anchor": a target} (Millington, AI for Games, '
+        '"Coordinated Movement"; null = none)',
+        None,
+    )
     params: dict[str, ParamValue] = doc(
         "Values for the tree's parameters (override the tree's defaults)", default_factory=dict
     )
@@ -197,6 +204,10 @@ class Group(Model):
             raise ValueError('a group needs a `tree` (or `"control": "external"`)')
         if self.control == "external" and self.tree is not None:
             raise ValueError("an external group has no tree: remove `tree` or the `control` key")
+        if self.control == "external" and self.formation is not None:
+            raise ValueError(
+                "an external group has no tree to keep a formation: remove `formation`"
+            )
         if self.control == "external" and (self.think_every != 1 or self.lod is not None):
             raise ValueError(
                 "an external group has no tree to think: remove `think_every` and `lod`"

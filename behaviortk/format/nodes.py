@@ -1,7 +1,7 @@
 """Node base class and the open slots: fields whose value is "one of the registered X".
 
 A slot (``Node``, ``Condition``, ``PrimitiveNode``, ``Predictor``, ``Target``,
-``Check``) is validated by looking its ``type`` (``kind``, ``metric``) up in the registries in
+``Check``, ``Input``) is validated by looking its ``type`` (``kind``, ``metric``) up in the registries in
 force: those passed as ``context={"registries": ...}`` to pydantic, else
 ``registry.default()``. Nothing is rebuilt when a plugin registers: the next
 validation simply sees it. The JSON Schema refers to each slot as a named
@@ -98,7 +98,8 @@ PRIMITIVE = SlotKind("Primitive", "steering primitive", "type", lambda r: (r.pri
 PREDICTOR = SlotKind("Predictor", "predictor", "type", lambda r: (r.predictors,))
 TARGET = SlotKind("Target", "target kind", "kind", lambda r: (r.targets,))
 CHECK = SlotKind("Check", "metric", "metric", lambda r: (r.metrics,), wrap=check_model)
-SLOTS = (NODE, CONDITION, PRIMITIVE, PREDICTOR, TARGET, CHECK)
+INPUT = SlotKind("Input", "utility input", "kind", lambda r: (r.inputs,))
+SLOTS = (NODE, CONDITION, PRIMITIVE, PREDICTOR, TARGET, CHECK, INPUT)
 
 
 def slot_tags(slot: SlotKind, regs: registry.Registries) -> list[str]:
@@ -205,6 +206,9 @@ Target = Annotated[Model, Slot(TARGET)]
 
 Check = Annotated[Model, Slot(CHECK)]
 """A check on any registered metric, chosen by `metric` (``format/checks.py``)."""
+
+Input = Annotated[Model, Slot(INPUT)]
+"""Any registered utility input (what a `utility` consideration reads), chosen by `kind`."""
 
 
 @cache

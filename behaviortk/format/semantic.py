@@ -80,6 +80,7 @@ class Outline:
     groups: list[tuple[int, Any, int, Any, Any]]  # (index, name, count, tree, params)
     paths: list[Any]  # names
     zones: list[Any]  # names
+    formations: list[Any]  # names
     trees: dict[str, dict[str, bool]]  # tree -> parameter -> required
     roots: dict[str, Any]  # tree -> its root as written
     checks: list[Any] = field(default_factory=list)  # names
@@ -105,8 +106,12 @@ class Outline:
             params = params if isinstance(params, dict) else {}
             trees[name] = {k: get(v, "default") is None for k, v in params.items()}
             roots[name] = get(tdef, "root")
-        names = {key: [get(x, "name") for x in items(key)] for key in ("paths", "zones", "checks")}
-        return cls(groups, names["paths"], names["zones"], trees, roots, names["checks"])
+        keys = ("paths", "zones", "formations", "checks")
+        names = {key: [get(x, "name") for x in items(key)] for key in keys}
+        return cls(
+            groups, names["paths"], names["zones"], names["formations"], trees, roots,
+            names["checks"],
+        )  # fmt: skip
 
 
 def check_names(raw: dict[str, Any], *, max_agents: int = MAX_AGENTS) -> list[Finding]:
@@ -118,6 +123,7 @@ def check_names(raw: dict[str, Any], *, max_agents: int = MAX_AGENTS) -> list[Fi
         ("group", group_names, "groups"),
         ("path", o.paths, "paths"),
         ("zone", o.zones, "zones"),
+        ("formation", o.formations, "formations"),
         ("check", o.checks, "checks"),
     )
     for label, names, key in named:
@@ -248,6 +254,11 @@ def check(
             continue
         for path, kind, value, also in _name_refs(node):
             problem = known.problem(kind, value, also)
+            if kind == "node":  # a node of this same tree (a `since_success` utility input)
+                names = sorted({n for _p, n in _node_names(node)})
+                problem = (
+                    "" if value in names else f"no node named {value!r}{choices(value, names)}"
+                )
             if problem:
                 out.append(
                     (
@@ -330,8 +341,9 @@ def _node_names(root: BaseModel) -> list[tuple[Path, str]]:
     stack: list[tuple[Path, Any]] = [([], root)]
     while stack:
         path, node = stack.pop()
-        if isinstance(node, NodeModel):
-            found.append((path, node.trace_name))
+        if isinstance(node, BaseModel):  # a node, or an option holding one (`utility`)
+            if isinstance(node, NodeModel):
+                found.append((path, node.trace_name))
             for key in ("children", "child"):
                 kids = getattr(node, key, None)
                 if isinstance(kids, list):
@@ -666,6 +678,7 @@ class _Names:
         self.groups = {g.name: g for g in definition.groups}
         self.paths = [p.name for p in definition.paths]
         self.zones = [z.name for z in definition.zones]
+        self.formations = [f.name for f in definition.formations]
         self.explicit = {n for g in definition.groups for n in (g.names or [])}
 
     def problem(self, kind: str, value: str, also: tuple[str, ...] = ()) -> str:
@@ -677,6 +690,8 @@ class _Names:
             return f"unknown path {value!r}{choices(value, self.paths)}"
         if kind == "zone" and value not in self.zones:
             return f"unknown zone {value!r}{choices(value, self.zones)}"
+        if kind == "formation" and value not in self.formations:
+            return f"unknown formation {value!r}{choices(value, self.formations)}"
         if kind == "agent" and not self._is_agent(value):
             hint = suggest(value, sorted(self.explicit) + [f"{g}-0" for g in self.groups])
             return f"unknown agent {value!r}{hint}"

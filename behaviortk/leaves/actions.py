@@ -7,6 +7,8 @@ that both engines run, so its meaning is written once:
 * ``blackboard_set``: stores :func:`stored_value` under ``key`` in the agent's
   own blackboard and returns SUCCESS on the tick it is ticked. The loader has
   checked that the tree declares ``key`` and that the value is of its type.
+* ``blackboard_add``: adds ``value`` to a number key (unset counts as 0), clamped to
+  ``[min, max]``, and returns SUCCESS: needs that grow each tick (`utility_villager.json`).
 * ``wait``: with ``n = ticks_for(duration, dt)``, started on tick ``t0`` (the
   first tick it is ticked while not RUNNING), returns RUNNING while
   ``now - t0 < n`` and SUCCESS once ``now - t0 >= n``; so a 1 s wait at
@@ -22,15 +24,21 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 import numpy as np
+from pydantic import model_validator
 
 from behaviortk.format.fields import (
     BlackboardKey,
+    BlackboardKeyName,
+    BlackboardRef,
     BlackboardValue,
     EventName,
+    Finite,
     ParamValue,
+    PFinite,
     PNonNeg,
     doc,
 )
+from behaviortk.format.limits import MAX_MAGNITUDE
 from behaviortk.format.nodes import NodeModel
 from behaviortk.registry import Registries
 from behaviortk.tree.clock import ticks_for
@@ -46,6 +54,25 @@ class BlackboardSet(NodeModel):
     value: Annotated[ParamValue, BlackboardValue()] = doc(
         "Value to store, of the key's declared type: bool, number, string or point [x, y]"
     )
+
+
+class BlackboardAdd(NodeModel):
+    """Add a number to a number key of the agent's blackboard, kept within [min, max] (a need
+    that grows every tick, an energy spent); SUCCESS. Unset counts as 0."""
+
+    type: Literal["blackboard_add"] = "blackboard_add"
+    key: Annotated[BlackboardKeyName, BlackboardRef("number", "`blackboard_add`")] = doc(
+        "Blackboard key declared with type number"
+    )
+    value: PFinite = doc("Added each tick the node is ticked (negative: subtracted)")
+    min: Finite = doc("The result is never below this", -MAX_MAGNITUDE)
+    max: Finite = doc("The result is never above this", MAX_MAGNITUDE)
+
+    @model_validator(mode="after")
+    def _bounds_in_order(self) -> BlackboardAdd:
+        if not self.min <= self.max:
+            raise ValueError(f"min {self.min} is above max {self.max}")
+        return self
 
 
 class Wait(NodeModel):
@@ -90,6 +117,21 @@ class BlackboardSetOps(LeafOps):
         return np.full(rows.size, SUCCESS, dtype=np.int8)
 
 
+class BlackboardAddOps(LeafOps):
+    """``clamp(value + step, min, max)`` per agent, stored one write per distinct result."""
+
+    def __init__(self, model: BlackboardAdd, ctx: NodeContext) -> None:
+        self.key, self.board = model.key, ctx.board
+        self.step, self.low, self.high = float(model.value), float(model.min), float(model.max)
+
+    def update(self, rows: Rows) -> Codes:
+        now = self.board.numbers(self.key, rows)
+        new = np.clip(np.where(np.isnan(now), 0.0, now) + self.step, self.low, self.high)
+        for value in np.unique(new).tolist():
+            self.board.set(self.key, rows[new == value], value)
+        return np.full(rows.size, SUCCESS, dtype=np.int8)
+
+
 class WaitOps(LeafOps):
     """RUNNING until ``ticks_for(duration, dt)`` ticks have passed since the wait started, then SUCCESS."""
 
@@ -122,5 +164,6 @@ class EmitOps(LeafOps):
 
 def register(registries: Registries) -> None:
     registries.actions.register(BlackboardSet, BlackboardSetOps)
+    registries.actions.register(BlackboardAdd, BlackboardAddOps)
     registries.actions.register(Wait, WaitOps)
     registries.actions.register(Emit, EmitOps)

@@ -41,12 +41,13 @@ from behaviortk.format.fields import (
     doc,
 )
 from behaviortk.format.limits import MAX_COUNT
-from behaviortk.format.nodes import NodeModel, Target
+from behaviortk.format.nodes import DefinitionFinding, NodeModel, Target
 from behaviortk.registry import Registries
+from behaviortk.sense.formations import needs_formation
 from behaviortk.sense.sensing import Sense
 from behaviortk.tree.ops import Codes, LeafOps, NodeContext, Rows
 from behaviortk.tree.status import FAILURE, SUCCESS
-from behaviortk.vec import Array, formula, length_xy, select
+from behaviortk.vec import Array, formula, length, length_xy, select
 from behaviortk.world.sight import in_view, sees
 from behaviortk.world.sight import line_blocked as line_blocked  # re-exported: its old home
 from behaviortk.world.spatial import displacement
@@ -142,6 +143,19 @@ class InZone(NodeModel):
 
     type: Literal["in_zone"] = "in_zone"
     zone: ZoneRef = doc("Name of a zone of the definition's `zones`")
+
+
+class InFormation(NodeModel):
+    """True while the agent is within ``tolerance`` of its slot in its group's `formation`
+    (Millington, AI for Games, "Coordinated Movement"); false for agents without a slot:
+    slots go to the agents that ran `formation_slot`, and are read as the last tick left
+    them, turned with the anchor where it is now."""
+
+    type: Literal["in_formation"] = "in_formation"
+    tolerance: PNonNeg = doc("Largest distance from the slot that counts", 5.0, unit="world units")
+
+    def definition_findings(self, definition: Any, group: Any) -> list[DefinitionFinding]:
+        return needs_formation("in_formation", group)
 
 
 class Chance(NodeModel):
@@ -365,6 +379,18 @@ def in_zone(m: InZone, sense: Sense, group: str, prev: BoolArray, rand: Array | 
     return inside(sense.world.zones[m.zone], sense.agents.pos[_own(sense, group)], sense.world)
 
 
+def in_formation(
+    m: InFormation, sense: Sense, group: str, prev: BoolArray, rand: Array | None
+) -> BoolArray:
+    rows = _own(sense, group)
+    formations = getattr(sense, "formations", None)
+    if formations is None:
+        return np.zeros(rows.stop - rows.start, dtype=bool)
+    at = np.arange(rows.start, rows.stop, dtype=np.int64)
+    points, _vel, ok = formations.slots_of(sense, group, at)
+    return np.asarray(ok & (length(points - sense.agents.pos[rows]) <= m.tolerance), dtype=bool)
+
+
 def chance(m: Chance, sense: Sense, group: str, prev: BoolArray, rand: Array | None) -> BoolArray:
     if rand is None:
         raise ValueError("chance needs a random slot (FlatNode.rand_slot)")
@@ -405,6 +431,7 @@ BUILTIN = (
     (Facing, facing),
     (CanSee, can_see),
     (InZone, in_zone),
+    (InFormation, in_formation),
     (Chance, chance),
     (BlackboardCompare, BlackboardCompareOps),
 )

@@ -63,8 +63,8 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
-from behaviortk.record.tick_state import TickState
 from behaviortk.sim.simulation import Simulation
+from behaviortk.sim.tick_state import TickState
 from behaviortk.tree.status import STATUS_NAMES
 from behaviortk.world.overlap import OverlapLog
 

@@ -65,8 +65,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from behaviortk.record.jsonl import VERSION, header, interrupted
-from behaviortk.record.tick_state import STATUS_DIGIT, TickState
 from behaviortk.sim.simulation import Simulation
+from behaviortk.sim.tick_state import STATUS_DIGIT, TickState
 from behaviortk.world.overlap import OverlapLog
 
 ROW_GROUP_ROWS = 32_768

@@ -36,7 +36,7 @@ import numpy as np
 
 from behaviortk.format.limits import MAX_TRACE_TICK
 from behaviortk.record.jsonl import FORMAT, VERSION
-from behaviortk.record.tick_state import STATUS_DIGIT, TickState
+from behaviortk.sim.tick_state import STATUS_DIGIT, TickState
 from behaviortk.tree.flat import FlatTree, flatten
 from behaviortk.vec import from_angle
 

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from behaviortk.vec import Array
+from behaviortk.world.rows import RowCopy
 from behaviortk.world.spatial import displacement_columns
 
 Pairs = tuple[np.ndarray, np.ndarray, Array, Array]
@@ -111,6 +112,15 @@ class HeldPerception:
     """Query key -> target agent id per observer id (-1: none found)."""
     pairs: dict[tuple[str, str], HeldPairs] = field(default_factory=dict)
     """``(group, of)`` -> the neighbour pairs of every observer of the group."""
+    copies: dict[tuple[Any, ...], RowCopy] = field(default_factory=dict)
+    """Query key -> its ``targets`` store in row order (the compiled pass reads that)."""
+
+    def in_rows(self, key: tuple[Any, ...], store: np.ndarray, ids: np.ndarray) -> np.ndarray:
+        """``store.take(ids)`` (``ids``: ``agents.ids``), kept while the rows and the store stay."""
+        copy = self.copies.get(key)
+        if copy is None:
+            copy = self.copies[key] = RowCopy()
+        return copy.of(store, ids)
 
 
 @dataclass
@@ -151,16 +161,18 @@ def held_nearest(
         if store is not None:
             more[: store.size] = store
         store = thinking.held.targets[key] = more
+    if kernels is not None:  # the same, reading the store in row order (written through)
+        in_rows = thinking.held.in_rows(key, store, agents.ids)[rows]
+        args = (in_rows, store, ids, agents.ids, row_of, agents.pos, rows.start, local, fresh)
+        found: tuple[np.ndarray, Array] = kernels.held_targets(*args, world)
+        return found
     agent, dist = fresh
     store[ids.take(local)] = np.where(agent >= 0, agents.ids.take(agent), -1)
-    if kernels is not None:
-        target, out = kernels.held_targets(store, ids, row_of, agents.pos, rows.start, world)
-    else:
-        held = store.take(ids)
-        target = np.where(held >= 0, row_of.take(held), -1)  # take(-1) is masked out
-        own = np.arange(rows.start, rows.stop, dtype=np.int64)
-        dx, dy = displacement_columns(agents.pos, own, target, world)
-        out = np.where(target >= 0, np.sqrt(dx * dx + dy * dy), np.inf)
+    held = store.take(ids)
+    target = np.where(held >= 0, row_of.take(held), -1)  # take(-1) is masked out
+    own = np.arange(rows.start, rows.stop, dtype=np.int64)
+    dx, dy = displacement_columns(agents.pos, own, target, world)
+    out = np.where(target >= 0, np.sqrt(dx * dx + dy * dy), np.inf)
     target[local] = agent  # the thinkers' own answers, bit for bit
     out[local] = dist
     return target, out

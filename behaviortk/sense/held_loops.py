@@ -1,8 +1,8 @@
 """``sense/held.py``'s passes over every agent and every held pair, compiled (one loop each).
 
 :func:`held_offsets` is who thinks and the offsets of ``held.held_pairs``;
-:func:`held_targets` is ``held.held_nearest`` after the thinkers' answers are stored:
-each row's held target id mapped to its current row and measured. :func:`merge_pairs`
+:func:`held_targets` is ``held.held_nearest``: the thinkers' answers stored, every row's
+held target id mapped to its current row and measured. :func:`merge_pairs`
 is ``held.merge``: each observer's block of pairs, from the thinkers' fresh query or
 from the pairs it holds (measured now), in row order. The offsets and distances use
 the formulas of ``world/spatial.py`` (``shortest_near`` is ``displacement_columns``' bits),
@@ -22,22 +22,35 @@ from behaviortk.world.spatial import shortest_near
 
 @kernel
 def held_targets(
+    held_rows: np.ndarray,
     store: np.ndarray,
     ids: np.ndarray,
+    all_ids: np.ndarray,
     row_of: np.ndarray,
     pos: np.ndarray,
     start: int,
+    local: np.ndarray,
+    agent: np.ndarray,
+    fresh: np.ndarray,
     width: float,
     height: float,
     wrap: bool,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Per row ``start + k`` (id ``ids[k]``): the current row of the target id it holds
-    (``store[id]``; -1: none, or despawned) and its distance (inf without one)."""
-    n = ids.shape[0]
+    """``held.held_nearest``: the thinkers' (local rows ``local``) answers (``agent`` rows,
+    ``fresh`` distances) stored as target ids (``all_ids``; -1: none) by observer id
+    (``store[ids[k]]``) and in row order (``held_rows[k]``, the same store: ``RowCopy``);
+    then per row ``start + k`` the current row of the target id it holds (-1: none, or
+    despawned) and its distance (inf without one), the thinkers' own answers as found."""
+    for t in range(local.shape[0]):
+        k = local[t]
+        found = all_ids[agent[t]] if agent[t] >= 0 else -1
+        held_rows[k] = found
+        store[ids[k]] = found
+    n = held_rows.shape[0]
     target = np.empty(n, dtype=np.int64)
     dist = np.empty(n)
     for k in range(n):
-        held = store[ids[k]]
+        held = held_rows[k]
         row = row_of[held] if held >= 0 else -1
         target[k] = row
         if row < 0:
@@ -47,6 +60,9 @@ def held_targets(
         dx = shortest_near(pos[row, 0] - pos[i, 0], width, wrap)
         dy = shortest_near(pos[row, 1] - pos[i, 1], height, wrap)
         dist[k] = math.sqrt(dx * dx + dy * dy)
+    for t in range(local.shape[0]):
+        target[local[t]] = agent[t]
+        dist[local[t]] = fresh[t]
     return target, dist
 
 

@@ -405,7 +405,11 @@ class Sense:
         registries: Registries | None = None,
         kernels: Any = None,
         thinking: Thinking | None = None,
+        formations: Any = None,
     ) -> None:
+        self.formations = formations
+        """The groups' formations (``sense/formations.Formations``: slots and anchors), or
+        None where nobody keeps one."""
         self.registries = default() if registries is None else registries
         """Where target kinds and condition implementations are looked up."""
         self.kernels = kernels

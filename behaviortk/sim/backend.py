@@ -165,12 +165,23 @@ class Kernels:
 
     @staticmethod
     def held_targets(
-        store: np.ndarray, ids: np.ndarray, row_of: np.ndarray, pos: Array, start: int, world: World
+        held_rows: np.ndarray,
+        store: np.ndarray,
+        ids: np.ndarray,
+        all_ids: np.ndarray,
+        row_of: np.ndarray,
+        pos: Array,
+        start: int,
+        local: np.ndarray,
+        fresh: tuple[np.ndarray, Array],
+        world: World,
     ) -> tuple[np.ndarray, Array]:
-        """``sense/held.held_nearest``'s pass over every row (``sense/held_loops.py``)."""
+        """``sense/held.held_nearest`` in one kernel (``sense/held_loops.py``)."""
+        agent = np.ascontiguousarray(fresh[0], dtype=np.int64)
+        dist = np.ascontiguousarray(fresh[1], dtype=np.float64)
         return held_loops.held_targets(
-            store, ids, row_of, pos, start, float(world.width), float(world.height),
-            world.edges == "wrap",
+            held_rows, store, ids, all_ids, row_of, pos, start, local, agent, dist,
+            float(world.width), float(world.height), world.edges == "wrap",
         )  # fmt: skip
 
     held_offsets = staticmethod(held_loops.held_offsets)
@@ -503,10 +514,26 @@ WARM: dict[str, Callable[[], Any]] = {
     "heading_smoothing": lambda: integrate_loops.smooth(
         np.zeros((2, _N, 2)), 0, _HEAD, _HEAD, np.empty((_N, 2))
     ),
-    "think_due": lambda: think_loops.due_rows(_I64, _I64, _I64, _YES, True, 3, 2, 4, _I64.copy()),
+    "think_due": lambda: think_loops.due_rows(
+        _I64, _I64, _I64, _YES, True, 3, 2, 4, _I64.copy(), _I64.copy()
+    ),
     "held_statuses": lambda: status_loops.transposed(np.zeros((3, _N), dtype=np.int8), _N),
     "held_offsets": lambda: held_loops.held_offsets(_N, _I64[:2], _STEPS, _STEPS),
-    "held_targets": lambda: held_loops.held_targets(_I64, _I64, _I64, _POS, 0, 10.0, 10.0, True),
+    "held_targets": lambda: held_loops.held_targets(
+        _I64.copy(),
+        _I64.copy(),
+        _I64,
+        _I64,
+        _I64,
+        _POS,
+        0,
+        _I64[:2],
+        _I64[:2],
+        _F[:2],
+        10.0,
+        10.0,
+        True,
+    ),
     "held_merge": _held_merge,
     "held_sums": _held_sums,
     "non_penetration": knp.warm_passes,

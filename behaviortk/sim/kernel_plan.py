@@ -11,7 +11,8 @@ calls it (the names of ``sim/backend.WARM``, in its order):
   brute-force search), else ``nearest_grid`` (a grid searched in rings), a
   ``visible`` nearest ``visible_grid``, then ``agent_facts``; a ``centroid`` of ``neighbours``:
   the neighbour query;
-- conditions: ``in_range``; ``neighbours`` (the neighbour query); any node
+- conditions: ``in_range``; ``neighbours`` and a `utility`'s ``neighbours`` input (the
+  neighbour query); any node
   drawing random numbers: ``uniforms`` (the whole table);
 - steering leaves on kernels (``steering/jobs.py``): their own kernel
   (``wander`` with ``uniforms_rows``, flocking leaves with the neighbour query
@@ -44,6 +45,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from behaviortk.leaves import conditions as cond
+from behaviortk.leaves.utility_inputs import NeighboursInput
 from behaviortk.registry import STEERING
 from behaviortk.sense import derived_targets as derived
 from behaviortk.sense import target_kinds as tk
@@ -135,7 +137,7 @@ class _Walk:
             self.neighbours(group, "same")
         elif isinstance(model, cond.InRange):
             self.found.add("in_range")
-        elif isinstance(model, cond.NeighboursCond):
+        elif isinstance(model, cond.NeighboursCond | NeighboursInput):
             self.neighbours(group, model.of)
 
     def steer(self, model: Any, group: str, compiled_act: bool, top: bool) -> None:

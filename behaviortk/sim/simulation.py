@@ -38,6 +38,7 @@ from behaviortk.engines.names import AUTO_BATCH_AGENTS, ENGINES  # defined there
 from behaviortk.errors import SimulationError
 from behaviortk.format.limits import MAX_LIVE_AGENTS, MAX_SEED
 from behaviortk.registry import choices
+from behaviortk.sense.formations import Formations
 from behaviortk.sense.held import HeldPerception, Thinking
 from behaviortk.sense.sensing import Sense
 from behaviortk.sim.allocator import reuse_freed_memory
@@ -47,6 +48,8 @@ from behaviortk.sim.pending import NOTHING_GIVEN, SPAWNING, NewRows, Pending, Sp
 from behaviortk.sim.think import ThinkSchedule
 from behaviortk.steering.context import LeafMemory
 from behaviortk.steering.debug import DebugBuffer
+from behaviortk.steering.formation_slot import members
+from behaviortk.steering.requests import Requests
 from behaviortk.tree.flat import Decision, FlatTree, flatten
 from behaviortk.tree.status import INVALID
 from behaviortk.vec import from_angle
@@ -68,6 +71,7 @@ from behaviortk.world.streams import uniforms
 
 if TYPE_CHECKING:
     from behaviortk.engines.base import Engine
+    from behaviortk.sim.serve import Server
     from behaviortk.tree.blackboard import BlackboardView
 
 PHASES = ("sense", "decide", "act", "integrate")
@@ -200,9 +204,14 @@ class Simulation:
         self._breaks = Breakpoints()
         self.hit: Hit | None = None
         """The breakpoint hit of the last step, or None (``sim/breakpoints.py``)."""
+        self.server: Server | None = None
+        """What ``serve`` started: frames to attached viewers (``sim/serve.py``), or None."""
         self._think = ThinkSchedule(definition)
         """Who thinks each tick (``think_every``, ``lod``: ``sim/think.py``)."""
         self._held = HeldPerception()
+        self.formations = Formations(definition)
+        """The groups' formations: members, their slots, centroid anchors
+        (``sense/formations.py``; updated each tick between decide and act)."""
         """What the agents that do not think this tick keep perceiving (``sense/held.py``)."""
         self._engine = make_engine(self, engine)
         from behaviortk.steering.act import act
@@ -368,6 +377,7 @@ class Simulation:
             registries=self.registries,
             kernels=self.kernels,
             thinking=thinking,
+            formations=self.formations if self.formations.groups else None,
         )
 
     @property
@@ -395,7 +405,10 @@ class Simulation:
         self._think.focus(points)
 
     def step(self) -> None:
-        """Advance one fixed tick: sense, decide, act, integrate."""
+        """Advance one fixed tick: sense, decide, act, integrate. While an attached viewer
+        holds the simulation (``serve``: paused, or at its breakpoint) it returns at once."""
+        if self.server is not None and self.server.holding(self):
+            return
         clock = _time.perf_counter
         t0 = clock()
         # last tick's decisions are dropped first (an engine may read held ones: Decision),
@@ -412,6 +425,7 @@ class Simulation:
         self.engine.prepare(self, sense)
         t1 = clock()
         self.decisions = self.engine.decide(self, sense)
+        self._keep_formations(sense)
         t2 = clock()
         linear, angular = self._act(self, sense, self.decisions)
         t3 = clock()
@@ -433,6 +447,29 @@ class Simulation:
         self.hit = self._breaks.check(self) if self._breaks.points else None
         if self.event_log.listening:
             self.event_log.dispatch(self.events)
+        if self.server is not None:
+            self.server.after_step(self)
+
+    def serve(self, port: int = 0, host: str = "127.0.0.1", *, token: str | None = None) -> int:
+        """Stream this simulation to ``behaviortk attach HOST:PORT`` while the game keeps
+        calling ``step()``; returns the port bound (``port=0``: a free one). Loopback unless
+        ``host`` says otherwise, and then viewers must present ``token`` (generated and
+        printed when not given; ``sim.server.token``). ``sim.server.close()`` stops it;
+        serving again replaces the server. See ``sim/serve.py``."""
+        from behaviortk.sim.serve import Server
+
+        if self.server is not None:
+            self.server.close()
+            self.server = None
+        self.server = Server(self, port, host, token)
+        return self.server.port
+
+    def _keep_formations(self, sense: Sense) -> None:
+        """Between decide and act: the formations' members are the agents that asked for
+        ``formation_slot`` (``sense/formations.py``: slots re-assigned when they change)."""
+        if self.formations.groups:
+            asked = Requests(self.trees, self.decisions, self.agents.slices)
+            self.formations.update(sense, members(asked), self.dt)
 
     def run(
         self, max_ticks: int, on_tick: Callable[[Simulation], None] | None = None

@@ -23,6 +23,7 @@ Saved:
   blackboards with their write stamps, and last tick's requests (``Decision.emitted``
   and ``acted``; its statuses are the trees');
 * steering memory (``LeafMemory``: wander targets, path indices, with their fills);
+* formations (``snapshot_formation.py``): members, their slots, centroid anchors;
 * spawn and despawn events recorded since the last step (they go out with the next),
   watched agents with the statuses they were last seen with, the fixed-step
   accumulator of ``advance`` and the pointer.
@@ -50,7 +51,7 @@ from behaviortk.engines.base import SavedGroup
 from behaviortk.engines.names import ENGINES
 from behaviortk.errors import SimulationError, SnapshotError
 from behaviortk.format.blackboard_keys import Mismatch, coerce
-from behaviortk.sim import snapshot_lod
+from behaviortk.sim import snapshot_formation, snapshot_lod
 from behaviortk.sim.snapshot_file import FORMAT, VERSION, SavedState, SnapshotFile, write
 from behaviortk.steering.context import LeafMemory
 from behaviortk.tree.blackboard import Keys, SavedKey
@@ -154,6 +155,7 @@ def gather(sim: Simulation, definition: bool = True) -> tuple[dict[str, Any], di
         "pointer": None if sim.pointer is None else [float(v) for v in sim.pointer],
         "accumulated": float(sim._fixed_step.accumulated),
         "lod": snapshot_lod.gather(sim, arrays),
+        "formations": snapshot_formation.gather(sim, arrays),
     }
     return manifest, arrays
 
@@ -209,6 +211,7 @@ def restore(
     _memory(f, sim)
     _trees(f, sim)
     snapshot_lod.restore(f, sim)
+    snapshot_formation.restore(f, sim)
     _events(f, sim)
     sim._fixed_step.accumulated = _number(f, "accumulated")
     pointer = f.key("pointer", (list, type(None)))

@@ -25,7 +25,8 @@ the start of the tick) until the game calls ``Simulation.focus(points)``, which
 replaces it for every LOD group until ``focus(None)``.
 
 ``last`` is kept per agent id (ids are never reused), so spawns, despawns and
-re-sorted rows need nothing here.
+re-sorted rows need nothing here; the compiled pass reads it through a copy in row order
+(``world.rows.RowCopy``), written through.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ import numpy as np
 
 from behaviortk.errors import SimulationError
 from behaviortk.format.limits import MAX_COORD
-from behaviortk.world.rows import grown
+from behaviortk.world.rows import RowCopy, grown
 from behaviortk.world.spatial import SMALL_SIDE, displacement, padded, wrap_positions
 from behaviortk.world.state import Agents, World
 
@@ -83,6 +84,7 @@ class ThinkSchedule:
         self.rates = rates_of(definition)
         self.last = np.full(0, NEVER, dtype=np.int64)
         """Per agent id, the last tick it thought (``NEVER``: not yet)."""
+        self._last_rows = RowCopy()  # ``last`` in row order, for the compiled pass
         self.override: np.ndarray | None = None
         """The game's focus points (``Simulation.focus``), or None: each group's own."""
         self._phases: dict[str, tuple[Any, ...]] = {}  # _slots
@@ -124,8 +126,9 @@ class ThinkSchedule:
             if rate.near is not None and lod:
                 near = within(agents.pos[rows], self._focus(rate, agents), rate.near, world)
             if kernels is not None:
+                in_rows = self._last_rows.of(self.last, agents.ids)[rows]
                 args = (near_slot, far_slot, near, lod, tick, rate.every, rate.far, self.last)
-                out[name] = kernels.due_rows(ids, *args)
+                out[name] = kernels.due_rows(ids, *args, in_rows)
                 continue
             due = near_slot == tick % rate.every
             if lod:

@@ -24,11 +24,13 @@ def due_rows(
     every: int,
     far: int,
     last: np.ndarray,
+    last_rows: np.ndarray,
 ) -> np.ndarray:
     """The sorted local rows ``k`` (id ``ids[k]``) that think on ``tick``: at their near slot
     (``near_slot[k] == tick % every``; with ``lod``, for a row not ``near[k]``, at its far slot
-    ``far_slot[k] == tick % far``) or ``far`` ticks after their ``last`` think; their ``last``
-    becomes ``tick``."""
+    ``far_slot[k] == tick % far``) or ``far`` ticks after their ``last`` think (read from
+    ``last_rows[k]``, ``last[ids[k]]`` in row order: ``world.rows.RowCopy``); their ``last``
+    becomes ``tick``, in both."""
     n = ids.shape[0]
     out = np.empty(n, dtype=np.int64)
     at_near = tick % every
@@ -36,10 +38,10 @@ def due_rows(
     stale = tick - far
     m = 0
     for k in range(n):
-        i = ids[k]
         slot = far_slot[k] == at_far if lod and not near[k] else near_slot[k] == at_near
-        if slot or last[i] <= stale:
-            last[i] = tick
+        if slot or last_rows[k] <= stale:
+            last[ids[k]] = tick
+            last_rows[k] = tick
             out[m] = k
             m += 1
     return out[:m].copy()

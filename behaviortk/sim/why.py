@@ -1,4 +1,5 @@
-"""Why each condition of ONE agent's tree holds or not (``leaves/why.py``), asked of a Simulation.
+"""Why each condition of ONE agent's tree holds or not (``leaves/why.py``), asked of a Simulation,
+and the scores its `utility` nodes gave their options.
 
 Measured on the state as it stands between ticks, with the node's hysteresis state
 and the agent's blackboard: what the next tick's sense would find, so the verdict is
@@ -11,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from behaviortk.engines.facts import guard_condition
+from behaviortk.leaves.utility import UtilityOps
 from behaviortk.leaves.why import At, Why, explain
 from behaviortk.registry import CONDITION
 
@@ -39,4 +41,17 @@ def explain_agent(sim: Any, agent: int) -> dict[int, Why | None]:
         was = bool(prev[local]) if prev is not None else False
         at = At(sense, g.name, local, was, board, rand, float(sim.dt))
         out[node.index] = explain(model, at)
+    return out
+
+
+def option_scores(sim: Any, agent: int) -> dict[int, float]:
+    """``{flat node index: score}`` of every `utility` option of agent ``agent`` (an id): the
+    score (inertia included) each child had on the agent's last tick of its utility node
+    (``leaves/utility.UtilityOps.scores``), keyed by the child's node."""
+    g, local = sim.engine.locate(sim.row_of(agent))
+    out: dict[int, float] = {}
+    for k, ops in sim.engine.node_ops(g).items():
+        if isinstance(ops, UtilityOps):
+            for i, child in enumerate(g.flat.nodes[k].children):
+                out[child] = float(ops.scores[local, i])
     return out

@@ -137,6 +137,22 @@ def arrive(
 
 
 @formula
+def formation_slot(
+    px: Any, py: Any, vx: Any, vy: Any, top: Any, mass: Any, sx: Any, sy: Any, svx: Any,
+    svy: Any, slowing_radius: Any, tolerance: Any, time_to_target: Any,
+) -> tuple[Any, Any]:  # fmt: skip
+    """Two-level formation steering (Millington, "Coordinated Movement"): the slot moves with
+    the anchor, so the desired velocity is the slot's velocity ``(svx, svy)`` plus Arrive's
+    toward the slot ``(sx, sy)`` (:func:`millington_speed`), capped at max speed; the force
+    reaches it within ``time_to_target``, times the mass. A still slot is plain Arrive."""
+    dx, dy = sx - px, sy - py
+    speed = millington_speed(length_xy(dx, dy), top, slowing_radius, tolerance)
+    ux, uy = normalize_xy(dx, dy)
+    wx, wy = truncate_xy(svx + ux * speed, svy + uy * speed, top)
+    return (wx - vx) / time_to_target * mass, (wy - vy) / time_to_target * mass
+
+
+@formula
 def pursuit(
     px: Any, py: Any, vx: Any, vy: Any, hx: Any, hy: Any, top: Any, tx: Any, ty: Any,
     tvx: Any, tvy: Any, thx: Any, thy: Any, ahead: Any, early_out: Any, by_velocity: Any,

@@ -126,6 +126,15 @@ class ActiveFraction(_OneGroup):
     node: NodeRef = doc("Name of a node of the group's tree (its `name`, else its type)")
 
 
+class FormationError(_OneGroup):
+    """Mean distance of a group's formation members from their slots (Millington, AI for
+    Games, "Coordinated Movement"): (1/m) * sum |p_i - slot_i| over the m agents that hold a
+    slot (members: they ran `formation_slot` on the last tick); NaN when none does.
+    """
+
+    metric: Literal["formation_error"] = "formation_error"
+
+
 # ----------------------------------------------------------------- implementations
 
 
@@ -227,6 +236,18 @@ def _running(sim: Simulation, group: str, node: str, memory: dict[str, Any]) -> 
     return np.asarray(decision.emitted[:, columns].any(axis=1))
 
 
+def formation_error(spec: FormationError, sim: Simulation, memory: dict[str, Any]) -> float:
+    if spec.group not in sim.formations.groups:
+        return NAN
+    rows = sim.agents.slices[spec.group]
+    at = np.arange(rows.start, rows.stop, dtype=np.int64)
+    points, _vel, ok = sim.formations.slots_of(sim.sense(), spec.group, at)
+    if not ok.any():
+        return NAN
+    gap = points[ok] - sim.agents.pos[at[ok]]
+    return float(np.sqrt(gap[:, 0] * gap[:, 0] + gap[:, 1] * gap[:, 1]).mean())
+
+
 def _leaf_columns(tree: Any, node: str) -> list[int]:
     """Columns of ``emitted`` for the steering leaves named ``node`` or below a node so named."""
     nodes = tree.nodes
@@ -250,6 +271,7 @@ METRICS = (
     (Survival, survival),
     (InZoneCount, in_zone),
     (ActiveFraction, active_fraction),
+    (FormationError, formation_error),
 )
 
 

@@ -67,6 +67,13 @@ def plain(value: Any) -> Any:
     return value
 
 
+def as_number(value: Any) -> float:
+    """A stored number as float (bool and unset: NaN), for reads of number keys as arrays."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    return float("nan")
+
+
 class Keys:
     """One group's declared blackboard keys (key -> ``KeySpec``), in declaration order."""
 

@@ -60,9 +60,12 @@ class FlatTree:
 
 
 def child_models(model: Any, kind: str) -> list[Any]:
-    """A node's children as tree nodes (combiner children are parameters, not nodes)."""
+    """A node's children as tree nodes (combiner children are parameters, not nodes; a
+    composite whose children carry more than a node, like `utility`'s options, names its
+    nodes with ``child_nodes()``)."""
     if kind == COMPOSITE:
-        return list(model.children)
+        nodes = getattr(model, "child_nodes", None)
+        return list(nodes()) if nodes is not None else list(model.children)
     if kind == DECORATOR:
         return [model.child]
     return []

@@ -28,6 +28,7 @@ per-node calls give the same list. The default sink drops everything, so a
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
@@ -86,6 +87,11 @@ class Board(Protocol):
         """``compare(op, value, rhs)`` per row (``conditions.compare``), as a bool array."""
         ...
 
+    def numbers(self, key: str, rows: Rows) -> np.ndarray:
+        """float64 value of number key ``key`` per row; NaN where unset (a `blackboard`
+        utility input, `blackboard_add`)."""
+        ...
+
     def stored_keys(self) -> list[str]:
         """Every key some agent of the group may hold (the declared keys), sorted."""
         ...
@@ -130,6 +136,12 @@ class NodeContext:
     clock: Clock
     board: Board
     events: EventSink = NULL_SINK
+    tree: Any = None
+    """The group's ``FlatTree`` (None in tools and tests that build ops alone): ops that name
+    other nodes of the tree (a `since_success` utility input) find them here."""
+    registries: Any = None
+    """The ``Registries`` the tree was built with: ops made of open slots (a `utility`'s inputs)
+    look their implementations up here."""
 
 
 class LeafOps:
@@ -179,6 +191,23 @@ class DecoratorOps:
 
     def terminate(self, rows: Rows, new_status: int) -> None:
         return None
+
+
+class InputOps(ABC):
+    """Base of utility inputs (``leaves/utility_inputs.py``): the raw number per agent that a
+    `utility` consideration normalises by its ``range``, built as ``cls(model, NodeContext)``.
+
+    ``prepare(sense)`` keeps what it needs of the tick's sensed facts (once per tick, before
+    any tree ticks); ``values(rows)`` is read when the utility ticks, as float64 (NaN: no
+    value, the consideration scores 0).
+    """
+
+    def prepare(self, sense: Sense) -> None:
+        return None
+
+    @abstractmethod
+    def values(self, rows: Rows) -> np.ndarray:
+        """The input's raw value for each row, float64."""
 
 
 OpsFactory = Callable[[Any, NodeContext], Any]

@@ -1,4 +1,5 @@
-"""The selected agent's debugging notes: why each condition holds, its status history, its blackboard.
+"""The selected agent's debugging notes: why each condition holds, each `utility` option's
+score, its status history, its blackboard.
 
 Kept for ONE agent (the selection), so the rest of the run pays nothing. Each new tick
 the agent's status row is diffed with the last one: changes go to a ring of the last
@@ -6,7 +7,9 @@ the agent's status row is diffed with the last one: changes go to a ring of the 
 last changed (the tree panel shows the time in the current status beside it). Shown an
 earlier tick of the same run (the live viewer's step back, a replay's), the changes after
 it are dropped and each node's tick is found again from those kept. The why of every
-condition (``sim/why.explain_agent``) is asked once per tick shown.
+condition (``sim/why.explain_agent``) is asked once per tick shown. An attached game's
+view (``viewer/remote.py``) carries them in its frame instead (``shipped``: what
+``sim/agent_facts.facts`` said on the game's side), so both windows show the same.
 """
 
 from __future__ import annotations
@@ -17,8 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from behaviortk.leaves.why import Why, shown
-from behaviortk.sim.why import explain_agent
+from behaviortk.leaves.why import Why
+from behaviortk.sim.agent_facts import BoardEntry, board_entries
+from behaviortk.sim.why import explain_agent, option_scores
 from behaviortk.tree.status import STATUS_NAMES
 
 HISTORY = 200
@@ -49,6 +53,7 @@ class AgentNotes:
         self.since: np.ndarray | None = None  # tick each node's status last changed
         self.history: deque[Change] = deque(maxlen=HISTORY)
         self.whys: dict[int, Why | None] = {}
+        self.scores: dict[int, float] = {}  # `utility` options' scores, by child node
 
     def observe(self, sim: Any, row: int, tree: Any, status: np.ndarray) -> None:
         """Take the ``status`` row of the agent in ``row`` at tick ``sim.tick``; a newly
@@ -77,6 +82,7 @@ class AgentNotes:
             self.status = status.copy()
         if tick != self.tick or agent != self.agent:
             self.whys = _whys(sim, agent)
+            self.scores = _scores(sim, agent)
         self.tick = tick
 
     def _rewind(self, tick: int, tree: Any, status: np.ndarray) -> None:
@@ -96,23 +102,42 @@ class AgentNotes:
         self.status = status.copy()
 
     def notes(self, tick: int) -> tuple[str, ...]:
-        """Per node: its why (conditions) and the ticks spent in its current status."""
+        """Per node: its utility score (a `utility` option), its why (conditions) and the ticks
+        spent in its current status."""
         if self.since is None:
             return ()
         out = []
         for k, since in enumerate(self.since.tolist()):
-            why = self.whys.get(k)
-            held = f"{tick - since} ticks"
-            out.append(held if why is None else f"{why.text}   {held}")
+            why, score = self.whys.get(k), self.scores.get(k)
+            parts = [] if score is None else [f"score {score:.2f}"]
+            parts += [] if why is None else [why.text]
+            out.append("   ".join([*parts, f"{tick - since} ticks"]))
         return tuple(out)
 
 
+def shipped(sim: Any, agent: int) -> dict[str, Any] | None:
+    """The facts an attached game's frame carried of agent ``agent`` (``{}`` when it carried
+    none: a replay, an agent not selected yet); None for a live Simulation (ask it)."""
+    carried = getattr(sim, "facts", None)
+    return None if carried is None else carried.get(agent) or {}
+
+
 def _whys(sim: Any, agent: int) -> dict[int, Why | None]:
-    """The live Simulation's explanations of agent ``agent`` (an id); none for a recording
-    (its sense is not kept)."""
+    """The live Simulation's explanations of agent ``agent`` (an id), or those a frame carried;
+    none for a recording (its sense is not kept)."""
+    carried = shipped(sim, agent)
+    if carried is not None:
+        return {k: Why(*w) for k, w in carried.get("whys", {}).items()}
     if not hasattr(sim, "row_of") or not hasattr(sim, "sense"):
         return {}
     return explain_agent(sim, agent)
+
+
+def _scores(sim: Any, agent: int) -> dict[int, float]:
+    """The live Simulation's `utility` scores of agent ``agent`` (an id); none for a recording."""
+    if not hasattr(sim, "row_of") or not hasattr(sim, "engine"):
+        return {}
+    return option_scores(sim, agent)
 
 
 def history_text(notes: AgentNotes, frame: Any) -> str:
@@ -127,14 +152,14 @@ def history_text(notes: AgentNotes, frame: Any) -> str:
 
 def blackboard_lines(sim: Any, row: int) -> list[str]:
     """Each declared key of the agent in ``row``: value, type and age in ticks."""
-    engine = getattr(sim, "engine", None)
-    if engine is None or not hasattr(engine, "blackboard_view"):
-        return []
-    view = engine.blackboard_view(row)
+    if getattr(sim, "facts", None) is None:
+        entries = board_entries(sim, row)
+    else:
+        carried = shipped(sim, int(sim.agents.ids[row])) or {}  # a trace: none
+        entries = [BoardEntry(*e) for e in carried.get("board", [])]
     tick = int(getattr(sim, "tick", 0))
     out = []
-    for key, spec in view.declared.specs.items():
-        stored = view.stored_tick(key)
-        age = "unset" if stored is None else f"age {tick - stored} ticks"
-        out.append(f"  {key} = {shown(view.get(key))}  ({spec.type}, {age})")
+    for e in entries:
+        age = "unset" if e.stored is None else f"age {tick - e.stored} ticks"
+        out.append(f"  {e.key} = {e.value}  ({e.type}, {age})")
     return out

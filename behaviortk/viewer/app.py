@@ -102,18 +102,28 @@ class ViewerView(arcade.View):
     def on_draw(self) -> None:
         self._count_frame()
         s = self.session
-        h = s.history
-        info = HudInfo(fps=self._fps, paused=s.paused, speed=s.speed, history=(h.back, h.span))
+        info = self.hud_info()
         extra = Overlay2D(
             errors=s.errors,
             show_help=self.show_help,
             trails=s.trails,
             panel=self.panel,
             note=s.break_note,
+            help=self.help_text(),
         )
         group = self.selected_group()
         self.panel.tree.marks = s.break_marks(group) if group is not None else {}
         self.painter.draw(s.sim, s.opts, info, extra)
+
+    def hud_info(self) -> HudInfo:
+        """What the HUD says besides the simulation: frame rate, pause, speed, history."""
+        s = self.session
+        h = s.history
+        return HudInfo(fps=self._fps, paused=s.paused, speed=s.speed, history=(h.back, h.span))
+
+    def help_text(self) -> str:
+        """The help box's text ("": the painter's, the live viewer's keys)."""
+        return ""
 
     def _count_frame(self) -> None:
         """Smooth the frame rate the HUD shows over the last frames."""

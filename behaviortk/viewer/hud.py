@@ -49,6 +49,7 @@ class HudInfo:
     speed: float = 1.0
     caption: bool = False
     history: tuple[int, int] | None = None  # (ticks stepped back, ticks one can step back)
+    source: str = ""  # an attached game's state and address, said instead of pause and speed
 
 
 def tick_label(sim: Any) -> str:
@@ -63,6 +64,8 @@ def hud_text(sim: Any, info: HudInfo) -> str:
         return caption_text(sim)
     engine = getattr(getattr(sim, "engine", None), "name", "?")
     state = "PAUSED" if info.paused else f"x{info.speed:g}"
+    if info.source:
+        state = info.source
     back = "" if info.history is None else "history: -{} of {}   ".format(*info.history)
     return (
         f"{tick_label(sim)}   t {sim.time:.2f}s   FPS {info.fps:.0f}   "

@@ -195,7 +195,7 @@ def thinking(inp: OverlayInput, soup: TriangleSoup) -> None:
     """A halo under each agent that ticked its tree in the last step (think-rate LOD,
     ``sim/think.py``; a replay's recorded ``thought``). Without LOD every agent of a tree
     thinks every tick."""
-    from behaviortk.record.tick_state import thought_of
+    from behaviortk.sim.tick_state import thought_of
 
     ag = inp.sim.agents
     thought = thought_of(inp.sim)

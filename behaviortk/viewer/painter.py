@@ -79,6 +79,7 @@ class Overlay2D:
     trails: Any = None  # viewer/trails.Trails, when kept
     panel: PanelState | None = None
     note: str = ""  # a status line above the banner: why the run paused (a breakpoint)
+    help: str = ""  # the help box's text; "": the live viewer's keys
 
 
 class Painter:
@@ -312,7 +313,7 @@ class Painter:
 
     def _overlay_texts(self, opts: ViewOptions, extra: Overlay2D, lay: Layout) -> None:
         if extra.show_help:
-            self.draw_help(help_text(opts), lay.world)
+            self.draw_help(extra.help or help_text(opts), lay.world)
         bottom = 0.0
         if extra.errors:
             wide = max(160.0, lay.panel.x0)

@@ -10,7 +10,9 @@ headings, forces, statuses, active leaves of that tick).
 What a trace does not hold is shown as missing, never made up: no blackboards,
 no per-leaf forces (only the total ``fx``/``fy``), no steering debug geometry
 (crosshairs, wander circles, feelers, hiding spots), so those overlays draw
-nothing in a replay.
+nothing in a replay. An attached game's frame (``viewer/remote.py``) also carries
+``facts`` of the agents the viewer selected (their why, blackboard entries and leaf
+forces: ``sim/agent_facts.py``): the panels show them as for a live Simulation.
 
 ``tick_state(sim)`` gives the ``TickState`` of either a live Simulation or a
 ``RecordedView``: a panel that reads it (statuses, active leaves, positions)
@@ -24,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from behaviortk.record.reader import Recording
-from behaviortk.record.tick_state import TickState
+from behaviortk.sim.tick_state import TickState
 from behaviortk.steering.debug import DebugBuffer
 from behaviortk.tree.flat import Decision
 from behaviortk.world.build import GROUP_CONSTANTS, build, build_world, group_agents
@@ -36,6 +38,51 @@ def tick_state(sim: Any) -> TickState:
     """The ``TickState`` shown: a replay's recorded one, or a copy of a live Simulation's."""
     state = getattr(sim, "state", None)
     return state if isinstance(state, TickState) else TickState.of(sim)
+
+
+def _placed(
+    state: TickState, facts: dict[int, dict[str, Any]]
+) -> list[tuple[int, str, dict[str, Any]]]:
+    """``(row, group, facts)`` of each agent ``facts`` speaks of that ``state`` holds."""
+    out = []
+    for agent, one in facts.items():
+        rows = np.flatnonzero(state.ids == agent)
+        if rows.size:
+            out.append((int(rows[0]), state.group_names[int(state.group[rows[0]])], one))
+    return out
+
+
+def contributions(
+    state: TickState, facts: dict[int, dict[str, Any]]
+) -> dict[str, dict[int, tuple[np.ndarray, np.ndarray]]]:
+    """``sim.contributions``' shape (group -> leaf -> (rows, forces)) of the agents whose
+    leaf forces ``facts`` carries (an attached game's selected agents: a few)."""
+    found: dict[str, dict[int, list[tuple[int, np.ndarray]]]] = {}
+    for row, group, one in _placed(state, facts):
+        for k in np.flatnonzero(~np.isnan(one["forces"][:, 0])).tolist():
+            found.setdefault(group, {}).setdefault(k, []).append((row, one["forces"][k]))
+    return {
+        group: {
+            k: (np.array([r for r, _ in got]), np.array([f for _, f in got]))
+            for k, got in leaves.items()
+        }
+        for group, leaves in found.items()
+    }
+
+
+def requests(state: TickState, facts: dict[int, dict[str, Any]]) -> dict[str, np.ndarray]:
+    """Per group with an agent ``facts`` speaks of: the trace's requests (those whose force
+    counted) with that agent's row replaced by every request it emitted, as a live
+    Simulation's decision has them."""
+    out: dict[str, np.ndarray] = {}
+    for row, group, one in _placed(state, facts):
+        if group not in state.emitted:
+            continue
+        start = int(np.searchsorted(state.group, state.group[row]))  # groups are contiguous
+        emitted = out.setdefault(group, state.emitted[group].copy())
+        if emitted.shape[1] == one["asked"].shape[0]:
+            emitted[row - start] = one["asked"]
+    return out
 
 
 class RecordedEngine:
@@ -108,18 +155,28 @@ class RecordedView:
 
     recorded = True
 
-    def __init__(self, rec: Recording, fixed: RecordedWorld, state: TickState) -> None:
+    def __init__(
+        self,
+        rec: Recording,
+        fixed: RecordedWorld,
+        state: TickState,
+        facts: dict[int, dict[str, Any]] | None = None,
+    ) -> None:
+        """``facts``: an attached game's facts of its selected agents, by id (None: a trace,
+        which has none)."""
         self.recording = rec
         self.state = state
         self.scenario = rec.scenario
         self.world = fixed.world
         self.agents = fixed.agents(state)
         self.trees = rec.trees
+        asked = requests(state, facts or {})
         self.decisions = {
-            group: Decision(emitted=state.emitted[group], status=state.status[group])
-            for group in state.status
+            group: Decision(emitted=asked.get(group, state.emitted[group]), status=codes)
+            for group, codes in state.status.items()
         }
-        self.contributions: dict[str, Any] = {}  # per-leaf forces are not recorded
+        self.facts = facts
+        self.contributions = contributions(state, facts or {})  # traces: none recorded
         self.debug = DebugBuffer(enabled=False)  # nor is steering debug geometry
         self.engine = RecordedEngine(str(rec.header.get("engine", "?")), state)
         self.tick = state.tick + 1  # a Simulation's tick counts the steps taken

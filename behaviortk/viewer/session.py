@@ -43,6 +43,15 @@ BREAK_CYCLE = (RUNNING, SUCCESS, FAILURE)
 """The statuses ``b`` steps a node's breakpoint through before removing it."""
 
 
+def next_break_status(node: Any, now: str | None) -> str:
+    """The status ``b`` moves the breakpoint of flat-tree ``node`` to from ``now`` (None: it
+    has none yet): RUNNING, SUCCESS, FAILURE, then "" (removed); a condition never runs, so
+    its cycle starts at SUCCESS."""
+    cycle = BREAK_CYCLE[1:] if node.kind == CONDITION else BREAK_CYCLE
+    at = -1 if now is None else cycle.index(STATUS_CODES[now])
+    return "" if at + 1 >= len(cycle) else STATUS_NAMES[cycle[at + 1]]
+
+
 def load_scenario(path: str | Path, registries: Any = None) -> tuple[Any, str]:
     """``(Scenario, the text it was read from)``; raises DefinitionError.
 
@@ -224,16 +233,14 @@ class Session:
         module docstring); returns the status it now waits for, "" once removed."""
         key = (group, node)
         tree = self.sim.trees[group]
-        cycle = BREAK_CYCLE[1:] if tree.nodes[node].kind == CONDITION else BREAK_CYCLE
         old = self.breaks.pop(key, None)
-        at = -1
         if old is not None:
             old.remove()
-            at = cycle.index(STATUS_CODES[old.target[1]])
-        if at + 1 >= len(cycle):
-            return ""
-        status = STATUS_NAMES[cycle[at + 1]]
-        self.breaks[key] = self.sim.break_on(node=tree.nodes[node].path, status=status, group=group)
+        status = next_break_status(tree.nodes[node], None if old is None else old.target[1])
+        if status:
+            self.breaks[key] = self.sim.break_on(
+                node=tree.nodes[node].path, status=status, group=group
+            )
         return status
 
     def break_marks(self, group: str) -> dict[int, int]:

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from behaviortk.sim.agent_facts import leaf_forces
 from behaviortk.tree.flat import FlatTree
 
 
@@ -59,11 +60,7 @@ def frame_from_sim(sim: Any, row: int) -> TreeFrame | None:
     status = None
     if decision is not None and local < decision.emitted.shape[0]:
         status = decision.status_of([local])[0]  # one row: the engine reads only this agent
-    forces = np.full((len(tree.steering), 2), np.nan)
-    for k, (rows, f) in (getattr(sim, "contributions", None) or {}).get(group, {}).items():
-        hit = np.flatnonzero(np.asarray(rows) == row)
-        if hit.size and k < forces.shape[0]:
-            forces[k] = np.asarray(f)[hit[0]]
+    forces = leaf_forces(sim, row, group, len(tree.steering))
     title = f"{ag.names[row]}  ({group}, tick {getattr(sim, 'tick', 0)})"
     return frame_from_codes(
         tree,

@@ -54,6 +54,7 @@ def label_of(tree: FlatTree, index: int) -> str:
     glyph = ""
     if node.kind == "composite":
         glyph = "⇉" if "parallel" in tag else "?" if "selector" in tag else "→"
+        glyph = "∑" if tag == "utility" else glyph  # scores summed up into one choice
         if getattr(node.model, "memory", False):
             glyph += "*"
     elif node.kind == "decorator":

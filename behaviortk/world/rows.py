@@ -151,6 +151,27 @@ def _buffer(arr: np.ndarray) -> np.ndarray:
     return arr
 
 
+class RowCopy:
+    """A per-agent-id array's values in row order (``values.take(ids)``, ``ids`` being
+    ``agents.ids``), made again only when the rows or the array change (``agents.ids`` is a
+    new array object whenever rows change). A pass over every row reads it in order, where a
+    gather by id after the rows were sorted by cell (``sim/cell_order.py``) reads at random
+    (about a third of a millisecond a pass at 100,000 agents); whoever writes ``values``
+    writes the copy's rows too."""
+
+    def __init__(self) -> None:
+        self._values: np.ndarray | None = None
+        self._ids: np.ndarray | None = None
+        self._rows = np.zeros(0, dtype=np.int64)
+
+    def of(self, values: np.ndarray, ids: np.ndarray) -> np.ndarray:
+        """``values.take(ids)``, kept while ``values`` and ``ids`` are these array objects."""
+        if self._values is not values or self._ids is not ids:
+            self._rows = values.take(ids)
+            self._values, self._ids = values, ids
+        return self._rows
+
+
 def grown(rows: int) -> int:
     """The capacity to allocate for ``rows`` rows: half again as many (amortised O(1) a row)."""
     return rows + (rows >> 1) + 16

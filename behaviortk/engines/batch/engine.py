@@ -26,6 +26,7 @@ from behaviortk.engines.batch import core as bc
 from behaviortk.engines.batch import fused as batch_fused
 from behaviortk.engines.batch import leaf_nodes as bl
 from behaviortk.engines.batch import status_loops
+from behaviortk.engines.batch.utility import UtilityNode
 from behaviortk.engines.builders import Builders, always, decorator_ops, leaf_ops, sensed
 from behaviortk.engines.facts import TickFacts, guard_condition, is_sensed
 from behaviortk.engines.pytrees import display_tree
@@ -86,6 +87,11 @@ def _sequence(node: FlatNode, kids: Kids, c: Compiler) -> bc.Node:
 @BUILDERS.builds("selector")
 def _selector(node: FlatNode, kids: Kids, c: Compiler) -> bc.Node:
     return bc.SelectorNode(node.index, c.state, kids, node.model.memory)
+
+
+@BUILDERS.builds("utility")
+def _utility(node: FlatNode, kids: Kids, c: Compiler) -> bc.Node:
+    return UtilityNode(node.index, c.state, kids, c.ops_for(node.index, node.model))
 
 
 @BUILDERS.builds("parallel")

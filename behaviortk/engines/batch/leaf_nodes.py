@@ -15,7 +15,7 @@ import numpy as np
 
 from behaviortk.engines.batch import core as bc
 from behaviortk.leaves.conditions import compare, compare_points
-from behaviortk.tree.blackboard import UNSET_TICK, Keys, SavedKey, Stamps
+from behaviortk.tree.blackboard import UNSET_TICK, Keys, SavedKey, Stamps, as_number
 from behaviortk.tree.clock import Clock
 from behaviortk.tree.ops import Codes, LeafOps, Rows
 from behaviortk.tree.status import FAILURE, RUNNING, SUCCESS
@@ -234,6 +234,12 @@ class ArrayBoard:
             return np.zeros(len(rows), dtype=bool)
         label = f"{op} {type(rhs).__name__} {rhs!r}"
         table = self._table(key, label, lambda v: compare(op, v, rhs), bool)
+        return table[self.ids[key][rows] + 1]
+
+    def numbers(self, key: str, rows: Rows) -> np.ndarray:
+        if key not in self.ids:
+            return np.full(len(rows), np.nan)
+        table = self._table(key, "number", as_number, np.float64)
         return table[self.ids[key][rows] + 1]
 
     def stored_keys(self) -> list[str]:

@@ -47,8 +47,11 @@ class TickState:
     thought: np.ndarray | None = None  # (N,) bool: ticked its tree in the step (with LOD)
 
     @classmethod
-    def of(cls, sim: Any) -> TickState:
-        """A copy of ``sim``'s state after its last step (trace tick ``sim.tick - 1``)."""
+    def of(cls, sim: Any, copy: bool = True) -> TickState:
+        """A copy of ``sim``'s state after its last step (trace tick ``sim.tick - 1``);
+        ``copy=False``: views of the live arrays, for a caller done with them before the
+        next step (``sim.serve`` packs them at once)."""
+        keep = np.array if copy else np.asarray
         ag = sim.agents
         decisions = sim.decisions
         trees: dict[str, FlatTree] = sim.trees
@@ -64,21 +67,21 @@ class TickState:
                 status[name] = np.zeros((n, len(tree)), dtype=np.int8)
                 emitted[name] = np.zeros((n, len(tree.steering)), dtype=bool)
             else:
-                status[name] = np.array(dec.status, dtype=np.int8)
+                status[name] = keep(dec.status, dtype=np.int8)
                 # the requests that count as active: the act phase's ``acted`` where the
                 # Decision has it (requests that gave a force), else every emitted request
                 acted = getattr(dec, "acted", None)
-                emitted[name] = np.array(dec.emitted if acted is None else acted, dtype=bool)
+                emitted[name] = keep(dec.emitted if acted is None else acted, dtype=bool)
         return cls(
             tick=int(sim.tick) - 1,
             time=float(sim.time),
-            ids=ag.ids.copy(),
-            group=np.asarray(ag.group, dtype=np.int64).copy(),
+            ids=keep(ag.ids),
+            group=keep(ag.group, dtype=np.int64),
             group_names=list(ag.group_names),
-            pos=ag.pos.copy(),
-            vel=ag.vel.copy(),
-            heading=ag.heading.copy(),
-            force=ag.force.copy(),
+            pos=keep(ag.pos),
+            vel=keep(ag.vel),
+            heading=keep(ag.heading),
+            force=keep(ag.force),
             status=status,
             emitted=emitted,
             trees=trees,

@@ -142,7 +142,7 @@ def test_the_force_dial_is_legible_and_its_text_never_runs_into_a_note() -> None
 
     frame = frame_from_codes(flat(), [RUNNING] * 6, [[np.nan, np.nan], [0.0, 5.0]], max_force=100)
     frame = dataclasses.replace(frame, notes=("", "", "", "", "", "41 ticks"))
-    img, p, state = draw_frame(frame)
+    img, p, _ = draw_frame(frame)
     labels = {lab.text: lab for lab in p.pool("tree.body").labels}
     force, note = labels["|F| 5 of 100"], labels["41 ticks"]
     assert note.x >= force.x + len(force.text) * MONO_ADVANCE * FORCE_FONT  # past its glyphs

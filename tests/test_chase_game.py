@@ -68,6 +68,6 @@ def test_a_frame_draws_the_world_as_the_viewer_does_and_shows_the_catch() -> Non
     image = np.asarray(arcade.get_image(0, 0, *win.get_size()).convert("RGB"))
     cx, cy = vp.to_screen(np.asarray(game.caught_at, dtype=float))
     ring = 6.0 * vp.scale + 6.0
-    px, py = int(round(cx + ring)), int(round(cy))
+    px, py = round(float(cx + ring)), round(float(cy))
     r, g, b = image[win.height - 1 - py, px - 1 : px + 2].max(axis=0)
     assert r > 200 and g < 120, (r, g, b)  # the red ring round the catch

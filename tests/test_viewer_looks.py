@@ -298,3 +298,27 @@ def test_the_info_tab_tells_the_scenarios_description_until_an_agent_is_chosen()
     p.draw(sim, ViewOptions(), HudInfo(), Overlay2D(panel=PanelState(tab="info")))
     description = sim.scenario.definition.description
     assert p.panel.text.startswith(f"seek_and_arrive\n\n{description}\n\nClick an agent")
+
+
+def test_the_legend_names_what_the_selected_agent_draws() -> None:
+    """A guard patrolling a path past walls draws its feelers and waypoints (and vectors):
+    each gets a swatch; an overlay switched on for all gets one without a selection."""
+    from behaviortk.viewer import palette as ink
+    from behaviortk.viewer.hud import legend
+
+    path = Path(__file__).resolve().parents[1] / "definitions" / "guard_patrol.json"
+    sim = Simulation(behaviortk.load(path), debug=True)
+    sim.run(10)
+    plain = legend(sim, ViewOptions())
+    assert ("waypoints", ink.WAYPOINT) not in plain and ("velocity", ink.VELOCITY) not in plain
+    guard = int(sim.agents.slices["guards"].start)
+    chosen = legend(sim, ViewOptions(selected=guard))
+    for entry in [
+        ("velocity", ink.VELOCITY),
+        ("steering force", ink.FORCE),
+        ("detection box, feelers", ink.BOX),
+        ("waypoints", ink.WAYPOINT),
+    ]:
+        assert entry in chosen, (entry, chosen)
+    assert ("hiding spots", ink.HIDING) not in chosen  # a guard never hides
+    assert ("velocity", ink.VELOCITY) in legend(sim, ViewOptions(overlays={"velocity"}))

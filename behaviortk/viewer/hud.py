@@ -8,7 +8,7 @@ from typing import Any
 from behaviortk.leaves.why import SIGHT_REASONS
 from behaviortk.viewer import palette
 from behaviortk.viewer.history import SECONDS
-from behaviortk.viewer.overlays import OVERLAYS
+from behaviortk.viewer.overlays import OVERLAYS, overlay_legend
 from behaviortk.viewer.remembered import LEGEND, remembered
 from behaviortk.viewer.scene import ViewOptions, action_color, action_names
 from behaviortk.viewer.sight_cones import REASON_INKS, can_see_models
@@ -83,10 +83,20 @@ def legend(sim: Any, opts: ViewOptions) -> list[tuple[str, palette.Color]]:
     """Colour swatches: groups (their `colour`), or actions when colouring by action."""
     if opts.color_by == "action":
         entries = [(name, action_color(i)) for i, name in enumerate(action_names(sim))]
-        return [*entries, ("(no force)", palette.IDLE), *memory_legend(sim, opts)]
+        return [
+            *entries,
+            ("(no force)", palette.IDLE),
+            *memory_legend(sim, opts),
+            *overlay_legend(sim, opts.selected, opts.overlays),
+        ]
     names = list(sim.agents.group_names)
     entries = list(zip(names, palette.group_colours(sim), strict=True))
-    return entries + sight_legend(sim, opts) + memory_legend(sim, opts)
+    return [
+        *entries,
+        *sight_legend(sim, opts),
+        *memory_legend(sim, opts),
+        *overlay_legend(sim, opts.selected, opts.overlays),
+    ]
 
 
 def memory_legend(sim: Any, opts: ViewOptions) -> list[tuple[str, palette.Color]]:

@@ -263,8 +263,13 @@ def run_viewer(
     overlays: Any = (),
     resume: str | Path | None = None,
     history_seconds: float = SECONDS,
+    color_by: str = "group",
+    select: str | None = None,
 ) -> int:
     """Open the window on ``path`` and run until it is closed (raises DefinitionError first).
+
+    ``overlays``, ``color_by`` and ``select`` (an agent's name) set how it opens (the demo
+    opens as its GIF looks).
 
     The Simulation is built on another thread while the window shows its kernels
     compiling (``loading.py``); an error building it is raised once the window closes.
@@ -287,6 +292,9 @@ def run_viewer(
             path, engine=engine, seed=seed, sim=sim, source=text, history_seconds=history_seconds
         )
         session.opts.overlays = set(overlays)
+        session.opts.color_by = color_by
+        if select is not None and select in sim.agents.names:
+            session.opts.selected = sim.agents.index_of(select)
         views.append(ViewerView(session, window))
         window.show_view(views[0])
 

@@ -141,13 +141,16 @@ class ViewerView(arcade.View):
     def on_key_press(self, symbol: int, modifiers: int) -> None:
         k = arcade.key
         s = self.session
-        asked, s.quit_prompt = s.quit_prompt, None  # any key but Esc answers "no"
-        if symbol == k.ESCAPE and s.unsaved_tuning and asked is None:
+        tunes = hasattr(s, "quit_prompt")  # a live session (an attached one has no tuning)
+        asked = s.quit_prompt if tunes else None
+        if tunes:
+            s.quit_prompt = None  # any key but Esc answers "no"
+        if tunes and symbol == k.ESCAPE and s.unsaved_tuning and asked is None:
             s.quit_prompt = (
                 f"{s.path.name} has unsaved tuning: Esc again to discard it and quit, "
                 "ctrl+s to save it"
             )
-        elif symbol == k.S and modifiers & (k.MOD_CTRL | k.MOD_COMMAND):
+        elif tunes and symbol == k.S and modifiers & (k.MOD_CTRL | k.MOD_COMMAND):
             said = self.panel.tuning.status = s.save_tuning()
             if said.startswith("not saved"):  # seen whichever tab is open
                 s.quit_prompt = said

@@ -11,7 +11,7 @@ from behaviortk.format.structure import COMPOSITES, DECORATORS
 from behaviortk.leaves import actions, conditions, memory, utility, utility_inputs
 from behaviortk.registry import Registries
 from behaviortk.sense import derived_targets, target_kinds
-from behaviortk.steering import combiners, flow, formation_slot, predictors, primitives
+from behaviortk.steering import combiners, flow, formation_slot, orca, predictors, primitives
 from behaviortk.studies import metrics
 
 
@@ -24,6 +24,7 @@ def register(registries: Registries) -> None:
         primitives,
         flow,
         formation_slot,
+        orca,
         combiners,
         conditions,
         actions,

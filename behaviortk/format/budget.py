@@ -84,6 +84,10 @@ LEVEL_MARGIN = 2.0
 NEIGHBOUR_NODES = frozenset({"separation", "alignment", "cohesion", "neighbours"})
 """Node types that read neighbour sets: the built-in flocking forces and condition."""
 
+FIXED_OF = {"orca": "any"}
+"""Node types that read the neighbour set of one ``of`` they do not name (``orca``: every
+group's agents)."""
+
 GiB = 1024**3
 
 
@@ -195,6 +199,8 @@ def neighbour_ofs(node: Any) -> Iterator[str]:
             continue
         if kind in NEIGHBOUR_NODES and isinstance(of, str):
             yield of
+        elif isinstance(kind, str) and kind in FIXED_OF:
+            yield FIXED_OF[kind]
         stack.extend(children)
 
 

@@ -464,22 +464,26 @@ class Sense:
         return self.rows(of)
 
     # ----------------------------------------------------------- neighbours
-    def neighbours(self, group: str, of: str = "same") -> Neighbours:
-        """Agents of ``of`` within each ``group`` agent's view distance and field of view."""
+    def neighbours(self, group: str, of: str = "same", pairs: bool = False) -> Neighbours:
+        """Agents of ``of`` within each ``group`` agent's view distance and field of view.
+        ``pairs``: the caller reads the pairs (``i``, ``j``, ``d``), so compiled kernels make
+        them in the query's one pass (the same pairs as made later)."""
         key = (group, of)
         found = self._neighbours.get(key)
         if found is None:
             if self._thinkers(group) is not None:
                 found = self._held_neighbours(group, of)
             else:
-                found = self._compute_neighbours(self.rows(group), self.other_rows(group, of))
+                found = self._compute_neighbours(
+                    self.rows(group), self.other_rows(group, of), pairs
+                )
             self._neighbours[key] = found
         return found
 
     def neighbour_count(self, group: str, of: str = "same") -> np.ndarray:
         return self.neighbours(group, of).count
 
-    def _compute_neighbours(self, a: slice | IntArray, b: slice) -> Neighbours:
+    def _compute_neighbours(self, a: slice | IntArray, b: slice, pairs: bool = False) -> Neighbours:
         """Neighbours of the rows ``a`` (a range, or sorted rows) among the rows ``b``, in
         bounded memory.
 
@@ -493,7 +497,7 @@ class Sense:
         fraction of their view (:meth:`_levels`); see :meth:`_chunk`.
         """
         if self.kernels is not None:
-            return self.kernels.neighbours(self.world, self.agents, a, b)
+            return self.kernels.neighbours(self.world, self.agents, a, b, pairs)
         ag = self.agents
         rows = observer_rows(a)
         n_a = rows.size

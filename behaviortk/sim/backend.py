@@ -22,7 +22,7 @@ from behaviortk.sense.sensing import FOV_COS_TOLERANCE, LazyNeighbours, Neighbou
 from behaviortk.sim import think_loops
 from behaviortk.sim.cell_order import cell_order
 from behaviortk.steering import combiner_loops as kcomb
-from behaviortk.steering import flock_loops, jobs, memory_loops, row_loops, shape_loops
+from behaviortk.steering import flock_loops, jobs, memory_loops, orca_loops, row_loops, shape_loops
 from behaviortk.steering.act_loops import act
 from behaviortk.vec import Array
 from behaviortk.world import integrate_loops, streams_loops
@@ -433,6 +433,13 @@ def _path_following() -> None:
     )
 
 
+def _orca() -> None:
+    orca_loops.orca(
+        _I64, _I64, _OFFSETS, _I64[:0], _NONE, _YES, _POS, _VEL, _F, _F, _F, _POS, _YES,
+        _OBSTACLES, _RADII, _OBSTACLES, _OBSTACLES, 2.0, 2.0, -1.0, 100.0, 1.0, 0.1, 1.0, _out(),
+    )  # fmt: skip
+
+
 def _held_merge() -> None:
     offsets = np.arange(_N + 1, dtype=np.int64)
     for measure in (False, True):
@@ -500,6 +507,7 @@ WARM: dict[str, Callable[[], Any]] = {
     ),
     "wall_avoidance": _wall_avoidance,
     "path_following": _path_following,
+    "orca": _orca,
     "blend": lambda: kcomb.blend(_forces(), _I64, _F, 1.0, _out()),
     "prioritized_sum": lambda: kcomb.prioritized_sum(_forces(), _I64, _F, 1.0, _out()),
     "first_nonzero": lambda: kcomb.first_nonzero(_forces(), _I64, _F, 1e-3, 1.0, _out()),

@@ -17,7 +17,8 @@ calls it (the names of ``sim/backend.WARM``, in its order):
 - steering leaves on kernels (``steering/jobs.py``): their own kernel
   (``wander`` with ``uniforms_rows``, flocking leaves with the neighbour query
   and ``flock_sums``, or ``flock_blend`` for a blend of one ``of``'s flocking,
-  the shape and path kernels, each combiner's), a ``ROWS`` leaf its generated
+  the shape and path kernels, ``orca`` with the neighbour query of any group, each
+  combiner's), a ``ROWS`` leaf its generated
   loop (:attr:`Plan.row_leaves`), and the act phase's own (``request_rows``,
   ``accumulate_acted``; ``accumulate_rows`` where a leaf runs on NumPy and may
   turn). A leaf on NumPy (a plugin's, an option no kernel reads, or every leaf
@@ -53,6 +54,7 @@ from behaviortk.sim.backend import WARM
 from behaviortk.sim.cell_order import SORT_MIN
 from behaviortk.steering import combiners as cb
 from behaviortk.steering import jobs
+from behaviortk.steering import orca as oc
 from behaviortk.steering import primitives as pm
 from behaviortk.steering.context import random_numbers
 from behaviortk.world.integrate_loops import unknown_world_options
@@ -146,6 +148,8 @@ class _Walk:
             for inner in _models(model):  # a combiner's flocking children too
                 if isinstance(inner, pm.FlockModel):
                     self.neighbours(group, inner.of)
+                elif isinstance(inner, oc.Orca):
+                    self.neighbours(group, oc.NEIGHBOURS_OF)
             if random_numbers(model):
                 self.found.add("uniforms")
             if compiled_act and top:
@@ -160,6 +164,9 @@ class _Walk:
             self.found.add("flock_sums" if self.neighbours(group, model.of) else "flock")
         elif type(model) in SHAPES:
             self.found.add(SHAPES[type(model)])
+        elif isinstance(model, oc.Orca):
+            self.neighbours(group, oc.NEIGHBOURS_OF)
+            self.found.add("orca")
         elif type(model) in COMBINERS:
             self.combiner(model, group)
 

@@ -28,7 +28,8 @@ import numpy as np
 from behaviortk.sense.sensing import Sense, TargetFacts
 from behaviortk.steering import combiner_loops as kc
 from behaviortk.steering import combiners as cb
-from behaviortk.steering import flock_loops, memory_loops, row_loops, shape_loops
+from behaviortk.steering import flock_loops, memory_loops, orca_loops, row_loops, shape_loops
+from behaviortk.steering import orca as oc
 from behaviortk.steering import primitives as pm
 from behaviortk.steering.context import (
     Steering,
@@ -297,6 +298,21 @@ def _path_following(job: Job, weight: float, out: Array) -> None:
     )  # fmt: skip
 
 
+def _orca(job: Job, weight: float, out: Array) -> None:
+    p, ag, w = job.model, job.agents, job.world
+    t = job.target()
+    nb = job.sense.neighbours(job.group, oc.NEIGHBOURS_OF, pairs=True)
+    recip = oc.reciprocal(job.requests, job.rows, ag.n)
+    orca_loops.orca(
+        job.rows, job.local, nb.offsets, np.ascontiguousarray(nb.j, dtype=np.int64), _c2(nb.d),
+        recip, ag.pos, ag.vel, ag.radius, ag.max_speed, ag.mass, t.pos, t.valid,
+        _c2(w.obstacle_pos), _c1(w.obstacle_radius), _c2(w.wall_a), _c2(w.wall_b),
+        float(p.time_horizon), float(p.obstacle_time_horizon), oc.cruise_speed(p),
+        float(p.slowing_radius),
+        float(p.tolerance), oc.time_step(job.dt), weight, out,
+    )  # fmt: skip
+
+
 def _c2(a: Array) -> Array:
     return np.ascontiguousarray(a, dtype=np.float64).reshape(-1, 2)
 
@@ -387,6 +403,12 @@ IMPLS: dict[Any, tuple[Impl, frozenset[str]]] = {
     pm.LJAvoidance: (_lj_avoidance, _fields("a n b m cutoff")),
     pm.WallAvoidance: (_wall_avoidance, _fields("feeler_length side_angle")),
     pm.PathFollowing: (_path_following, _fields("target waypoint_seek_distance looped")),
+    oc.Orca: (
+        _orca,
+        _fields(
+            "target time_horizon obstacle_time_horizon preferred_speed slowing_radius tolerance"
+        ),
+    ),
     cb.Blend: (_blend, _fields("children")),
     cb.PrioritizedSum: (_prioritized_sum, _fields("children")),
     cb.FirstNonzero: (_first_nonzero, _fields("children epsilon")),

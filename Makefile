@@ -4,16 +4,21 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck pytest bench schema reference clean
+FILE ?= definitions/evade_or_flock.json
+
+.PHONY: demo run test lint typecheck pytest bench schema reference clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	$(BIN)/python -m pip install --quiet -e ".[crowds,traces,studies,dev]"
 	touch $(STAMP)
 
 demo: $(STAMP)
 	$(BIN)/behaviortk demo
+
+run: $(STAMP)
+	$(BIN)/behaviortk run $(FILE)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

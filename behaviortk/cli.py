@@ -23,11 +23,13 @@ from collections.abc import Sequence
 from types import ModuleType
 
 from behaviortk.commands.plugins import PluginLoadError, add_plugin_option, load_plugins
+from behaviortk.extras import missing_message
 from behaviortk.files import OutputError
 
 COMMANDS = (
     "new",
     "validate",
+    "fmt",
     "schema",
     "run",
     "replay",
@@ -102,11 +104,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     Writing an output over one of the command's inputs is a usage error (2); an
     output that could not be written is a failure (1); see ``behaviortk/files.py``.
     """
+    command: str | None = None
     try:
         parser = build_parser()
         if "_ARGCOMPLETE" in os.environ:
             complete(parser)
         args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+        command = getattr(args, "command", None)
         if getattr(args, "handler", None) is None:
             parser.print_help(sys.stderr)
             return 2
@@ -125,6 +129,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("behaviortk: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
+        return 1
+    except ModuleNotFoundError as exc:  # an optional library this install left out
+        who = f"behaviortk {command}" if command else "behaviortk"
+        message = missing_message(exc.name, who, command) or f"{type(exc).__name__}: {exc}"
+        print(f"behaviortk: error: {message}", file=sys.stderr)
         return 1
     except Exception as exc:  # the last line of defence: one line, never a traceback
         print(f"behaviortk: error: {type(exc).__name__}: {exc}".splitlines()[0], file=sys.stderr)

@@ -1,6 +1,6 @@
 """A small playable game on top of behaviortk: run from the hunters defined in JSON.
 
-    .venv/bin/python examples/chase_game.py          # arrow keys or WASD; R restarts
+    .venv/bin/python examples/chase_game.py          # arrow keys or WASD; R restarts; Esc quits
     .venv/bin/python examples/chase_game.py --serve  # the same, served to a viewer
 
 With ``--serve`` the game calls ``sim.serve()`` and prints the port; attach from another
@@ -12,6 +12,11 @@ terminal while it runs (without a display the scripted round then plays in real 
 
 In the window click a hunter to see its tree, why and blackboard; ``b`` on a node of its
 tree sets a breakpoint that holds the game inside ``sim.step()`` until space.
+
+The round starts when the player first presses a movement key (the hunters wait
+until then). The world is drawn as the viewer draws it (``viewer.painter``: the
+arena, bodies with their heading and rim, a legend), the score over it, and a
+catch shows where it happened and which hunter made it.
 
 The game owns the loop: each frame it moves the player (an agent of an
 ``"control": "external"`` group) with ``sim.move``, lets ``sim.advance`` run
@@ -50,7 +55,10 @@ class ChaseGame:
     sim: behaviortk.Simulation
     player: int = 0
     score: float = 0.0  # seconds survived
+    started: bool = False  # the first movement key starts the round
     over: bool = False
+    catch: behaviortk.Event | None = None  # the hunter's "caught" event that ended it
+    caught_at: Any = None  # the player's position then
     held: set[str] = field(default_factory=set)
     next_spawn: float = SPAWN_EVERY
     alpha: float = 0.0
@@ -64,11 +72,19 @@ class ChaseGame:
         return game
 
     def _caught(self, event: behaviortk.Event) -> None:
+        if not self.over:
+            self.catch = event
+            self.caught_at = self.sim.agents.pos[int(self.sim.rows_of([self.player])[0])].copy()
         self.over = True
+
+    def press(self, key: str) -> None:
+        """A movement key goes down: the round starts on the first one."""
+        self.started = True
+        self.held.add(key)
 
     def update(self, seconds: float) -> None:
         """One frame of ``seconds`` real time: move the player, run the simulation, spawn."""
-        if self.over:
+        if self.over or not self.started:
             return
         step = np.sum([KEYS[k] for k in self.held] or [(0, 0)], axis=0).astype(float)
         norm = float(np.hypot(*step))
@@ -104,6 +120,7 @@ def play_scripted(
     clock (a served game, so a viewer can follow)."""
     frame = 1.0 / fps
     t = 0.0
+    game.started = True
     while not game.over and t < seconds:
         phase = int(t / 1.5) % 4
         game.held = {("right", "up", "left", "down")[phase]} if t < run_for else set()
@@ -137,16 +154,19 @@ def window_main(new_game: Any) -> None:  # pragma: no cover - needs a display; t
 
     class ChaseWindow(arcade.Window):
         def __init__(self) -> None:
-            super().__init__(800, 600, "behaviortk chase")
+            super().__init__(1010, 640, "behaviortk chase")
             self.game = new_game()
+            self.picture = Screen(self)
 
         def on_key_press(self, symbol: int, modifiers: int) -> None:
-            if symbol == arcade.key.R:
+            if symbol == arcade.key.ESCAPE:
+                self.close()
+            elif symbol == arcade.key.R:
                 if self.game.sim.server is not None:  # a viewer sees the old round end
                     self.game.sim.server.close()
                 self.game = new_game()
             elif symbol in key_names:
-                self.game.held.add(key_names[symbol])
+                self.game.press(key_names[symbol])
 
         def on_key_release(self, symbol: int, modifiers: int) -> None:
             self.game.held.discard(key_names.get(symbol, ""))
@@ -155,39 +175,59 @@ def window_main(new_game: Any) -> None:  # pragma: no cover - needs a display; t
             self.game.update(min(delta_time, 0.1))
 
         def on_draw(self) -> None:
-            self.clear()
-            draw(self.game)
+            self.picture.draw(self.game)
 
     ChaseWindow()
     arcade.run()
 
 
-def rgb(colour: str | tuple[int, int, int]) -> tuple[int, int, int]:
-    """A group's ``colour`` ("#rrggbb" or [r, g, b]) as an RGB tuple."""
-    if isinstance(colour, str):
-        return (int(colour[1:3], 16), int(colour[3:5], 16), int(colour[5:7], 16))
-    return (int(colour[0]), int(colour[1]), int(colour[2]))
+class Screen:
+    """The world as the viewer draws it (its painter, in a render's layout: the arena, the
+    bodies, a legend), with the game's lines over it and a ring where a catch happened."""
+
+    def __init__(self, window: Any) -> None:
+        from behaviortk.viewer.painter import Painter
+
+        self.painter = Painter(window)
+        self.labels: list[Any] = []
+
+    def draw(self, game: ChaseGame) -> None:
+        import arcade
+
+        from behaviortk.viewer.hud import HudInfo
+        from behaviortk.viewer.painter import Overlay2D
+        from behaviortk.viewer.scene import ViewOptions
+
+        opts = ViewOptions()
+        self.painter.draw(game.sim, opts, HudInfo(caption=True), Overlay2D())
+        lines = [f"survived {game.score:5.1f} s   hunters {game.hunters}   (Esc quits)"]
+        if not game.started:
+            lines.append("press an arrow key or WASD to start")
+        if game.over and game.catch is not None:
+            vp = self.painter.viewport(game.sim.world, opts)
+            x, y = vp.to_screen(np.asarray(game.caught_at, dtype=np.float64))
+            arcade.draw_circle_outline(float(x), float(y), 6.0 * vp.scale + 6.0, (255, 80, 80), 3)
+            hunter = caught_by(game)
+            lines.append(
+                f"CAUGHT by {hunter} at {game.score:.1f} s (tick {game.catch.tick}) - press R"
+            )
+        while len(self.labels) < len(lines):
+            self.labels.append(arcade.Text("", 0, 0, arcade.color.WHITE, 14, bold=True))
+        for i, (label, line) in enumerate(zip(self.labels, lines, strict=False)):
+            label.text, label.x, label.y = line, 20, 40 + 26 * (len(lines) - 1 - i)
+            label.draw()
 
 
-def draw(game: ChaseGame) -> None:
-    """Players and hunters as points in their group colours, and the score line."""
-    import arcade
+def caught_by(game: ChaseGame) -> str:
+    """The name of the hunter whose "caught" event ended the round (its id if gone)."""
+    from behaviortk.errors import SimulationError
 
-    ag, sim = game.sim.agents, game.sim
-    window = arcade.get_window()
-    scale = min(window.width / sim.world.width, window.height / sim.world.height)
-    for group in sim.scenario.definition.groups:
-        rows = ag.slices[group.name]
-        points = (ag.pos[rows] * scale).tolist()
-        if points:
-            arcade.draw_points(points, rgb(group.colour), 2 * group.radius * scale)
-    text = f"survived {game.score:5.1f} s   hunters {game.hunters}"
-    if game.over:
-        text += "   CAUGHT - press R"
-    if game.label is None:
-        game.label = arcade.Text("", 10, 10, arcade.color.WHITE, 14)
-    game.label.text = text
-    game.label.draw()
+    if game.catch is None:
+        return "?"
+    try:
+        return str(game.sim.agents.names[int(game.sim.rows_of([game.catch.agent])[0])])
+    except SimulationError:  # despawned since
+        return f"hunter {game.catch.agent}"
 
 
 if __name__ == "__main__":

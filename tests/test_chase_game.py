@@ -29,7 +29,9 @@ def test_a_scripted_round_runs_spawns_and_ends_on_contact(engine: str) -> None:
 def test_the_keyboard_moves_the_player_the_world_does_not() -> None:
     game = chase_game.ChaseGame.new("batch")
     start = game.sim.agents.pos[0].copy()
-    game.held = {"right"}
+    game.update(1.0)  # no key yet: the round has not started, nothing moves
+    assert game.sim.tick == 0 and game.score == 0.0
+    game.press("right")
     for _ in range(30):
         game.update(1 / 60)
     moved = game.sim.agents.pos[0] - start
@@ -39,15 +41,33 @@ def test_the_keyboard_moves_the_player_the_world_does_not() -> None:
     np.testing.assert_allclose(np.hypot(*game.sim.agents.vel[0]), chase_game.PLAYER_SPEED)
 
 
-def test_a_frame_shows_the_player_in_its_colour() -> None:
+def test_a_frame_draws_the_world_as_the_viewer_does_and_shows_the_catch() -> None:
+    """The player in its colour where the viewer's viewport puts it; before the first key
+    the start line, after the catch the hunter's name and a ring where it happened."""
     import arcade
     from viewer_support import window
 
+    from behaviortk.viewer.scene import ViewOptions
+
     win = window()
     game = chase_game.ChaseGame.new("batch")
-    win.clear()
-    chase_game.draw(game)
+    screen = chase_game.Screen(win)
+    screen.draw(game)
     image = np.asarray(arcade.get_image(0, 0, *win.get_size()).convert("RGB"))
-    scale = min(win.width / 800, win.height / 600)
-    x, y = (game.sim.agents.pos[0] * scale).round().astype(int)
-    assert tuple(image[win.height - 1 - y, x]) == (0xFF, 0xD2, 0x4A)
+    vp = screen.painter.viewport(game.sim.world, ViewOptions())
+    x, y = vp.to_screen(game.sim.agents.pos[0]).round().astype(int)
+    r = int(game.sim.agents.radius[0] * vp.scale)
+    body = image[win.height - 1 - y - r : win.height - y + r, x - r : x + r + 1]
+    assert (body == (0xFF, 0xD2, 0x4A)).all(axis=2).sum() > r * r  # its disc, in its colour
+    assert [t.text for t in screen.labels][1] == "press an arrow key or WASD to start"
+    chase_game.play_scripted(game, run_for=6.0)
+    screen.draw(game)
+    hunter = chase_game.caught_by(game)
+    assert hunter.startswith("hunters") and game.catch is not None
+    assert screen.labels[1].text.startswith(f"CAUGHT by {hunter} at {game.score:.1f} s")
+    image = np.asarray(arcade.get_image(0, 0, *win.get_size()).convert("RGB"))
+    cx, cy = vp.to_screen(np.asarray(game.caught_at, dtype=float))
+    ring = 6.0 * vp.scale + 6.0
+    px, py = round(float(cx + ring)), round(float(cy))
+    r, g, b = image[win.height - 1 - py, px - 1 : px + 2].max(axis=0)
+    assert r > 200 and g < 120, (r, g, b)  # the red ring round the catch

@@ -50,6 +50,21 @@ def test_explain_wait_by_hand(capsys: pytest.CaptureFixture[str]) -> None:
     assert "            How long to wait.\n" in out
 
 
+def test_explain_subtree_the_file_only_node(capsys: pytest.CaptureFixture[str]) -> None:
+    """The README lists ``subtree``; loading inlines it, so no registry has it, yet it explains."""
+    assert main(["explain", "subtree"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith('subtree: node type   {"type": "subtree", ...}\n')
+    assert "  tree    string; required; length >= 1\n" in out
+    assert main(["explain", "subtree", "--markdown"]) == 0
+    section = capsys.readouterr().out
+    assert (
+        section.startswith("### subtree\n") and section in (ROOT / "docs" / "nodes.md").read_text()
+    )
+    assert main(["explain"]) == 0
+    assert "Written in files\n  subtree" in capsys.readouterr().out
+
+
 def test_explain_markdown_is_the_reference_section(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["explain", "seek", "--markdown"]) == 0
     out = capsys.readouterr().out

@@ -4,6 +4,7 @@ nothing existing is ever overwritten."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -105,3 +106,24 @@ def test_new_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["new", "x", "--template", "zoo"]) == 2
     assert "invalid choice: 'zoo'" in capsys.readouterr().err
     assert main(["new"]) == 2
+
+
+def test_next_hints_name_the_command_as_this_shell_types_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After ``make demo`` without activating, ``behaviortk`` is not on PATH: say the path."""
+    from behaviortk.commands.new import typed_as
+
+    script = tmp_path / ".venv" / "bin" / "behaviortk"
+    script.parent.mkdir(parents=True)
+    script.write_text("")
+    monkeypatch.chdir(tmp_path)
+    assert typed_as(str(script), on_path="") == os.path.join(".venv", "bin", "behaviortk")
+    assert typed_as(str(script), on_path=str(script)) == "behaviortk"  # activated
+    elsewhere = tmp_path / "other" / "behaviortk"
+    assert typed_as(str(script), on_path=str(elsewhere)) == os.path.join(
+        ".venv", "bin", "behaviortk"
+    )
+    monkeypatch.chdir(script.parent)
+    assert typed_as(str(script), on_path="") == os.path.join(".", "behaviortk")
+    assert typed_as("/somewhere/behaviortk/__main__.py", on_path="").endswith(" -m behaviortk")

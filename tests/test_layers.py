@@ -37,7 +37,7 @@ from collections import defaultdict
 from test_house import PACKAGE, Arrow, find_cycle, import_arrows, module_name
 
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("foundations", ("errors", "files", "registry", "vec")),
+    ("foundations", ("errors", "extras", "files", "registry", "vec")),
     ("numba machinery", ("jit",)),
     ("format", ("format",)),
     ("world", ("world",)),

@@ -322,3 +322,27 @@ def test_schema_out_writes_the_schema_and_stdout_stays_the_default(
     assert capsys.readouterr().err == f"behaviortk: error: cannot write schema {out}: {ENOSPC}\n"
     assert out.read_text() == "old schema"
     assert temp_files(tmp_path) == []
+
+
+def test_the_demo_gif_shows_the_selected_preys_tree_by_action(tmp_path: Path) -> None:
+    """The GIF opens as the window does: prey-14's tree panel beside the scene (its running
+    boxes amber) and agents coloured by action (flock's colour, not the prey group's blue)."""
+    import numpy as np
+    from PIL import Image
+
+    from behaviortk.viewer import palette
+    from behaviortk.viewer.scene import action_color
+
+    out = tmp_path / "demo.gif"
+    assert main(["demo", "--headless", "--ticks", "3", "--every", "1", "--out", str(out)]) == 0
+    frame = Image.open(out)
+    frame.seek(frame.n_frames - 1)
+    rgb = np.asarray(frame.convert("RGB")).astype(int)
+
+    def count(region: Any, colour: Any) -> int:
+        return int(np.all(np.abs(region - np.array(colour[:3])) <= 24, axis=2).sum())
+
+    assert count(rgb[:, 680:], palette.NODE_RUNNING) > 500  # the tree panel
+    world = rgb[:, :660]
+    assert count(world, action_color(1)) > 50  # flocking prey (evade 0, flock 1, wander 2)
+    assert count(world, (0x4A, 0xA3, 0xFF)) < 20  # no prey in its group colour

@@ -34,7 +34,10 @@ from behaviortk.record.reader import TraceError, open_recording
 from behaviortk.sim.simulation import Simulation
 
 REFERENCE = Path(__file__).resolve().parent.parent / "definitions" / "evade_or_flock.json"
-COLUMNS = ["tick", "id", "group", "x", "y", "vx", "vy", "heading", "fx", "fy", "active", "status"]
+COLUMNS = [
+    *("tick", "id", "group", "x", "y", "vx", "vy", "heading", "fx", "fy", "active", "status"),
+    "leaf_force",
+]
 
 
 def record_walk(path: Path, engine: str, ticks: int = 2, **kw) -> dict:
@@ -58,6 +61,14 @@ def test_rows_by_hand(tmp_path: Path, engine: str) -> None:
             assert row[key] == pytest.approx(want[key], abs=1e-9), (row["tick"], row["id"], key)
         assert row["active"] == want["active"]
         assert row["status"] == want["status"]
+        if row["group"] == "posts":  # external: no tree, no leaves
+            assert row["leaf_force"] == []
+        else:  # two steering leaves (NaN: asked none); what they asked is the force applied
+            pairs = np.array(row["leaf_force"], dtype=float).reshape(2, 2)
+            asked = np.isfinite(pairs[:, 0])
+            assert asked.sum() == len(row["active"]), row["id"]
+            total = pairs[asked].sum(axis=0)
+            assert total == pytest.approx([want["fx"], want["fy"]], rel=1e-6, abs=1e-6)
 
 
 def test_both_engines_write_the_same_rows(tmp_path: Path) -> None:
@@ -66,7 +77,12 @@ def test_both_engines_write_the_same_rows(tmp_path: Path) -> None:
         sim = Simulation(behaviortk.load(REFERENCE), engine=engine)
         run_recorded(sim, 30, ParquetTraceWriter(str(path), sim, row_group_rows=500))
     ta, tb = pq.read_table(a), pq.read_table(b)
+    forces = [t.column("leaf_force").combine_chunks() for t in (ta, tb)]
+    ta, tb = ta.drop_columns(["leaf_force"]), tb.drop_columns(["leaf_force"])
     assert ta.equals(tb)  # values; the metadata differs only in the engine name
+    # leaf forces bit for bit (``equals`` calls NaN, a leaf that asked none, unequal to NaN)
+    assert forces[0].offsets.equals(forces[1].offsets)
+    assert forces[0].values.to_numpy().tobytes() == forces[1].values.to_numpy().tobytes()
     ha = json.loads(pq.read_schema(a).metadata[META_HEADER.encode()])
     hb = json.loads(pq.read_schema(b).metadata[META_HEADER.encode()])
     assert (ha.pop("engine"), hb.pop("engine")) == ("py_trees", "batch")

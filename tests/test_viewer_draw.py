@@ -17,6 +17,7 @@ from behaviortk.steering.kernels import LJConstants
 from behaviortk.viewer import geometry as geo
 from behaviortk.viewer import palette
 from behaviortk.viewer.heatmap import lj_potential, params_from_trees, potential_grid
+from behaviortk.viewer.layout import MIN_WINDOW_SIZE
 from behaviortk.viewer.overlays import OVERLAYS
 from behaviortk.viewer.scene import ViewOptions, build_scene, pick_agent
 from behaviortk.world.factory import make_agents
@@ -315,3 +316,45 @@ def test_selected_agent_neighbour_links_agree_with_sense():
     exp = np.concatenate(expected)
     assert len(exp) > 0 and len(starts) == len(b)
     np.testing.assert_allclose(np.sort(b, axis=0), np.sort(exp, axis=0))
+
+
+@pytest.mark.parametrize("size", [MIN_WINDOW_SIZE, (1400, 900)])
+def test_the_banner_and_the_help_wrap_inside_their_boxes(size: tuple[int, int]) -> None:
+    """Long lines wrap to the box; the box grows to the wrapped text, from the smallest
+    window the viewer allows to a large one."""
+    from behaviortk.viewer.hud import HudInfo
+    from behaviortk.viewer.painter import BOX_PAD, HELP_WIDTH, Overlay2D, Painter
+    from tests.viewer_support import window
+
+    sim = fake_sim(world(), two_groups())
+    p = Painter(window(), size=size)
+    long = "x.json:3:5: /groups/0/tree/children/2: " + "a long message that goes on " * 12
+    p.draw(sim, ViewOptions(), HudInfo(), Overlay2D(errors=[long, "second"], show_help=True))
+    img = p.snapshot()
+    lay = p.layout
+    assert lay is not None
+    assert p.banner.content_width <= lay.panel.x0 - 2 * BOX_PAD
+    assert p.banner.text.count("\n") == 1 and p.banner.content_height > 3 * 11  # wrapped
+    column = img[:, 2]  # the banner's left edge, bottom up
+    red = np.all(np.abs(column[::-1].astype(int) - palette.ERROR_BG[:3]) <= 6, axis=1)
+    tall = int(np.argmin(red)) if not red.all() else len(red)
+    assert tall >= p.banner.content_height + 2 * BOX_PAD - 1  # the box holds every line
+    assert p.help.content_width <= min(HELP_WIDTH, lay.world.width - 40) - 2 * BOX_PAD
+
+
+def test_paths_are_named_beside_their_first_point() -> None:
+    from types import SimpleNamespace
+
+    from behaviortk.viewer.scene import path_labels
+    from behaviortk.viewer.viewport import Viewport
+    from behaviortk.world.state import Path as WorldPath
+
+    w = SimpleNamespace(
+        paths={
+            "patrol": WorldPath("patrol", np.array([[10.0, 20.0], [50.0, 20.0]]), True),
+            "exit": WorldPath("exit", np.array([[100.0, 5.0], [0.0, 0.0]]), False),
+        }
+    )
+    vp = Viewport(400, 300, 0, 0, 400, 300)  # one world unit per pixel, origin at (0, 0)
+    assert path_labels(w, vp) == [("patrol", 18.0, 28.0), ("exit", 108.0, 13.0)]
+    assert path_labels(SimpleNamespace(paths={}), vp) == []

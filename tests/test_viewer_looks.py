@@ -194,7 +194,8 @@ def test_renders_carry_a_caption_instead_of_the_hud() -> None:
     p = Painter(headless_window(), size=(500, 300))
     image = frame_image(sim, p, ViewOptions())
     assert image.size == (500, 300)
-    assert p.hud.text == "engine_test   tick 3   t = 0.30 s   2 agents"  # 3 ticks of 0.1 s
+    # 3 steps of 0.1 s: the last one taken is tick 2, as its trace record numbers it
+    assert p.hud.text == "engine_test   tick 2   t = 0.30 s   2 agents"
     live = hud_text(sim, HudInfo(fps=60.0, paused=True))
     assert "FPS" in live and "PAUSED" in live and "FPS" not in p.hud.text
 
@@ -283,3 +284,41 @@ def test_bodies_bigger_than_a_point_are_drawn_as_triangles_alike() -> None:
     np.testing.assert_array_equal(pixel_at(img, c - np.array([0.6 * r, 0.0])), ORANGE)
     mark = tuple(round(v * 0.35) for v in ORANGE)
     np.testing.assert_allclose(pixel_at(img, c + np.array([0.6 * r, 0.0])), mark, atol=1)
+
+
+def test_the_info_tab_tells_the_scenarios_description_until_an_agent_is_chosen() -> None:
+    from behaviortk.viewer.hud import HudInfo
+    from behaviortk.viewer.painter import Overlay2D, PanelState
+    from behaviortk.viewer.scene import ViewOptions
+    from tests.viewer_support import painter
+
+    path = Path(__file__).resolve().parents[1] / "definitions" / "seek_and_arrive.json"
+    sim = Simulation(behaviortk.load(path))
+    p = painter()
+    p.draw(sim, ViewOptions(), HudInfo(), Overlay2D(panel=PanelState(tab="info")))
+    description = sim.scenario.definition.description
+    assert p.panel.text.startswith(f"seek_and_arrive\n\n{description}\n\nClick an agent")
+
+
+def test_the_legend_names_what_the_selected_agent_draws() -> None:
+    """A guard patrolling a path past walls draws its feelers and waypoints (and vectors):
+    each gets a swatch; an overlay switched on for all gets one without a selection."""
+    from behaviortk.viewer import palette as ink
+    from behaviortk.viewer.hud import legend
+
+    path = Path(__file__).resolve().parents[1] / "definitions" / "guard_patrol.json"
+    sim = Simulation(behaviortk.load(path), debug=True)
+    sim.run(10)
+    plain = legend(sim, ViewOptions())
+    assert ("waypoints", ink.WAYPOINT) not in plain and ("velocity", ink.VELOCITY) not in plain
+    guard = int(sim.agents.slices["guards"].start)
+    chosen = legend(sim, ViewOptions(selected=guard))
+    for entry in [
+        ("velocity", ink.VELOCITY),
+        ("steering force", ink.FORCE),
+        ("detection box, feelers", ink.BOX),
+        ("waypoints", ink.WAYPOINT),
+    ]:
+        assert entry in chosen, (entry, chosen)
+    assert ("hiding spots", ink.HIDING) not in chosen  # a guard never hides
+    assert ("velocity", ink.VELOCITY) in legend(sim, ViewOptions(overlays={"velocity"}))

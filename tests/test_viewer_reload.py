@@ -112,6 +112,18 @@ def test_an_invalid_save_keeps_the_running_seed(definition: Path) -> None:
     assert session.sim.seed == 7 and "invalid" in session.errors[0]
 
 
+def test_undoing_a_mistake_clears_the_banner_and_keeps_the_run(definition: Path) -> None:
+    """Typo, then undo: the file holds the running text again, so the banner goes."""
+    original = definition.read_text()
+    session = Session(definition)
+    session.sim.run(5)
+    definition.write_text(original.replace('"world"', '"wrold"', 1))
+    assert session.reload() is False and session.errors
+    definition.write_text(original)
+    assert session.reload() is True
+    assert session.errors == [] and session.sim.tick == 5  # nothing rebuilt: it already runs
+
+
 def test_the_selection_follows_the_agent_id_when_rows_move(definition: Path) -> None:
     """A game despawns a prey: the predators after it slide a row, the selection (the last
     predator) follows its id; once the selected agent itself is despawned, nothing is."""

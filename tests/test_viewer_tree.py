@@ -7,6 +7,7 @@ the right, so the tree's content rectangle starts at x = 570.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -127,11 +128,28 @@ def test_forces_beside_steering_leaves() -> None:
     frame = frame_from_codes(flat(), [RUNNING] * 6, [[30.0, 40.0], [np.nan, np.nan]], max_force=100)
     _, p, _ = draw_frame(frame)
     labels = p.pool("tree.body").texts()
-    assert "|F| 50" in labels and "0 (zero force)" not in labels
+    assert "|F| 50 of 100" in labels and "0 (zero force)" not in labels
     zero = frame_from_codes(flat(), [RUNNING] * 6, [[0.0, 0.0], [3.0, 4.0]], max_force=100)
     _, p, _ = draw_frame(zero)
     labels = p.pool("tree.body").texts()
-    assert "0 (zero force)" in labels and "|F| 5" in labels
+    assert "0 (zero force)" in labels and "|F| 5 of 100" in labels
+
+
+def test_the_force_dial_is_legible_and_its_text_never_runs_into_a_note() -> None:
+    """A weak force (5 of 100) still draws a needle 0.4 of the radius long, toward it; a
+    leaf's note starts after its |F| text."""
+    from behaviortk.viewer.tree_panel import FORCE_FONT, FORCE_R, MONO_ADVANCE, NEEDLE_MIN
+
+    frame = frame_from_codes(flat(), [RUNNING] * 6, [[np.nan, np.nan], [0.0, 5.0]], max_force=100)
+    frame = dataclasses.replace(frame, notes=("", "", "", "", "", "41 ticks"))
+    img, p, _ = draw_frame(frame)
+    labels = {lab.text: lab for lab in p.pool("tree.body").labels}
+    force, note = labels["|F| 5 of 100"], labels["41 ticks"]
+    assert note.x >= force.x + len(force.text) * MONO_ADVANCE * FORCE_FONT  # past its glyphs
+    # the needle points up (+y) from the dial's centre: red at 0.4 of the radius up
+    x, y = force.x - 5.0 - FORCE_R, force.y
+    red = at(img, x, y + NEEDLE_MIN * FORCE_R - 1.0)
+    assert red[0] > 200 and red[1] < 60, red
 
 
 def test_clicking_a_box_folds_its_subtree_and_clicking_again_unfolds_it() -> None:

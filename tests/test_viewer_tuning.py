@@ -176,6 +176,8 @@ def test_a_refused_value_changes_nothing(scene: Path) -> None:
 
 
 def test_save_writes_only_the_changed_values_atomically(scene: Path) -> None:
+    """A file laid out by hand keeps its layout: only the changed values are written."""
+    scene.write_text(json.dumps(json.loads(scene.read_text()), indent=4) + "\n")
     original = scene.read_text()
     session = Session(scene)
     session.sim.run(3)
@@ -185,7 +187,7 @@ def test_save_writes_only_the_changed_values_atomically(scene: Path) -> None:
     saved = scene.read_text()
     old_lines, new_lines = original.splitlines(), saved.splitlines()
     changed = [(a, b) for a, b in zip(old_lines, new_lines, strict=False) if a != b]
-    assert changed[0] == ('      "max_speed": 110,', '      "max_speed": 95,')
+    assert changed[0] == ('            "max_speed": 110,', '            "max_speed": 95,')
     assert '"max_turn_rate": 180' in saved and len(new_lines) == len(old_lines) + 1
     data = json.loads(saved)
     assert list(data["groups"][0]) == list(json.loads(original)["groups"][0])  # key order
@@ -194,6 +196,22 @@ def test_save_writes_only_the_changed_values_atomically(scene: Path) -> None:
     assert not list(scene.parent.glob(".*.tmp"))
     # The watcher sees the save: the file holds what runs, so nothing restarts.
     assert session.reload() is True and session.sim.tick == 3
+
+
+def test_save_keeps_the_layout_fmt_gives(scene: Path) -> None:
+    """A file in ``fmt``'s layout stays in it: an added key goes where ``fmt`` puts it."""
+    from behaviortk.format.layout import formatted
+
+    assert formatted(scene.read_text(), "scene.json") == scene.read_text()  # shipped: fmt'd
+    session = Session(scene)
+    session.tune(knob(session, 0, "max_speed"), 95.0)
+    session.tune(knob(session, 1, "max_turn_rate"), 180.0)
+    assert session.save_tuning() == "saved scene.json"
+    saved = scene.read_text()
+    assert formatted(saved, "scene.json") == saved
+    keys = list(json.loads(saved)["groups"][1])
+    assert keys.index("max_turn_rate") == keys.index("max_force") + 1  # the schema's order
+    assert session.reload() is True and session.sim.tick == 0  # the file holds what runs
 
 
 def test_save_refuses_when_the_file_changed_on_disk(scene: Path) -> None:
@@ -284,3 +302,59 @@ def test_a_refusal_shows_in_red_on_its_row_and_nullable_ends_at_unlimited(view: 
     send(view, "on_mouse_release", turn.track.x1 + 20, y, arcade.MOUSE_BUTTON_LEFT, 0)
     assert view.session.tuner.value(turn.knob) is None
     assert np.isinf(view.session.sim.agents.max_turn_rate[:60]).all()
+
+
+def test_esc_with_unsaved_tuning_asks_before_quitting(
+    view: ViewerView, scene: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Esc asks (Esc again discards, ctrl+s saves); another key takes the question back."""
+    closed: list[bool] = []
+    monkeypatch.setattr(view.window, "close", lambda: closed.append(True))
+    s = view.session
+    original = scene.read_text()
+    s.tune(knob(s, 0, "max_speed"), 95.0)
+    view.on_key_press(arcade.key.ESCAPE, 0)
+    assert not closed and "unsaved tuning: Esc again to discard it and quit" in s.errors[-1]
+    view.on_key_press(arcade.key.H, 0)  # not an answer: the question goes, nothing closes
+    assert not closed and not s.errors
+    view.on_key_press(arcade.key.ESCAPE, 0)
+    view.on_key_press(arcade.key.S, arcade.key.MOD_CTRL)  # save instead
+    assert not closed and not s.errors and '"max_speed": 95' in scene.read_text()
+    assert scene.read_text() != original and view.panel.tuning.status == "saved scene.json"
+    view.on_key_press(arcade.key.ESCAPE, 0)  # nothing unsaved now: quits at once
+    assert closed == [True]
+
+
+def test_esc_twice_discards_the_tuning_and_quits(
+    view: ViewerView, scene: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    closed: list[bool] = []
+    monkeypatch.setattr(view.window, "close", lambda: closed.append(True))
+    original = scene.read_text()
+    view.session.tune(knob(view.session, 0, "max_speed"), 95.0)
+    view.on_key_press(arcade.key.ESCAPE, 0)
+    view.on_key_press(arcade.key.ESCAPE, 0)
+    assert closed == [True] and scene.read_text() == original
+
+
+def test_the_scenarios_own_knobs_come_first_wrapped_with_a_scrollbar(view: ViewerView) -> None:
+    """The tree parameter ``threat`` heads the tab; descriptions wrap, never cut with "…";
+    the rows overflow, so a scrollbar shows, and a press at its foot shows the last row."""
+    view.panel.tab = "tune"
+    frame(view)
+    panel = view.panel.tuning
+    assert panel._rows[0].knob.name == "threat"
+    texts = view.painter.pool("tune.body").texts()
+    assert "Distance at which a predator is a threat" in texts
+    assert not any(t.endswith("…") for t in texts)
+    assert panel._scrollbar is not None
+    track, most = panel._scrollbar
+    assert most > 0
+    send(view, "on_mouse_press", track.x0 + 2, track.y0 + 1, arcade.MOUSE_BUTTON_LEFT, 0)
+    send(view, "on_mouse_release", track.x0 + 2, track.y0 + 1, arcade.MOUSE_BUTTON_LEFT, 0)
+    frame(view)
+    assert panel.scroll == pytest.approx(most, rel=0.01)  # pressed 1 px above the foot
+    last = view.session.tuner.knobs(panel.group)[-1]
+    assert panel._rows[-1].knob.name == last.name  # the last row is drawn, above the Save bar
+    footer_top = view.painter.layout.content.y0 + 52.0
+    assert panel._rows[-1].minus.y0 >= footer_top

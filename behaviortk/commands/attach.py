@@ -107,7 +107,7 @@ def record(remote: Any, ticks: int, path: str, wait: float) -> int:
     got, gaps, last = 0, 0, states[0].tick - 1
     with atomic_output(path, "wb" if columnar else "w", inputs=[], what="trace") as out:
         view = remote.view(states[0])
-        writer = trace_writer(out, view, 1, columnar)
+        writer = trace_writer(out, view, 1, columnar, leaf_forces=False)  # frames carry few
         while got < ticks:
             for state in states[: ticks - got]:
                 gaps += state.tick - last - 1

@@ -90,7 +90,18 @@ def print_table(verdicts: list[Any], out: Any = sys.stdout) -> None:
         )
 
 
+def write_tables(tables: list[dict[str, Any]], out: Any) -> None:
+    """Every run's columns as one Parquet table; a column some runs lack is null there."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    joined = pa.concat_tables([pa.table(t) for t in tables], promote_options="default")
+    pq.write_table(joined, out)
+
+
 def run(args: argparse.Namespace) -> int:
+    import numpy as np
+
     from behaviortk.commands.diagnostics import print_issues
     from behaviortk.commands.progress import Progress
     from behaviortk.files import atomic_output, check_not_input
@@ -145,12 +156,13 @@ def run(args: argparse.Namespace) -> int:
             )
             verdicts.extend(found)
             if args.table:
-                import polars as pl
-
+                rows = len(table["tick"])
                 tables.append(
-                    table.with_columns(definition=pl.lit(name), seed=pl.lit(seed)).select(
-                        "definition", "seed", *table.columns
-                    )
+                    {
+                        "definition": np.full(rows, name),
+                        "seed": np.full(rows, seed, dtype=np.int64),
+                        **table,
+                    }
                 )
     progress.close()
     print_table(verdicts)
@@ -160,8 +172,6 @@ def run(args: argparse.Namespace) -> int:
         with atomic_output(args.junit, "w", inputs=args.files, what="JUnit report") as out:
             out.write(junit_xml(verdicts))
     if args.table and tables:
-        import polars as pl
-
         with atomic_output(args.table, "wb", inputs=args.files, what="table") as out:
-            pl.concat(tables, how="diagonal").write_parquet(out)
+            write_tables(tables, out)
     return 1 if failed else 0

@@ -12,6 +12,9 @@ from behaviortk.commands.options import TICKS_LIMIT, apply_kernels_option, tick_
 from behaviortk.commands.render import add_render_options, render_file
 
 DEMO_FILE = Path(__file__).resolve().parents[2] / "definitions" / "evade_or_flock.json"
+DEMO_SELECT = "prey-14"  # flocks, is threatened and evades 8 times in the first 240 ticks
+DEMO_OVERLAYS = ["trails", "crosshair"]
+DEMO_COLOR_BY = "action"
 
 
 def has_display() -> bool:
@@ -37,19 +40,30 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument("--every", type=int, default=3, metavar="K")
     add_render_options(parser)
+    parser.set_defaults(color_by=DEMO_COLOR_BY)  # --color-by group still chooses groups
     return parser
 
 
 def run(args: argparse.Namespace) -> int:
+    """The window and the GIF open alike: prey-14 selected (its tree panel beside the
+    scene), trails and the pursuit crosshair on, agents coloured by their action."""
     if not DEMO_FILE.exists():
         print(f"behaviortk demo: error: {DEMO_FILE} is missing", file=sys.stderr)
         return 1
+    args.overlay = args.overlay or list(DEMO_OVERLAYS)
+    if args.select is None:
+        args.select, args.select_if_present = DEMO_SELECT, True
     if args.headless or not has_display():
-        if not args.overlay:
-            args.overlay = ["crosshair"]
         print("no display: rendering the demo as a GIF instead of opening a window")
         return render_file(args, str(DEMO_FILE), args.out, args.ticks, args.every)
     from behaviortk.viewer.app import run_viewer
 
     apply_kernels_option(args)
-    return run_viewer(DEMO_FILE, engine=args.engine, seed=args.seed, overlays=args.overlay)
+    return run_viewer(
+        DEMO_FILE,
+        engine=args.engine,
+        seed=args.seed,
+        overlays=args.overlay,
+        color_by=args.color_by,
+        select=args.select,
+    )

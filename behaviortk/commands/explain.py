@@ -77,7 +77,9 @@ def field_summary(field: Any) -> str:
 
 
 def origin(regs: Any, doc: Any) -> str:
-    """The module that registered a plugin's tag ('' for built-ins)."""
+    """The module that registered a plugin's tag ('' for built-ins and file-only tags)."""
+    if doc.registry not in regs.all():
+        return ""
     model = getattr(regs, doc.registry)[doc.tag].model
     module = str(model.__module__)
     return "" if module.startswith(BUILTIN_PREFIX) else module

@@ -116,6 +116,32 @@ def name_problem(name: str) -> str | None:
     return None
 
 
+def typed_as(argv0: str | None = None, on_path: str | None = None) -> str:
+    """How to type this command in this shell: ``behaviortk`` when the shell finds this very
+    script, else its path (``.venv/bin/behaviortk`` after ``make demo``, not activated), or
+    ``python -m behaviortk`` when it was started that way."""
+    import shutil
+
+    argv0 = sys.argv[0] if argv0 is None else argv0
+    on_path = shutil.which("behaviortk") if on_path is None else on_path
+    if os.path.basename(argv0) != "behaviortk":
+        return f"{shorter_path(sys.executable)} -m behaviortk"
+    if on_path and os.path.realpath(on_path) == os.path.realpath(argv0):
+        return "behaviortk"
+    return shorter_path(argv0)
+
+
+def shorter_path(path: str) -> str:
+    """``path`` relative to here when that is shorter (``.venv/bin/behaviortk``)."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # another drive (Windows)
+        return path
+    if relative.startswith(".."):
+        return path
+    return relative if "/" in relative or os.sep in relative else f".{os.sep}{relative}"
+
+
 def run(args: argparse.Namespace) -> int:
     from behaviortk.files import write_new
 
@@ -145,11 +171,12 @@ def run(args: argparse.Namespace) -> int:
         return 1
     node = FIRST_NODE[args.template]
     print("\n".join(notes))
+    me = typed_as()
     steps = [
-        (f"behaviortk run {path}", "open it in the viewer (saving the file reloads it)"),
-        (f"behaviortk run {path} --headless", "run it without a window, with a summary"),
-        (f"behaviortk explain {node}", "what a node does: fields, units, formula, source"),
-        ("behaviortk explain", "every node type, by category"),
+        (f"{me} run {path}", "open it in the viewer (saving the file reloads it)"),
+        (f"{me} run {path} --headless", "run it without a window, with a summary"),
+        (f"{me} explain {node}", "what a node does: fields, units, formula, source"),
+        (f"{me} explain", "every node type, by category"),
     ]
     width = max(len(command) for command, _ in steps)
     print("next:")

@@ -178,10 +178,11 @@ def render_file(args: argparse.Namespace, path: str, out: str, ticks: int, every
         return 1
     selected = None
     if args.select is not None:
-        if args.select not in sim.agents.names:
+        if args.select in sim.agents.names:
+            selected = sim.agents.index_of(args.select)
+        elif not getattr(args, "select_if_present", False):  # the demo's own choice may go
             print(f"behaviortk render: error: no agent {args.select!r} in {path}", file=sys.stderr)
             return 1
-        selected = sim.agents.index_of(args.select)
     from behaviortk.commands.progress import Progress
     from behaviortk.files import atomic_output
 

@@ -66,6 +66,12 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         help="write a trace here: Parquet columns for OUT.parquet, else JSON Lines (OUT.jsonl)",
     )
     parser.add_argument(
+        "--no-leaf-forces",
+        action="store_true",
+        help="leave each steering leaf's force out of a Parquet trace (a replay's tree panel "
+        "then shows no force dials); JSON Lines traces never hold them",
+    )
+    parser.add_argument(
         "--every",
         type=positive_int,
         default=1,
@@ -260,12 +266,15 @@ def is_parquet(path: str) -> bool:
     return path.lower().endswith(PARQUET_SUFFIXES)
 
 
-def trace_writer(out: IO[Any], sim: Any, every: int, columnar: bool) -> Any:
-    """A ``TraceWriter`` (JSON Lines, text ``out``) or ``ParquetTraceWriter`` (binary ``out``)."""
+def trace_writer(
+    out: IO[Any], sim: Any, every: int, columnar: bool, leaf_forces: bool = True
+) -> Any:
+    """A ``TraceWriter`` (JSON Lines, text ``out``) or ``ParquetTraceWriter`` (binary ``out``;
+    ``leaf_forces``: with its ``leaf_force`` column)."""
     if columnar:
         from behaviortk.record.parquet import ParquetTraceWriter
 
-        return ParquetTraceWriter(out, sim, every=every)
+        return ParquetTraceWriter(out, sim, every=every, leaf_forces=leaf_forces)
     from behaviortk.record.jsonl import TraceWriter
 
     return TraceWriter(out, sim, every=every)
@@ -301,7 +310,7 @@ def _run_traced(
     mode = "wb" if columnar else "w"
     inputs = [args.file] if args.resume is None else [args.file, args.resume]
     with atomic_output(args.trace, mode, inputs=inputs, what="trace") as out:
-        writer = trace_writer(out, sim, args.every, columnar)
+        writer = trace_writer(out, sim, args.every, columnar, not args.no_leaf_forces)
 
         first = sim.tick  # a resumed run counts its own ticks
 

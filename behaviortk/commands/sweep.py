@@ -170,6 +170,9 @@ class SweepSetup:
 
 
 def run(args: argparse.Namespace) -> int:
+    from behaviortk.extras import require
+
+    require("dask", "distributed", "pyarrow")  # before any work: the studies extra
     from behaviortk.commands.diagnostics import print_issues
     from behaviortk.commands.progress import Progress
     from behaviortk.format.issues import DefinitionError

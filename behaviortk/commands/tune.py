@@ -32,6 +32,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    from behaviortk.extras import require
+
+    require("dask", "distributed", "optuna", "pyarrow")  # before any work: the studies extra
     import json
     from pathlib import Path
 

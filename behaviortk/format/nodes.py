@@ -49,7 +49,14 @@ class NodeModel(Model):
 
 
 class Subtree(NodeModel):
-    """Run a named tree here, with parameters (replaced by that tree when loading)."""
+    """Run a named tree of `trees` here, with values for its parameters.
+
+    Loading replaces the node by a copy of that tree, every `"$name"` in it
+    replaced by the value `params` gives (or the tree's declared default), so
+    engines never see a `subtree`. References may nest but never form a cycle,
+    and the depth limit counts the expanded tree. The tree's declared
+    blackboard keys join the group's.
+    """
 
     type: Literal["subtree"] = "subtree"
     tree: str = doc("Name of a tree in `trees`", min_length=1)

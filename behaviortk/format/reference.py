@@ -29,7 +29,7 @@ from pydantic.json_schema import models_json_schema
 from pydantic_core import PydanticUndefined, to_jsonable_python
 
 from behaviortk.format.fields import PARAM_PATTERN, shown
-from behaviortk.format.nodes import SLOT_KEY
+from behaviortk.format.nodes import SLOT_KEY, Subtree
 from behaviortk.registry import Registries, Registry, default
 
 TITLES = {
@@ -44,6 +44,19 @@ TITLES = {
     "metrics": "Metrics",
 }
 """Section title of each registry (by ``Registries.all()`` name)."""
+
+FILE_ONLY = "file_only"
+"""The pseudo-registry of node types that only files hold: ``subtree`` is replaced by the
+tree it names when loading, so no engine registers it, yet designers write and look it up."""
+FILE_ONLY_TITLE = "Written in files"
+
+
+@dataclass(frozen=True)
+class _FileTag:
+    """A file-only tag where the reference's sections list registry entries."""
+
+    tag: str
+
 
 SLOT_NOUNS = {
     "Node": ("a node", "nodes"),
@@ -135,7 +148,31 @@ def tag_docs(tag: str | None = None, registries: Registries | None = None) -> li
         for entry in reg
         if tag is None or entry.tag == tag
     ]
-    schemas = _model_schemas(reg for _, reg, _ in chosen)
+    schemas = _model_schemas(m for _, reg, _ in chosen for m in reg.models())
+    return [*_registered(chosen, schemas), *_file_only(tag)]
+
+
+def _file_only(tag: str | None) -> list[TagDoc]:
+    """``subtree``'s reference: a node type only files hold (it is inlined when loading)."""
+    if tag not in (None, "subtree"):
+        return []
+    schema = _model_schemas([Subtree])[Subtree]
+    return [
+        TagDoc(
+            registry=FILE_ONLY,
+            title=FILE_ONLY_TITLE,
+            kind="node type",
+            key="type",
+            tag="subtree",
+            text=_docstring(Subtree, schema),
+            fields=tuple(_fields(Subtree, "type", schema)),
+        )
+    ]
+
+
+def _registered(
+    chosen: list[tuple[str, Registry, Any]], schemas: dict[type[BaseModel], dict[str, Any]]
+) -> list[TagDoc]:
     return [
         TagDoc(
             registry=name,
@@ -153,9 +190,10 @@ def tag_docs(tag: str | None = None, registries: Registries | None = None) -> li
 def reference_markdown(registries: Registries | None = None) -> str:
     """The Markdown reference of every tag registered in ``registries`` (default: the default's)."""
     regs = default() if registries is None else registries
-    sections = [
+    sections: list[tuple[str, str, Any]] = [
         (name, TITLES.get(name, _plural_title(reg)), reg) for name, reg in regs.all().items()
     ]
+    sections.append((FILE_ONLY, FILE_ONLY_TITLE, [_FileTag("subtree")]))
     docs = {(d.registry, d.tag): d for d in tag_docs(registries=regs)}
     anchors = _Anchors()
     anchors.take("Node reference")
@@ -186,11 +224,9 @@ def _plural_title(reg: Registry) -> str:
     return reg.kind[:1].upper() + reg.kind[1:] + "s"
 
 
-def _model_schemas(registries: Iterable[Registry]) -> dict[type[BaseModel], dict[str, Any]]:
-    """Each registered model's JSON Schema (validation mode, by alias), with ``$defs`` to resolve."""
-    models: list[type[BaseModel]] = []
-    for reg in registries:
-        models.extend(m for m in reg.models() if m not in models)
+def _model_schemas(given: Iterable[type[BaseModel]]) -> dict[type[BaseModel], dict[str, Any]]:
+    """Each model's JSON Schema (validation mode, by alias), with ``$defs`` to resolve."""
+    models = list(dict.fromkeys(given))
     if not models:
         return {}
     refs, top = models_json_schema(

@@ -17,6 +17,12 @@ Columns (``SCHEMA``), in this order:
 ``thought`` bool                        whether it ticked its tree in the step; only
                                         when some group does not think every tick
                                         (``think_every``, ``lod``: ``sim/think.py``)
+``leaf_force`` list<float32>            the weighted force each steering leaf of its
+                                        tree asked for, in request order, as
+                                        ``fx0, fy0, fx1, fy1, ...`` (NaN: asked none):
+                                        what the tree panel's force dials show; on by
+                                        default (``leaf_forces=False``, ``run
+                                        --no-leaf-forces``: left out)
 ========== ============================ ===============================================
 
 Status codes are ``tree/status.py``'s: 0 INVALID (not ticked), 1 RUNNING, 2
@@ -84,9 +90,14 @@ def index_type(n: int) -> pa.DataType:
     return pa.int8() if n <= 127 else pa.int16() if n <= 32_767 else pa.int32()
 
 
-def schema(group_names: list[str], leaf_names: list[str], thought: bool = False) -> pa.Schema:
-    """The columns (module docstring); ``thought`` only for a run with think-rate LOD."""
+def schema(
+    group_names: list[str], leaf_names: list[str], thought: bool = False, leaf_force: bool = False
+) -> pa.Schema:
+    """The columns (module docstring); ``thought`` only for a run with think-rate LOD,
+    ``leaf_force`` only when the per-leaf forces are recorded."""
     last = [pa.field("thought", pa.bool_(), nullable=False)] if thought else []
+    if leaf_force:
+        last.append(pa.field("leaf_force", pa.list_(pa.float32())))
     return pa.schema(
         [
             pa.field("tick", pa.int32(), nullable=False),
@@ -151,6 +162,12 @@ class TickColumns:
         self.status = np.concatenate(status) if status else np.zeros(0, np.int8)  # codes
         thought = state.thought  # None: every agent thought (think_every 1 everywhere)
         self.thought = np.ones(n, dtype=bool) if thought is None else thought
+        self.leaf_len = np.zeros(n, dtype=np.int32)
+        leaf: list[np.ndarray] = []
+        for group, forces in (state.leaf_forces or {}).items():
+            self.leaf_len[state.slices[group]] = 2 * forces.shape[1]
+            leaf.append(forces.ravel())
+        self.leaf = np.concatenate(leaf) if leaf else np.zeros(0, np.float32)
 
 
 def _offsets(lengths: np.ndarray) -> np.ndarray:
@@ -183,6 +200,7 @@ class ParquetTraceWriter:
         *,
         row_group_rows: int = ROW_GROUP_ROWS,
         compression: str = COMPRESSION,
+        leaf_forces: bool = True,
     ) -> None:
         if every < 1:
             raise ValueError(f"every must be >= 1, got {every}")
@@ -207,7 +225,8 @@ class ParquetTraceWriter:
             META_DEFINITION: json.dumps(definition, ensure_ascii=False, indent=1),
         }
         self._thought = bool(sim.think.active)
-        self.schema = schema(self._group_names, self._leaf_names, self._thought)
+        self._leaf_forces = bool(leaf_forces)
+        self.schema = schema(self._group_names, self._leaf_names, self._thought, leaf_forces)
         self.schema = self.schema.with_metadata(metadata)
         self._writer = pq.ParquetWriter(
             out,
@@ -227,7 +246,7 @@ class ParquetTraceWriter:
         self.overlap.measure(sim.world, sim.agents)
         if (sim.tick - 1) % self.every != 0:
             return
-        columns = TickColumns(TickState.of(sim), self._lut)
+        columns = TickColumns(TickState.of(sim, leaf_forces=self._leaf_forces), self._lut)
         self._buffer.append(columns)
         self._buffered += columns.n
         self.ticks.append(sim.tick - 1)
@@ -268,6 +287,13 @@ class ParquetTraceWriter:
         ]
         if self._thought:
             arrays.append(pa.array(cat([p.thought for p in parts]), type=pa.bool_()))
+        if self._leaf_forces:
+            arrays.append(
+                pa.ListArray.from_arrays(
+                    pa.array(_offsets(cat([p.leaf_len for p in parts]))),
+                    pa.array(cat([p.leaf for p in parts]), type=pa.float32()),
+                )
+            )
         return pa.Table.from_arrays(arrays, schema=self.schema)
 
     def _write_row_group(self, parts: list[TickColumns]) -> None:

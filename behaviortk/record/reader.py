@@ -321,9 +321,11 @@ def tick_state(
     status: tuple[np.ndarray, np.ndarray],
     active: tuple[np.ndarray, np.ndarray, list[str]],
     thought: np.ndarray | None = None,
+    leaf: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> TickState:
     """Assemble a ``TickState`` from decoded columns (both formats end here); ``thought``
-    only from a run with think-rate LOD.
+    only from a run with think-rate LOD; ``leaf``: the ``leaf_force`` column's per-row
+    lengths and flat values, when the trace has it.
 
     ``rec_path`` (like the ``path`` of the helpers) only names the place in messages:
     the file, with its line or row group."""
@@ -364,7 +366,35 @@ def tick_state(
         ),
         trees=trees,
         thought=thought,
+        leaf_forces=None if leaf is None else leaf_forces(rec_path, tick, trees, slices, *leaf),
     )
+
+
+def leaf_forces(
+    path: Path | str,
+    tick: int,
+    trees: dict[str, FlatTree],
+    slices: dict[str, slice],
+    lengths: np.ndarray,
+    values: np.ndarray,
+) -> dict[str, np.ndarray]:
+    """Per group with a tree, ``(n, steering leaves, 2)`` from the ``leaf_force`` column:
+    each row must hold two numbers per steering leaf of its group's tree (none: external)."""
+    starts = np.concatenate([[0], np.cumsum(lengths)])
+    out: dict[str, np.ndarray] = {}
+    for group, rows in slices.items():
+        tree = trees.get(group)
+        want = 2 * len(tree.steering) if tree is not None else 0
+        if rows.stop > rows.start and not (lengths[rows] == want).all():
+            raise TraceError(
+                f"{path}: tick {tick}: a '{group}' row's leaf_force holds "
+                f"{int(lengths[rows][lengths[rows] != want][0])} numbers, not {want} "
+                "(two per steering leaf)"
+            )
+        if tree is not None:
+            flat = values[int(starts[rows.start]) : int(starts[rows.stop])]
+            out[group] = flat.astype(np.float32).reshape(rows.stop - rows.start, want // 2, 2)
+    return out
 
 
 # ----------------------------------------------------------------------------- Parquet
@@ -491,6 +521,10 @@ def check_columns(path: Path, schema: Any) -> None:
         raise TraceError(
             f"{path}: column 'thought' holds {schema.field('thought').type}, not bools"
         )
+    if "leaf_force" in schema.names:
+        typ = schema.field("leaf_force").type
+        if not (t.is_list(typ) and t.is_floating(typ.value_type)):
+            raise TraceError(f"{path}: column 'leaf_force' holds {typ}, not lists of floats")
 
 
 class _ParquetTicks:
@@ -568,6 +602,12 @@ class _ParquetTicks:
         thought = None
         if "thought" in sub.column_names:
             thought = sub.column("thought").to_numpy(zero_copy_only=False).astype(bool)
+        leaf = None
+        if "leaf_force" in sub.column_names:
+            column = sub.column("leaf_force").combine_chunks()
+            offsets = column.offsets.to_numpy(zero_copy_only=False)
+            values = column.values.slice(int(offsets[0]), int(offsets[-1] - offsets[0]))
+            leaf = (np.diff(offsets), values.to_numpy(zero_copy_only=False))
         return tick_state(
             path,
             tick,
@@ -584,6 +624,7 @@ class _ParquetTicks:
                 dictionary,
             ),
             thought,
+            leaf,
         )
 
 

@@ -70,7 +70,12 @@ _lock = threading.Lock()  # one Simulation readies its kernels at a time (the vi
 def _warn_failure(exc: BaseException) -> None:
     global _failed
     _failed = True
-    reason = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
+    from behaviortk.extras import missing_message
+
+    missing = isinstance(exc, ModuleNotFoundError) and missing_message(
+        exc.name, "compiling kernels"
+    )
+    reason = missing or " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
     print(
         f"behaviortk: warning: compiled kernels unavailable, using NumPy ({reason})",
         file=sys.stderr,

@@ -45,12 +45,15 @@ class TickState:
     # the requests ``active`` lists name
     trees: dict[str, FlatTree] = field(default_factory=dict)  # shared, never copied
     thought: np.ndarray | None = None  # (N,) bool: ticked its tree in the step (with LOD)
+    leaf_forces: dict[str, np.ndarray] | None = None  # group -> (n, steering leaves, 2)
+    # float32: the weighted force each leaf asked for (NaN: none); None when not kept
 
     @classmethod
-    def of(cls, sim: Any, copy: bool = True) -> TickState:
+    def of(cls, sim: Any, copy: bool = True, leaf_forces: bool = False) -> TickState:
         """A copy of ``sim``'s state after its last step (trace tick ``sim.tick - 1``);
         ``copy=False``: views of the live arrays, for a caller done with them before the
-        next step (``sim.serve`` packs them at once)."""
+        next step (``sim.serve`` packs them at once); ``leaf_forces``: with each steering
+        leaf's force (``sim.contributions``), as a Parquet trace records them."""
         keep = np.array if copy else np.asarray
         ag = sim.agents
         decisions = sim.decisions
@@ -86,6 +89,7 @@ class TickState:
             emitted=emitted,
             trees=trees,
             thought=thought_of(sim),
+            leaf_forces=forces_by_leaf(sim) if leaf_forces else None,
         )
 
     @property
@@ -178,3 +182,21 @@ def _distinct_rows(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     keys = contiguous.view(np.dtype((np.void, contiguous.dtype.itemsize * contiguous.shape[1])))
     _, first, which = np.unique(keys.ravel(), return_index=True, return_inverse=True)
     return contiguous[first], which.ravel()
+
+
+def forces_by_leaf(sim: Any) -> dict[str, np.ndarray]:
+    """Per group with a tree: ``(n, steering leaves, 2)`` float32, the weighted force each
+    leaf of each agent asked for in the last act phase (``sim.contributions``), NaN where
+    it asked for none; a handful of array writes per leaf, no loop over agents."""
+    contributions = sim.contributions
+    out: dict[str, np.ndarray] = {}
+    for name, rows in sim.agents.slices.items():
+        tree = sim.trees.get(name)
+        if tree is None:
+            continue
+        forces = np.full((rows.stop - rows.start, len(tree.steering), 2), np.nan, np.float32)
+        for k, (at, f) in contributions.get(name, {}).items():
+            if k < forces.shape[1]:
+                forces[np.asarray(at) - rows.start, k] = f
+        out[name] = forces
+    return out

@@ -1,7 +1,7 @@
 """Record metrics over headless runs and judge a definition's checks.
 
 ``record`` steps a Simulation and evaluates metric specs after every tick into a
-table (a polars DataFrame: ``tick``, ``time``, one column per metric label);
+table (``Columns``: NumPy columns ``tick``, ``time``, one per metric label);
 row ``tick = k`` is the state after the k-th step (tick 0 = after the first).
 ``judge`` aggregates a check's column over its window and compares.
 ``run_checks`` does both for one definition over several seeds, the engine of
@@ -20,10 +20,13 @@ import numpy as np
 from behaviortk.format.limits import MAX_SEED
 
 if TYPE_CHECKING:
-    import polars as pl
-
     from behaviortk.format.loader import Scenario
     from behaviortk.sim.simulation import Simulation
+
+
+Columns = dict[str, np.ndarray]
+"""A run's table: equal-length NumPy columns by name (plain arrays, so checking needs no
+dataframe library; ``check --table`` writes them with pyarrow)."""
 
 
 class LimitError(ValueError):
@@ -62,10 +65,8 @@ def record(
     specs: dict[str, Any],
     ticks: int,
     on_tick: Callable[[int], None] | None = None,
-) -> pl.DataFrame:
+) -> Columns:
     """Run ``ticks`` ticks; after each, every spec's value, in a column named by its key."""
-    import polars as pl
-
     fns = {label: metric_fn(spec, sim.registries) for label, spec in specs.items()}
     memory: dict[str, dict[str, Any]] = {label: {} for label in specs}
     values = {label: np.full(ticks, np.nan) for label in specs}
@@ -78,7 +79,7 @@ def record(
             values[label][k] = fn(specs[label], sim, memory[label])
         if on_tick is not None:
             on_tick(k + 1)
-    return pl.DataFrame({"tick": tick, "time": time, **values})
+    return {"tick": tick, "time": time, **values}
 
 
 def aggregate(
@@ -101,9 +102,9 @@ def aggregate(
     return float(reduce[over](window))
 
 
-def judge(check: Any, table: pl.DataFrame, definition: str, seed: int, engine: str = "") -> Verdict:
-    ticks = table["tick"].to_numpy()
-    column = table[check.name].to_numpy()
+def judge(check: Any, table: Columns, definition: str, seed: int, engine: str = "") -> Verdict:
+    ticks = table["tick"]
+    column = table[check.name]
     value = aggregate(column, ticks, check.over, check.from_tick, check.to_tick)
     last = int(ticks[-1]) if len(ticks) else 0
     hi = last if check.to_tick is None else check.to_tick
@@ -150,10 +151,9 @@ def run_checks(
     engine: str,
     extra: dict[str, Any] | None = None,
     on_tick: Callable[[int], None] | None = None,
-) -> tuple[list[Verdict], pl.DataFrame]:
-    """One run: the table of every check's metric (and ``extra`` metrics), and the verdicts."""
-    import polars as pl
-
+) -> tuple[list[Verdict], Columns]:
+    """One run: the table of every check's metric (and ``extra`` metrics, and ``engine``),
+    and the verdicts."""
     from behaviortk.sim.simulation import Simulation
 
     checks: list[Any] = scenario.definition.checks
@@ -163,9 +163,8 @@ def run_checks(
     table = record(sim, specs, ticks, on_tick)
     name = str(scenario.definition.name)
     ran = str(sim.engine.name)
-    return [judge(c, table, name, seed, ran) for c in checks], table.with_columns(
-        engine=pl.lit(ran)
-    )
+    table["engine"] = np.full(len(table["tick"]), ran)
+    return [judge(c, table, name, seed, ran) for c in checks], table
 
 
 def junit_xml(verdicts: Sequence[Verdict], suite: str = "behaviortk check") -> str:

@@ -70,9 +70,16 @@ class Polarisation(_OneGroup):
 
     1 when every agent moves the same way, near 0 for random directions. An agent
     at rest contributes a zero vector (it points nowhere) but still counts in n.
+    With `node`, only the agents whose active steering leaves include that node this
+    tick count (the flocking ones, say, not those fleeing); NaN while there are none.
     """
 
     metric: Literal["polarisation"] = "polarisation"
+    node: NodeRef | None = doc(
+        "Count only agents running this node this tick (its `name`, else its type); "
+        "null = the whole group",
+        None,
+    )
 
 
 class Overlap(MetricModel):
@@ -174,6 +181,8 @@ def mean_speed(spec: MeanSpeed, sim: Simulation, memory: dict[str, Any]) -> floa
 
 def polarisation(spec: Polarisation, sim: Simulation, memory: dict[str, Any]) -> float:
     vel = sim.agents.vel[sim.agents.slices[spec.group]]
+    if spec.node is not None:
+        vel = vel[_running(sim, spec.group, spec.node, memory)]
     if not len(vel):
         return NAN
     speed = np.hypot(vel[:, 0], vel[:, 1])
@@ -210,18 +219,21 @@ def in_zone(spec: InZoneCount, sim: Simulation, memory: dict[str, Any]) -> float
 
 
 def active_fraction(spec: ActiveFraction, sim: Simulation, memory: dict[str, Any]) -> float:
-    decision = sim.decisions.get(spec.group)
-    rows = sim.agents.slices[spec.group]
+    running = _running(sim, spec.group, spec.node, memory)
+    return float(running.mean()) if running.size else NAN
+
+
+def _running(sim: Simulation, group: str, node: str, memory: dict[str, Any]) -> Array:
+    """Per agent of ``group``, whether its active steering leaves include ``node`` this tick."""
+    rows = sim.agents.slices[group]
     n = rows.stop - rows.start
-    if decision is None or n == 0:
-        return NAN if n == 0 else 0.0
-    tree = sim.trees[spec.group]
+    decision = sim.decisions.get(group)
     columns = memory.get("columns")
     if columns is None:
-        columns = memory["columns"] = _leaf_columns(tree, spec.node)
-    if not columns:
-        return 0.0
-    return float(decision.emitted[:, columns].any(axis=1).mean())
+        columns = memory["columns"] = _leaf_columns(sim.trees[group], node)
+    if decision is None or not columns:
+        return np.zeros(n, dtype=bool)
+    return np.asarray(decision.emitted[:, columns].any(axis=1))
 
 
 def formation_error(spec: FormationError, sim: Simulation, memory: dict[str, Any]) -> float:

@@ -300,11 +300,11 @@ def run_point(task: Task) -> dict[str, Any]:
     verdicts, table = run_checks(
         scenario, seed=task.seed, ticks=task.ticks, engine=task.engine, extra=extra
     )
-    row: dict[str, Any] = {**task.values, "seed": task.seed, "engine": table["engine"][0]}
+    row: dict[str, Any] = {**task.values, "seed": task.seed, "engine": str(table["engine"][0])}
     for v in verdicts:
         row[v.check] = v.value
         row[f"{v.check} passed"] = v.passed
-    ticks = table["tick"].to_numpy()
+    ticks = table["tick"]
     for m in task.metrics:
-        row[m.label] = aggregate(table[f"metric {m.label}"].to_numpy(), ticks, m.over)
+        row[m.label] = aggregate(table[f"metric {m.label}"], ticks, m.over)
     return row

@@ -21,7 +21,9 @@ import numpy as np
 
 from behaviortk.viewer.history import SECONDS
 from behaviortk.viewer.hud import HudInfo
+from behaviortk.viewer.idle import IdleWindow
 from behaviortk.viewer.keys import shared_key
+from behaviortk.viewer.layout import MIN_WINDOW_SIZE
 from behaviortk.viewer.loading import Loading, LoadingView
 from behaviortk.viewer.painter import Overlay2D, Painter, PanelState
 from behaviortk.viewer.reload import FileWatcher
@@ -89,6 +91,13 @@ class ViewerView(arcade.View):
     def on_update(self, delta_time: float) -> None:
         if self.watcher is not None and self.watcher.poll():
             self.session.reload()
+            wake = getattr(self.window, "wake", None)
+            if wake is not None:
+                wake()  # the reload's result shows at once, paused or not
+
+    def still(self) -> bool:
+        """Nothing changes on screen without input (``idle.IdleWindow`` stops drawing)."""
+        return self.session.paused
 
     def on_draw(self) -> None:
         self._count_frame()
@@ -132,7 +141,20 @@ class ViewerView(arcade.View):
     def on_key_press(self, symbol: int, modifiers: int) -> None:
         k = arcade.key
         s = self.session
-        if symbol == k.SPACE:
+        tunes = hasattr(s, "quit_prompt")  # a live session (an attached one has no tuning)
+        asked = s.quit_prompt if tunes else None
+        if tunes:
+            s.quit_prompt = None  # any key but Esc answers "no"
+        if tunes and symbol == k.ESCAPE and s.unsaved_tuning and asked is None:
+            s.quit_prompt = (
+                f"{s.path.name} has unsaved tuning: Esc again to discard it and quit, "
+                "ctrl+s to save it"
+            )
+        elif tunes and symbol == k.S and modifiers & (k.MOD_CTRL | k.MOD_COMMAND):
+            said = self.panel.tuning.status = s.save_tuning()
+            if said.startswith("not saved"):  # seen whichever tab is open
+                s.quit_prompt = said
+        elif symbol == k.SPACE:
             s.toggle_pause()
         elif symbol in (k.PERIOD, k.NUM_DECIMAL):
             s.step_once()
@@ -244,8 +266,13 @@ def run_viewer(
     overlays: Any = (),
     resume: str | Path | None = None,
     history_seconds: float = SECONDS,
+    color_by: str = "group",
+    select: str | None = None,
 ) -> int:
     """Open the window on ``path`` and run until it is closed (raises DefinitionError first).
+
+    ``overlays``, ``color_by`` and ``select`` (an agent's name) set how it opens (the demo
+    opens as its GIF looks).
 
     The Simulation is built on another thread while the window shows its kernels
     compiling (``loading.py``); an error building it is raised once the window closes.
@@ -254,12 +281,13 @@ def run_viewer(
     ``path`` anew. ``history_seconds``: simulated seconds ``,`` can step back
     (``history.py``)."""
     scenario, text = load_scenario(path)
-    window = arcade.Window(
+    window = IdleWindow(
         *WINDOW_SIZE,
         f"behaviortk: {Path(path).name}",
         fixed_rate=float(scenario.definition.world.dt),
         resizable=True,
     )
+    window.set_minimum_size(*MIN_WINDOW_SIZE)
     views: list[ViewerView] = []
 
     def ready(sim: Any) -> None:
@@ -267,6 +295,9 @@ def run_viewer(
             path, engine=engine, seed=seed, sim=sim, source=text, history_seconds=history_seconds
         )
         session.opts.overlays = set(overlays)
+        session.opts.color_by = color_by
+        if select is not None and select in sim.agents.names:
+            session.opts.selected = sim.agents.index_of(select)
         views.append(ViewerView(session, window))
         window.show_view(views[0])
 

@@ -8,7 +8,7 @@ from typing import Any
 from behaviortk.leaves.why import SIGHT_REASONS
 from behaviortk.viewer import palette
 from behaviortk.viewer.history import SECONDS
-from behaviortk.viewer.overlays import OVERLAYS
+from behaviortk.viewer.overlays import OVERLAYS, overlay_legend
 from behaviortk.viewer.remembered import LEGEND, remembered
 from behaviortk.viewer.scene import ViewOptions, action_color, action_names
 from behaviortk.viewer.sight_cones import REASON_INKS, can_see_models
@@ -31,7 +31,8 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("g", "colour by group / by action"),
     ("a", "all overlays on / off"),
     ("h", "this help"),
-    ("esc", "quit"),
+    ("ctrl+s", "save the tuning panel's changes to the file"),
+    ("esc", "quit (with unsaved tuning it asks: esc again discards, ctrl+s saves)"),
 )
 
 
@@ -51,6 +52,13 @@ class HudInfo:
     source: str = ""  # an attached game's state and address, said instead of pause and speed
 
 
+def tick_label(sim: Any) -> str:
+    """``tick 240``: the step just taken, 0-based, as traces, checks, breakpoints and
+    ``replay --tick`` number it (``sim.tick`` counts steps taken: 241 here); ``start``
+    before the first step."""
+    return f"tick {sim.tick - 1}" if sim.tick > 0 else "start"
+
+
 def hud_text(sim: Any, info: HudInfo) -> str:
     if info.caption:
         return caption_text(sim)
@@ -60,7 +68,7 @@ def hud_text(sim: Any, info: HudInfo) -> str:
         state = info.source
     back = "" if info.history is None else "history: -{} of {}   ".format(*info.history)
     return (
-        f"tick {sim.tick}   t {sim.time:.2f}s   FPS {info.fps:.0f}   "
+        f"{tick_label(sim)}   t {sim.time:.2f}s   FPS {info.fps:.0f}   "
         f"agents {sim.agents.n}   engine {engine}   {state}   {back}(h: help)"
     )
 
@@ -68,17 +76,27 @@ def hud_text(sim: Any, info: HudInfo) -> str:
 def caption_text(sim: Any) -> str:
     """A render's caption: scenario, tick and simulated time."""
     name = getattr(sim, "name", None) or "scenario"
-    return f"{name}   tick {sim.tick}   t = {sim.time:.2f} s   {sim.agents.n} agents"
+    return f"{name}   {tick_label(sim)}   t = {sim.time:.2f} s   {sim.agents.n} agents"
 
 
 def legend(sim: Any, opts: ViewOptions) -> list[tuple[str, palette.Color]]:
     """Colour swatches: groups (their `colour`), or actions when colouring by action."""
     if opts.color_by == "action":
         entries = [(name, action_color(i)) for i, name in enumerate(action_names(sim))]
-        return [*entries, ("(no force)", palette.IDLE), *memory_legend(sim, opts)]
+        return [
+            *entries,
+            ("(no force)", palette.IDLE),
+            *memory_legend(sim, opts),
+            *overlay_legend(sim, opts.selected, opts.overlays),
+        ]
     names = list(sim.agents.group_names)
     entries = list(zip(names, palette.group_colours(sim), strict=True))
-    return entries + sight_legend(sim, opts) + memory_legend(sim, opts)
+    return [
+        *entries,
+        *sight_legend(sim, opts),
+        *memory_legend(sim, opts),
+        *overlay_legend(sim, opts.selected, opts.overlays),
+    ]
 
 
 def memory_legend(sim: Any, opts: ViewOptions) -> list[tuple[str, palette.Color]]:

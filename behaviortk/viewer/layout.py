@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 HUD_HEIGHT = 26
 PANEL_WIDTH = 430
+MIN_WINDOW_SIZE = (900, 560)
+"""The smallest a viewer window may be resized to: the side panel and a world beside it."""
 LEGEND_ONLY_WIDTH = 210  # renders without a selected agent: the legend alone
 MARGIN = 8
 LEGEND_ROW = 18

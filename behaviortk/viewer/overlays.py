@@ -222,27 +222,58 @@ class Overlay:
     key: str  # the character that toggles it
     label: str  # for the help overlay
     build: Callable[[OverlayInput, TriangleSoup], None] | None  # None: drawn elsewhere
+    ink: palette.Color | None = None  # its legend swatch (None: no entry, or its own legend)
+    short: str = ""  # its legend entry
 
 
 OVERLAYS: tuple[Overlay, ...] = (
     Overlay("trails", "t", "trails (where agents have been)", trails),
-    Overlay("velocity", "v", "velocity vectors", velocity),
-    Overlay("force", "f", "steering force vectors", force),
-    Overlay("crosshair", "c", "predicted point (pursuit/evade crosshair)", crosshair),
-    Overlay("wander", "w", "wander circle and target", wander),
-    Overlay("view", "o", "view radius and field-of-view cone", view),
-    Overlay("sight", "s", "can_see cone and line of sight (green clear, red blocked)", sight),
-    Overlay("neighbours", "n", "neighbour links", neighbours),
-    Overlay("feelers", "e", "detection box and wall feelers", feelers),
-    Overlay("hiding", "i", "hiding spots", hiding),
-    Overlay("waypoints", "p", "path waypoints", waypoints),
+    Overlay("velocity", "v", "velocity vectors", velocity, palette.VELOCITY, "velocity"),
+    Overlay("force", "f", "steering force vectors", force, palette.FORCE, "steering force"),
+    Overlay(
+        "crosshair", "c", "predicted point (pursuit/evade crosshair)", crosshair,
+        palette.CROSSHAIR, "predicted point",
+    ),
+    Overlay("wander", "w", "wander circle and target", wander, palette.WANDER, "wander circle"),
+    Overlay(
+        "view", "o", "view radius and field-of-view cone", view, palette.VIEW, "view cone"
+    ),
+    Overlay("sight", "s", "can_see cone and sight line, coloured by the reason (legend)", sight),
+    Overlay(
+        "neighbours", "n", "neighbour links", neighbours, palette.NEIGHBOUR, "neighbour links"
+    ),
+    Overlay(
+        "feelers", "e", "detection box and wall feelers", feelers, palette.BOX,
+        "detection box, feelers",
+    ),
+    Overlay("hiding", "i", "hiding spots", hiding, palette.HIDING, "hiding spots"),
+    Overlay("waypoints", "p", "path waypoints", waypoints, palette.WAYPOINT, "waypoints"),
     Overlay("potential", "l", "Lennard-Jones potential heat map", None),
     Overlay("thinking", "d", "agents that decided (ticked their tree) this tick", thinking),
-)
+)  # fmt: skip
 
 BY_NAME = {o.name: o for o in OVERLAYS}
 BY_KEY = {o.key: o for o in OVERLAYS}
 PER_AGENT = tuple(o for o in OVERLAYS if o.build is not None)
+
+
+def overlay_legend(sim: Any, selected: int | None, on: set[str]) -> list[tuple[str, palette.Color]]:
+    """Swatches of the overlays on screen: those switched on, and those the selected agent
+    draws (every overlay shows for it: each is built for that one agent to see)."""
+    names = set(on)
+    n = sim.agents.n
+    if selected is not None and 0 <= selected < n:
+        rows = np.zeros(n, dtype=bool)
+        rows[selected] = True
+        w, h = float(sim.world.size[0]), float(sim.world.size[1])
+        vp = Viewport(w, h, 0.0, 0.0, w, h)
+        for o in PER_AGENT:
+            if o.ink is not None and o.name not in names and o.build is not None:
+                soup = TriangleSoup()
+                o.build(OverlayInput(sim, vp, rows), soup)
+                if len(soup):
+                    names.add(o.name)
+    return [(o.short, o.ink) for o in OVERLAYS if o.ink is not None and o.name in names]
 
 
 def facing_of(agents: Any) -> Array:

@@ -32,9 +32,9 @@ from behaviortk.viewer.layout import (
     Rect,
     make_layout,
 )
-from behaviortk.viewer.panel import panel_text
+from behaviortk.viewer.panel import panel_text, scenario_text
 from behaviortk.viewer.remembered import remembered_labels
-from behaviortk.viewer.scene import ViewOptions, build_scene
+from behaviortk.viewer.scene import ViewOptions, build_scene, path_labels
 from behaviortk.viewer.tree_frame import TreeFrame, frame_from_sim
 from behaviortk.viewer.tree_panel import Picture, TreeView
 from behaviortk.viewer.tuning_panel import TuningPanel
@@ -44,6 +44,9 @@ from behaviortk.viewer.zones import zone_labels
 # kept for callers that imported them from here
 HUD_HEIGHT = 26
 NOTE_HEIGHT = 24  # the status line at the bottom of the world (why the run paused)
+HELP_WIDTH = 640.0  # the help box at its widest; narrower windows wrap its lines
+HELP_GAP = 20.0  # between the help box and the world's left edge
+BOX_PAD = 8.0  # inside the help box and the error banner, round their text
 __all__ = ["HUD_HEIGHT", "MARGIN", "PANEL_WIDTH", "Overlay2D", "Painter", "PanelState"]
 
 
@@ -176,6 +179,9 @@ class Painter:
                 Label(n, x, y, palette.ZONE_TEXT, 10, "center")
                 for n, x, y in zone_labels(sim.world, vp)
             ]
+            texts += [
+                Label(n, x, y, palette.PATH_TEXT, 9) for n, x, y in path_labels(sim.world, vp)
+            ]
             if scene.memory is not None:
                 texts += remembered_labels(vp, scene.memory)
             names.show(texts)
@@ -287,7 +293,10 @@ class Painter:
             self._noted(sim, frame, sel)
             text = panel_text(sim, sel) + history_text(self.notes, frame)
         elif not info.caption:
-            text = "Click an agent (or press Tab) to inspect its tree, blackboard and requests."
+            text = (
+                scenario_text(sim)
+                + "\n\nClick an agent (or press Tab) to inspect its tree, blackboard and requests."
+            )
         for pic in pictures:
             with self.canvas.clipped(pic.clip):
                 self.ui_batch.draw(*pic.soup.build())
@@ -303,25 +312,14 @@ class Painter:
             self.panel.draw()
 
     def _overlay_texts(self, opts: ViewOptions, extra: Overlay2D, lay: Layout) -> None:
-        x0, y1 = lay.world.x0, lay.world.y1
         if extra.show_help:
-            self.help.text = extra.help or help_text(opts)
-            rows = self.help.text.count("\n") + 1
-            soup = TriangleSoup()
-            soup.add(geo.quads(x0 + 20, y1 - 24 - 17 * rows, x0 + 640, y1 - 8), palette.PANEL_BG)
-            self.ui_batch.draw(*soup.build())
-            self.help.position = (x0 + 30, y1 - 16)
-            self.help.draw()
+            self.draw_help(extra.help or help_text(opts), lay.world)
         bottom = 0.0
         if extra.errors:
-            lines = extra.errors[:8]
-            bottom = 18 + 15 * len(lines)
-            soup = TriangleSoup()
-            soup.add(geo.quads(0, 0, lay.panel.x0, bottom), palette.ERROR_BG)
-            self.ui_batch.draw(*soup.build())
-            self.banner.text = "\n".join(lines)
-            self.banner.position = (MARGIN, 8)
-            self.banner.draw()
+            wide = max(160.0, lay.panel.x0)
+            box = self._boxed(self.banner, "\n".join(extra.errors[:8]), wide)
+            bottom = min(box, lay.world.height / 2)  # never more than half the scene
+            self._draw_boxed(self.banner, Rect(0.0, 0.0, wide, bottom), palette.ERROR_BG)
         if extra.note:
             soup = TriangleSoup()
             soup.add(geo.quads(0, bottom, lay.panel.x0, bottom + NOTE_HEIGHT), palette.NOTE_BG)
@@ -329,6 +327,29 @@ class Painter:
             self.note.text = extra.note
             self.note.position = (MARGIN, bottom + NOTE_HEIGHT / 2)
             self.note.draw()
+
+    def draw_help(self, content: str, world: Rect) -> None:
+        """The help overlay: a box in the world's top-left corner, its lines wrapped to it."""
+        width = max(160.0, min(HELP_WIDTH, world.width - 2 * HELP_GAP))
+        height = self._boxed(self.help, content, width)
+        left, top = world.x0 + HELP_GAP, world.y1 - 8
+        self._draw_boxed(self.help, Rect(left, max(0.0, top - height), left + width, top))
+
+    def _boxed(self, text: Any, content: str, width: float) -> float:
+        """Wrap ``content`` to a box ``width`` wide (padding inside); the box's height."""
+        text.width = max(40, int(width - 2 * BOX_PAD))
+        text.text = content
+        return float(text.content_height) + 2 * BOX_PAD
+
+    def _draw_boxed(self, text: Any, box: Rect, ink: palette.Color = palette.PANEL_BG) -> None:
+        """The box, then its wrapped text clipped to it: text never spills over the scene."""
+        soup = TriangleSoup()
+        soup.add(geo.quads(box.x0, box.y0, box.x1, box.y1), ink)
+        self.ui_batch.draw(*soup.build())
+        text.anchor_y = "top"
+        text.position = (box.x0 + BOX_PAD, box.y1 - BOX_PAD)
+        with self.canvas.clipped(box):
+            text.draw()
 
     def snapshot(self) -> np.ndarray:
         """The frame's pixels as ``(H, W, 3) uint8``, row 0 at the top."""

@@ -13,6 +13,7 @@ WORLD_FLOOR: Color = (28, 31, 42, 255)
 OBSTACLE: Color = (92, 98, 118, 255)
 WALL: Color = (200, 200, 210, 255)
 PATH: Color = (70, 110, 160, 255)
+PATH_TEXT: Color = (125, 165, 215, 255)  # a path's name, beside its first point
 SELECTED: Color = (255, 255, 255, 255)
 TEXT: Color = (230, 232, 240, 255)
 DIM_TEXT: Color = (150, 155, 170, 255)

@@ -102,5 +102,16 @@ def panel_text(sim: Any, agent: int) -> str:
         out += ["  (none: the game moves this agent)"]
     out += ["", "Blackboard (value, type, age)"]
     board = blackboard_lines(sim, agent) if tree is not None else []
-    out += board or ["  (empty)"]
+    if not hasattr(engine, "blackboard_view"):
+        board = board or ["  (not recorded: traces hold no blackboards)"]
+    out += board or ["  (no keys declared: a tree's `blackboard` declares them)"]
     return "\n".join(out)
+
+
+def scenario_text(sim: Any) -> str:
+    """The Info tab before an agent is chosen: the scenario's name and its `description`."""
+    scenario = getattr(sim, "scenario", None)
+    definition = getattr(scenario, "definition", None)
+    name = str(getattr(definition, "name", "") or getattr(sim, "name", "") or "scenario")
+    description = str(getattr(definition, "description", "") or "(no description)")
+    return f"{name}\n\n{description}"

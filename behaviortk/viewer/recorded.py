@@ -70,6 +70,23 @@ def contributions(
     }
 
 
+def recorded_contributions(
+    state: TickState,
+) -> dict[str, dict[int, tuple[np.ndarray, np.ndarray]]]:
+    """``sim.contributions``' shape from a trace's ``leaf_force`` column (every agent; empty
+    when the trace left it out): a loop over steering leaves, never over agents."""
+    out: dict[str, dict[int, tuple[np.ndarray, np.ndarray]]] = {}
+    for group, forces in (state.leaf_forces or {}).items():
+        start = state.slices[group].start
+        asked = np.isfinite(forces[:, :, 0])
+        leaves = {}
+        for k in np.flatnonzero(asked.any(axis=0)).tolist():
+            rows = np.flatnonzero(asked[:, k])
+            leaves[k] = (rows + start, forces[rows, k].astype(np.float64))
+        out[group] = leaves
+    return out
+
+
 def requests(state: TickState, facts: dict[int, dict[str, Any]]) -> dict[str, np.ndarray]:
     """Per group with an agent ``facts`` speaks of: the trace's requests (those whose force
     counted) with that agent's row replaced by every request it emitted, as a live
@@ -176,7 +193,7 @@ class RecordedView:
             for group, codes in state.status.items()
         }
         self.facts = facts
-        self.contributions = contributions(state, facts or {})  # traces: none recorded
+        self.contributions = contributions(state, facts) if facts else recorded_contributions(state)
         self.debug = DebugBuffer(enabled=False)  # nor is steering debug geometry
         self.engine = RecordedEngine(str(rec.header.get("engine", "?")), state)
         self.tick = state.tick + 1  # a Simulation's tick counts the steps taken

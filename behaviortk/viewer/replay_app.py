@@ -27,14 +27,14 @@ import arcade
 import numpy as np
 
 from behaviortk.record.reader import Recording
-from behaviortk.viewer import geometry as geo
 from behaviortk.viewer import palette
 from behaviortk.viewer.app import ViewerView
-from behaviortk.viewer.gpu import GpuBatch, TriangleSoup
+from behaviortk.viewer.gpu import GpuBatch
 from behaviortk.viewer.hud import HudInfo, key_help
+from behaviortk.viewer.idle import IdleWindow
 from behaviortk.viewer.keys import shared_key
 from behaviortk.viewer.labels import MONO
-from behaviortk.viewer.layout import MARGIN, PANEL_WIDTH, make_layout
+from behaviortk.viewer.layout import MARGIN, MIN_WINDOW_SIZE, PANEL_WIDTH, Rect, make_layout
 from behaviortk.viewer.painter import Overlay2D, Painter, PanelState
 from behaviortk.viewer.replay import ReplaySession
 from behaviortk.viewer.scene import ViewOptions
@@ -89,10 +89,6 @@ class ReplayPainter(Painter):
         self.timeline_text = arcade.Text(
             "", MARGIN, BAND / 2, palette.TEXT, 10, font_name=MONO, anchor_y="center"
         )
-        self.help_box = GpuBatch(window.ctx)
-        self.help_text = arcade.Text(
-            "", 0, 0, palette.TEXT, 11, font_name=MONO, multiline=True, width=640, anchor_y="top"
-        )
 
     def viewport(self, world: Any, opts: ViewOptions | None = None) -> Viewport:
         return raised(super().viewport(world, opts))
@@ -112,23 +108,16 @@ class ReplayPainter(Painter):
             v, c = line.shapes(session.index).build()
             self.timeline_batch.draw(v, c)
             facts = session.describe()
-            self.timeline_text.text = label(**facts)
+            self.timeline_text.text = label(**facts, live=not info.caption)
             self.timeline_text.position = (MARGIN, BAND / 2)
             self.timeline_text.draw()
             if extra.show_help:
                 self._help(session)
 
     def _help(self, session: ReplaySession) -> None:
-        x0, _, _, y1 = self.viewport(session.sim.world).world_rect()
-        text = help_text(session.opts)
-        rows = text.count("\n") + 1
-        box = TriangleSoup()
-        box.add(geo.quads(x0 + 40, y1 - 24 - 17 * rows, x0 + 700, y1 - 8), palette.PANEL_BG)
-        v, c = box.build()
-        self.help_box.draw(v, c)
-        self.help_text.text = text
-        self.help_text.position = (x0 + 50, y1 - 16)
-        self.help_text.draw()
+        self.draw_help(
+            help_text(session.opts), Rect(*self.viewport(session.sim.world).world_rect())
+        )
 
 
 class ReplayView(ViewerView):
@@ -162,6 +151,9 @@ class ReplayView(ViewerView):
 
     def on_update(self, delta_time: float) -> None:
         self.replay.advance(delta_time)
+
+    def still(self) -> bool:
+        return not self.replay.playing and not self.scrubbing
 
     def on_draw(self) -> None:
         self._count_frame()
@@ -229,9 +221,8 @@ def run_replay(
 ) -> int:
     """Open the replay window on ``recording`` (at ``tick``) and run until it is closed."""
     session = replay_session(recording, tick, overlays, color_by, select)
-    window = arcade.Window(
-        *WINDOW_SIZE, f"behaviortk replay: {recording.path.name}", resizable=True
-    )
+    window = IdleWindow(*WINDOW_SIZE, f"behaviortk replay: {recording.path.name}", resizable=True)
+    window.set_minimum_size(*MIN_WINDOW_SIZE)
     window.show_view(ReplayView(session, window))
     arcade.run()
     return 0

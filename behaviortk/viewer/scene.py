@@ -177,6 +177,17 @@ class Scene:
         return self.under.build(), self.bodies.packed(), self.over.build()
 
 
+def path_labels(world: Any, vp: Any) -> list[tuple[str, float, float]]:
+    """``(name, x, y)``: each path's name beside its first point, in screen pixels."""
+    paths = list(getattr(world, "paths", {}).values())
+    if not paths:
+        return []
+    first = vp.to_screen(np.array([p.points[0] for p in paths], dtype=np.float64))
+    return [
+        (p.name, float(x) + 8.0, float(y) + 8.0) for p, (x, y) in zip(paths, first, strict=True)
+    ]
+
+
 def build_scene(sim: Any, vp: Viewport, opts: ViewOptions, trails: Any = None) -> Scene:
     under, over = TriangleSoup(), TriangleSoup()
     world_shapes(sim.world, vp, under)

@@ -131,6 +131,7 @@ class Session:
         self.trails = Trails()
         self.trails.record(self.sim)
         self._tuner: Tuner | None = None
+        self.quit_prompt: str | None = None  # Esc with unsaved tuning: asked once
         self.registries = self.sim.scenario.registries  # plugins included; reloads reuse them
         self.opts = ViewOptions()
         self.paused = False
@@ -334,7 +335,9 @@ class Session:
         from behaviortk.format.issues import DefinitionError
 
         if self._read() == self.running_text:
-            return True  # the file holds what runs (the tuning panel's own save): keep going
+            # The file holds what runs: the tuning panel's own save, or a mistake undone.
+            self.reload_errors = []
+            return True
         try:
             sim, text = load_source(self.path, self.engine, self.seed, self.registries)
         except DefinitionError as exc:
@@ -379,12 +382,21 @@ class Session:
         self.history.edited(self.sim)  # the ticks after this one go; replays pass the tune
         return True, said
 
+    @property
+    def unsaved_tuning(self) -> bool:
+        """Whether the tuning panel changed values that the file does not hold yet."""
+        return self._tuner is not None and self._tuner.dirty
+
     def save_tuning(self) -> str:
         return self.tuner.save()
 
     @property
     def errors(self) -> list[str]:
-        return [*self.reload_errors, *([self.step_error] if self.step_error else [])]
+        return [
+            *self.reload_errors,
+            *([self.step_error] if self.step_error else []),
+            *([self.quit_prompt] if self.quit_prompt else []),
+        ]
 
     # ------------------------------------------------------------ selection
     def cycle_selection(self) -> None:

@@ -87,8 +87,11 @@ class Timeline:
         return soup
 
 
-def label(tick: int, index: int, count: int, time: float, playing: bool, speed: float) -> str:
-    """``trace tick 240 (241/400)  4.02 s  paused x1``: the trace's tick (``--tick``), which
-    recorded tick of how many, the simulated time, playing or paused, the speed."""
-    state = "playing" if playing else "paused"
-    return f"trace tick {tick} ({index + 1}/{count})  {time:.2f} s  {state} x{speed:g}"
+def label(
+    tick: int, index: int, count: int, time: float, playing: bool, speed: float, live: bool = True
+) -> str:
+    """``tick 240 (241/400)  4.02 s  paused x1``: the trace's tick (``--tick``, the HUD's),
+    which recorded tick of how many, the simulated time, and in a window (``live``)
+    playing or paused and the speed."""
+    where = f"tick {tick} ({index + 1}/{count})  {time:.2f} s"
+    return f"{where}  {'playing' if playing else 'paused'} x{speed:g}" if live else where

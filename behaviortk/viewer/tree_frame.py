@@ -17,6 +17,7 @@ import numpy as np
 
 from behaviortk.sim.agent_facts import leaf_forces
 from behaviortk.tree.flat import FlatTree
+from behaviortk.viewer.hud import tick_label
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,7 @@ def frame_from_sim(sim: Any, row: int) -> TreeFrame | None:
     if decision is not None and local < decision.emitted.shape[0]:
         status = decision.status_of([local])[0]  # one row: the engine reads only this agent
     forces = leaf_forces(sim, row, group, len(tree.steering))
-    title = f"{ag.names[row]}  ({group}, tick {getattr(sim, 'tick', 0)})"
+    title = f"{ag.names[row]}  ({group}, {tick_label(sim)})"
     return frame_from_codes(
         tree,
         np.zeros(len(tree)) if status is None else status,

@@ -36,8 +36,10 @@ HEADER = 44.0  # title row and status key, above the tree
 PAD = 8.0
 FONT = 9.0
 MIN_ZOOM, MAX_ZOOM = 0.3, 3.0
-FORCE_R = 8.0  # radius of the force dial beside a steering leaf, at zoom 1
-NOTE_SHIFT_FORCE = 90.0  # a steering leaf's note starts past its force dial and |F| text
+FORCE_R = 11.0  # radius of the force dial beside a steering leaf, at zoom 1 (= max force)
+NEEDLE_MIN = 0.4  # the shortest needle, as a share of the radius: a weak force still points
+FORCE_FONT = 8.5
+MONO_ADVANCE = 0.82  # a mono glyph's advance in pixels per point (0.6 em at 96/72 px a point)
 
 STATUS_FILL: dict[int, palette.Color] = {
     INVALID: palette.NODE_IDLE,
@@ -268,7 +270,7 @@ class TreeView:
             pic.soup.add(_outlines(poly[hot_rows], 2.2), palette.TREE_PATH)
         self._toggles(tree, lay, left, top, bottom, pic)
         self._selected_and_marks(tree, lay, left, top, bottom, right, pic)
-        self._forces(frame, lay, right, top, bottom, pic)
+        after_force = self._forces(frame, lay, right, top, bottom, pic)
         size = FONT * z
         if size >= 4.0:
             for k in i.tolist():
@@ -285,11 +287,11 @@ class TreeView:
                 )
                 note = frame.notes[k] if k < len(frame.notes) else ""
                 if note:
-                    shift = NOTE_SHIFT_FORCE if tree.nodes[k].emit_index >= 0 else 6.0
+                    x = after_force.get(k, float(right[k] + 6.0 * z))  # past a dial and |F|
                     pic.labels.append(
                         Label(
                             note,
-                            float(right[k] + (shift + 18.0 * bool(lay.hidden[k])) * z),
+                            x + 18.0 * bool(lay.hidden[k]) * z,
                             float(0.5 * (top[k] + bottom[k])),
                             palette.DIM_TEXT,
                             size,
@@ -380,37 +382,45 @@ class TreeView:
         top: Array,
         bottom: Array,
         pic: Picture,
-    ) -> None:
-        """Beside each visible steering leaf that asked: a dial with the force's direction and
-        size relative to max force, and |F| (a request of zero force says so)."""
+    ) -> dict[int, float]:
+        """Beside each visible steering leaf that asked: a dial whose rim is the group's max
+        force, a needle along the force (at least ``NEEDLE_MIN`` of the radius, so a weak
+        force still shows its direction; full length at max force), and ``|F| 72 of 260``
+        (a request of zero force says so). Returns, per node, where its text ends."""
         tree = frame.tree
         z = self.zoom
         leaves = np.array(tree.steering, dtype=np.int64)
         if leaves.size == 0:
-            return
+            return {}
         asked = np.isfinite(frame.forces).all(axis=1) & lay.visible[leaves]
         if not asked.any():
-            return
+            return {}
         nodes = leaves[asked]
         f = frame.forces[asked]
         mag = np.hypot(f[:, 0], f[:, 1])
-        cx = right[nodes] + (FORCE_R + 6.0) * z
+        r = FORCE_R * z
+        cx = right[nodes] + r + 6.0 * z
         cy = 0.5 * (top[nodes] + bottom[nodes])
         center = np.stack([cx, cy], 1)
-        pic.soup.add(geo.discs(center, np.full(nodes.size, FORCE_R * z), 16), palette.FORCE_DIAL)
+        pic.soup.add(geo.discs(center, np.full(nodes.size, r), 20), palette.FORCE_DIAL)
+        pic.soup.add(geo.rings(center, np.full(nodes.size, r), max(1.0, z), 24), palette.DIM_TEXT)
         moving = mag > 0.0
-        scale = FORCE_R * z * np.minimum(mag / max(frame.max_force, 1e-9), 1.0)
+        share = np.minimum(mag / max(frame.max_force, 1e-9), 1.0)
         unit = f / np.where(moving, mag, 1.0)[:, None]
-        tip = center + unit * np.maximum(scale, 2.0 * z)[:, None]
-        pic.soup.add(geo.segments(center[moving], tip[moving], 2.0), palette.FORCE)
-        size = 8.5 * z
-        if size >= 4.0:
-            for k in range(nodes.size):
-                text = f"|F| {mag[k]:.3g}" if moving[k] else "0 (zero force)"
+        tip = center + unit * (r * np.maximum(share, NEEDLE_MIN))[:, None]
+        pic.soup.add(geo.segments(center[moving], tip[moving], max(2.0, 2.5 * z)), palette.FORCE)
+        pic.soup.add(geo.discs(tip[moving], np.full(int(moving.sum()), 2.0 * z), 8), palette.FORCE)
+        size = FORCE_FONT * z
+        ends: dict[int, float] = {}
+        top_force = f"{frame.max_force:.3g}"
+        for k in range(nodes.size):
+            text = f"|F| {mag[k]:.3g} of {top_force}" if moving[k] else "0 (zero force)"
+            x = float(cx[k] + r + 5.0 * z)
+            ends[int(nodes[k])] = x + (len(text) * MONO_ADVANCE * FORCE_FONT + 10.0) * z
+            if size >= 4.0:
                 ink = palette.TEXT if moving[k] else palette.DIM_TEXT
-                pic.labels.append(
-                    Label(text, float(cx[k] + (FORCE_R + 5.0) * z), float(cy[k]), ink, size)
-                )
+                pic.labels.append(Label(text, x, float(cy[k]), ink, size))
+        return ends
 
 
 def tree_height(frame: TreeFrame, collapsed: set[int]) -> float:

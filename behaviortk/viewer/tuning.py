@@ -264,10 +264,11 @@ class Tuner:
         if not 0 <= index < len(data.get("groups", [])):
             return []
         if index not in self._knobs:
-            knobs = physics_knobs(self.schema, index)
+            # the scenario's own knobs (its tree parameters) first, then the physics fields
+            knobs = []
             if data["groups"][index].get("tree"):
-                knobs += param_knobs(self.schema, data, index)
-            self._knobs[index] = knobs
+                knobs = param_knobs(self.schema, data, index)
+            self._knobs[index] = knobs + physics_knobs(self.schema, index)
         return self._knobs[index]
 
     def value(self, knob: Knob) -> Any:
@@ -308,6 +309,11 @@ class Tuner:
         if proposal.text is not None:
             self.text = proposal.text
 
+    def _formatted(self, text: str) -> str:
+        from behaviortk.format.layout import formatted
+
+        return formatted(text, str(self.path), self.registries)
+
     def save(self) -> str:
         """Write the edited text back atomically; returns what happened, one line.
 
@@ -324,10 +330,13 @@ class Tuner:
             return f"not saved: cannot read {self.path.name}: {exc.strerror or exc}"
         if on_disk != self.loaded:
             return f"not saved: {self.path.name} changed on disk since it was loaded"
+        text = self.text
+        if self._formatted(self.loaded) == self.loaded:  # keep the layout `fmt` gives
+            text = self._formatted(text)
         try:
             with atomic_output(self.path, "w", what="definition") as out:
-                out.write(self.text)
+                out.write(text)
         except OutputError as exc:
             return f"not saved: {exc}"
-        self.loaded = self.text
+        self.text = self.loaded = text
         return f"saved {self.path.name}"

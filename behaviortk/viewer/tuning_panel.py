@@ -13,6 +13,7 @@ agent's group; the arrows in its header show the other groups.
 from __future__ import annotations
 
 import math
+import textwrap
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,7 +29,10 @@ from behaviortk.viewer.tuning import Knob
 
 HEADER = 30.0
 FOOTER = 52.0
-ROW_H = 64.0
+ROW_H = 64.0  # a row with a one-line description; each further line adds LINE_H
+LINE_H = 12.0
+MAX_LINES = 4  # of a description (or a refusal) under a knob's name
+SCROLL_W = 6.0  # the scrollbar at the body's right edge, when the rows overflow it
 PAD = 10.0
 BUTTON_W = 20.0
 CHAR_W = 7.0  # one character of the 8 pt mono font (measured: pyglet snaps to whole pixels)
@@ -74,9 +78,11 @@ class TuningPanel:
         self.notes: dict[str, tuple[str, bool]] = {}  # pointer -> (message, accepted)
         self.status = ""
         self.dragging: Row | None = None
+        self.scrolling = False  # the scrollbar is being dragged
         self.pending: float | None = None
         self._rows: list[Row] = []
         self._buttons: dict[str, Rect] = {}
+        self._scrollbar: tuple[Rect, float] | None = None  # its track and the scroll it spans
         self._tuner: Any = None
         self._followed: int | None = None  # the selected agent's group last followed
 
@@ -146,25 +152,61 @@ class TuningPanel:
     def _body(self, tuner: Any, r: Rect) -> Picture:
         pic = Picture("tune.body", r)
         self._rows = []
+        self._scrollbar = None
         knobs = tuner.knobs(self.group)
-        total = len(knobs) * ROW_H
+        width_chars = int((r.width - 2 * PAD - SCROLL_W) / CHAR_W)
+        texts = [self._text(knob, width_chars) for knob in knobs]
+        heights = [ROW_H + (len(lines) - 1) * LINE_H for lines, _ in texts]
+        total = float(sum(heights))
         self.scroll = float(np.clip(self.scroll, 0.0, max(total - r.height, 0.0)))
-        width_chars = int((r.width - 2 * PAD) / CHAR_W)
-        for k, knob in enumerate(knobs):
-            top = r.y1 - k * ROW_H + self.scroll
-            if top < r.y0 or top - ROW_H > r.y1:
-                continue
-            value = tuner.value(knob)
-            if self.dragging is not None and self.dragging.knob.pointer == knob.pointer:
-                value = self.pending
-            self._knob_row(pic, knob, value, r, top, width_chars)
+        top = r.y1 + self.scroll
+        for knob, text, height in zip(knobs, texts, heights, strict=True):
+            if top - height <= r.y1 and top >= r.y0:
+                value = tuner.value(knob)
+                if self.dragging is not None and self.dragging.knob.pointer == knob.pointer:
+                    value = self.pending
+                self._knob_row(pic, knob, value, r, top, text)
+            top -= height
+        if total > r.height:
+            self._draw_scrollbar(pic, r, total)
         return pic
 
+    def _text(self, knob: Knob, width_chars: int) -> tuple[list[str], palette.Color]:
+        """The lines under a knob's name: its description, or the note of its last change."""
+        note = self.notes.get(knob.pointer)
+        if note is not None:
+            text, ok = note
+            ink = palette.OK_TEXT if ok else palette.REFUSED
+        else:
+            text, ink = knob.description, palette.DIM_TEXT
+        lines = textwrap.wrap(text, max(width_chars, 10), break_on_hyphens=False) or [""]
+        if len(lines) > MAX_LINES:
+            lines = [*lines[: MAX_LINES - 1], lines[MAX_LINES - 1][: width_chars - 1] + "…"]
+        return lines, ink
+
+    def _draw_scrollbar(self, pic: Picture, r: Rect, total: float) -> None:
+        """A track down the body's right edge and a thumb as tall as the share shown."""
+        track = Rect(r.x1 - SCROLL_W - 2, r.y0 + 2, r.x1 - 2, r.y1 - 2)
+        shown = r.height / total
+        thumb_h = max(track.height * shown, 16.0)
+        y1 = track.y1 - (track.height - thumb_h) * self.scroll / max(total - r.height, 1e-9)
+        pic.soup.add(geo.quads(*track.as_tuple()), palette.SLIDER_TRACK)
+        pic.soup.add(geo.quads(track.x0, y1 - thumb_h, track.x1, y1), palette.SLIDER_FILL)
+        self._scrollbar = (track, total - r.height)
+
     def _knob_row(
-        self, pic: Picture, knob: Knob, value: Any, r: Rect, top: float, width_chars: int
+        self,
+        pic: Picture,
+        knob: Knob,
+        value: Any,
+        r: Rect,
+        top: float,
+        text: tuple[list[str], palette.Color],
     ) -> None:
-        x0, x1 = r.x0 + PAD, r.x1 - PAD
-        y_name, y_text, y_slider = top - 11, top - 27, top - 45
+        lines, ink = text
+        x0, x1 = r.x0 + PAD, r.x1 - PAD - SCROLL_W
+        y_name, y_text = top - 11, top - 27
+        y_slider = top - 45 - (len(lines) - 1) * LINE_H
         lo, hi = self._span(knob, value)
         step = nice_step(hi - lo, knob.kind == "integer")
         unit = f" {knob.unit}" if knob.unit and value is not None else ""
@@ -173,15 +215,8 @@ class TuningPanel:
         pic.labels.append(
             Label(fmt(value, step) + unit, x1, y_name, palette.SLIDER_FILL, 9, anchor_x="right")
         )
-        note = self.notes.get(knob.pointer)
-        if note is not None:
-            text, ok = note
-            ink = palette.OK_TEXT if ok else palette.REFUSED
-        else:
-            text, ink = knob.description, palette.DIM_TEXT
-        if len(text) > width_chars:
-            text = text[: width_chars - 1] + "…"
-        pic.labels.append(Label(text, x0, y_text, ink, 8))
+        for i, line in enumerate(lines):
+            pic.labels.append(Label(line, x0, y_text - i * LINE_H, ink, 8))
         minus = Rect(x0, y_slider - 9, x0 + BUTTON_W, y_slider + 9)
         plus = Rect(x1 - BUTTON_W, y_slider - 9, x1, y_slider + 9)
         track = Rect(minus.x1 + 10, y_slider - 3, plus.x0 - 10, y_slider + 3)
@@ -244,6 +279,10 @@ class TuningPanel:
 
     def press(self, session: Any, x: float, y: float) -> bool:
         """A click in the panel; True when it hit a widget."""
+        if self._scrollbar is not None and self._scrollbar[0].contains(x, y):
+            self.scrolling = True
+            self._scroll_to(y)
+            return True
         for key, b in self._buttons.items():
             if b.contains(x, y):
                 if key == "prev":
@@ -276,12 +315,21 @@ class TuningPanel:
                 return True
         return False
 
+    def _scroll_to(self, y: float) -> None:
+        """The scrollbar pressed or dragged at ``y``: the rows there in proportion."""
+        if self._scrollbar is not None:
+            track, most = self._scrollbar
+            self.scroll = float(np.clip((track.y1 - y) / max(track.height, 1e-9), 0, 1)) * most
+
     def drag(self, x: float, y: float) -> None:
+        if self.scrolling:
+            self._scroll_to(y)
         if self.dragging is not None:
             self.pending = self._value_at(self.dragging, x)
 
     def release(self, session: Any, x: float, y: float) -> None:
         """A slider is applied when let go."""
+        self.scrolling = False
         row, self.dragging = self.dragging, None
         if row is not None and self.pending is not None:
             value: float | None = self.pending

@@ -6,12 +6,14 @@ pursuit seeks ``target + velocity * seconds`` (Reynolds 1999, "Pursuit": the
 prediction interval T is a parameter; Buckland ch. 3 derives it from
 distance and speeds instead, our `linear` predictor).
 
-From the command line (run from the project root, so ``examples`` imports)::
+From the command line (run from the project root, so ``examples`` imports; after
+``make demo`` the command is ``.venv/bin/behaviortk``, or ``behaviortk`` once
+``source .venv/bin/activate``)::
 
-    behaviortk validate examples/plugins/fixed_lead.json --plugin examples.plugins.fixed_lead
-    behaviortk run examples/plugins/fixed_lead.json --plugin examples.plugins.fixed_lead \
+    .venv/bin/behaviortk validate examples/plugins/fixed_lead.json --plugin examples.plugins.fixed_lead
+    .venv/bin/behaviortk run examples/plugins/fixed_lead.json --plugin examples.plugins.fixed_lead \
         --headless --ticks 200
-    behaviortk render examples/plugins/fixed_lead.json --plugin examples.plugins.fixed_lead \
+    .venv/bin/behaviortk render examples/plugins/fixed_lead.json --plugin examples.plugins.fixed_lead \
         --ticks 100 --out fixed_lead.png --overlay crosshair
 """
 

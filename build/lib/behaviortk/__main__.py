@@ -1,0 +1,7 @@
+"""``python -m behaviortk`` is the ``behaviortk`` command."""
+
+import sys
+
+from behaviortk.cli import main
+
+sys.exit(main())

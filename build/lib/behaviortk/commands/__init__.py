@@ -1,0 +1,1 @@
+"""Subcommands of the ``behaviortk`` CLI, one module each (see ``behaviortk.cli``)."""

@@ -1,0 +1,1 @@
+"""The definition format: models, loading, validation and JSON Schema."""

@@ -1,0 +1,27 @@
+"""Sensed conditions compiled: ``conditions.py``'s formulas in one pass over a group's rows."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from behaviortk.jit.compile import kernel
+from behaviortk.leaves.conditions import within_range
+from behaviortk.vec import length_xy
+
+
+@kernel
+def in_range(
+    pos: np.ndarray,
+    target: np.ndarray,
+    valid: np.ndarray,
+    radius: float,
+    hysteresis: float,
+    prev: np.ndarray,
+) -> np.ndarray:
+    """``in_range_mask(distances(pos, target), valid, radius, hysteresis, prev)``."""
+    n = pos.shape[0]
+    out = np.empty(n, dtype=np.bool_)
+    for r in range(n):
+        dist = length_xy(target[r, 0] - pos[r, 0], target[r, 1] - pos[r, 1])
+        out[r] = within_range(dist, valid[r], radius, hysteresis, prev[r])
+    return out

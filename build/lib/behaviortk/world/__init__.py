@@ -1,0 +1,1 @@
+"""World geometry, agent state, physics integration and the spatial index."""

@@ -300,19 +300,20 @@ def test_the_info_tab_tells_the_scenarios_description_until_an_agent_is_chosen()
     assert p.panel.text.startswith(f"seek_and_arrive\n\n{description}\n\nClick an agent")
 
 
-def test_the_legend_names_what_the_selected_agent_draws() -> None:
+def test_the_overlay_key_names_what_the_selected_agent_draws() -> None:
     """A guard patrolling a path past walls draws its feelers and waypoints (and vectors):
-    each gets a swatch; an overlay switched on for all gets one without a selection."""
+    each gets a swatch in the key; an overlay switched on for all gets one without a
+    selection; the side panel's legend (and so its layout) does not change on selection."""
     from behaviortk.viewer import palette as ink
     from behaviortk.viewer.hud import legend
+    from behaviortk.viewer.overlays import overlay_legend
 
     path = Path(__file__).resolve().parents[1] / "definitions" / "guard_patrol.json"
     sim = Simulation(behaviortk.load(path), debug=True)
     sim.run(10)
-    plain = legend(sim, ViewOptions())
-    assert ("waypoints", ink.WAYPOINT) not in plain and ("velocity", ink.VELOCITY) not in plain
+    assert overlay_legend(sim, None, set()) == []
     guard = int(sim.agents.slices["guards"].start)
-    chosen = legend(sim, ViewOptions(selected=guard))
+    chosen = overlay_legend(sim, guard, set())
     for entry in [
         ("velocity", ink.VELOCITY),
         ("steering force", ink.FORCE),
@@ -321,4 +322,5 @@ def test_the_legend_names_what_the_selected_agent_draws() -> None:
     ]:
         assert entry in chosen, (entry, chosen)
     assert ("hiding spots", ink.HIDING) not in chosen  # a guard never hides
-    assert ("velocity", ink.VELOCITY) in legend(sim, ViewOptions(overlays={"velocity"}))
+    assert ("velocity", ink.VELOCITY) in overlay_legend(sim, None, {"velocity"})
+    assert legend(sim, ViewOptions(selected=guard)) == legend(sim, ViewOptions())

@@ -8,7 +8,7 @@ from typing import Any
 from behaviortk.leaves.why import SIGHT_REASONS
 from behaviortk.viewer import palette
 from behaviortk.viewer.history import SECONDS
-from behaviortk.viewer.overlays import OVERLAYS, overlay_legend
+from behaviortk.viewer.overlays import OVERLAYS
 from behaviortk.viewer.remembered import LEGEND, remembered
 from behaviortk.viewer.scene import ViewOptions, action_color, action_names
 from behaviortk.viewer.sight_cones import REASON_INKS, can_see_models
@@ -87,7 +87,6 @@ def legend(sim: Any, opts: ViewOptions) -> list[tuple[str, palette.Color]]:
             *entries,
             ("(no force)", palette.IDLE),
             *memory_legend(sim, opts),
-            *overlay_legend(sim, opts.selected, opts.overlays),
         ]
     names = list(sim.agents.group_names)
     entries = list(zip(names, palette.group_colours(sim), strict=True))
@@ -95,7 +94,6 @@ def legend(sim: Any, opts: ViewOptions) -> list[tuple[str, palette.Color]]:
         *entries,
         *sight_legend(sim, opts),
         *memory_legend(sim, opts),
-        *overlay_legend(sim, opts.selected, opts.overlays),
     ]
 
 

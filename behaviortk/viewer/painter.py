@@ -32,11 +32,12 @@ from behaviortk.viewer.layout import (
     Rect,
     make_layout,
 )
+from behaviortk.viewer.overlays import overlay_legend
 from behaviortk.viewer.panel import panel_text, scenario_text
 from behaviortk.viewer.remembered import remembered_labels
 from behaviortk.viewer.scene import ViewOptions, build_scene, path_labels
 from behaviortk.viewer.tree_frame import TreeFrame, frame_from_sim
-from behaviortk.viewer.tree_panel import Picture, TreeView
+from behaviortk.viewer.tree_panel import MONO_ADVANCE, Picture, TreeView
 from behaviortk.viewer.tuning_panel import TuningPanel
 from behaviortk.viewer.viewport import Viewport, view_region
 from behaviortk.viewer.zones import zone_labels
@@ -47,6 +48,8 @@ NOTE_HEIGHT = 24  # the status line at the bottom of the world (why the run paus
 HELP_WIDTH = 640.0  # the help box at its widest; narrower windows wrap its lines
 HELP_GAP = 20.0  # between the help box and the world's left edge
 BOX_PAD = 8.0  # inside the help box and the error banner, round their text
+KEY_ROW = 16.0  # a row of the overlays' key
+KEY_FONT = 9.0
 __all__ = ["HUD_HEIGHT", "MARGIN", "PANEL_WIDTH", "Overlay2D", "Painter", "PanelState"]
 
 
@@ -190,6 +193,7 @@ class Painter:
         if not info.caption and panel is not None:
             self._tabs(panel, lay)
         self._content(sim, opts, info, panel, lay)
+        self._overlay_key(overlay_legend(sim, opts.selected, opts.overlays), lay)
         self._overlay_texts(opts, extra, lay)
 
     def _chrome(
@@ -310,6 +314,29 @@ class Painter:
         if text:
             self.panel.position = (lay.content.x0 + 8, lay.content.y1 - 8)
             self.panel.draw()
+
+    def _overlay_key(self, keys: list[tuple[str, palette.Color]], lay: Layout) -> None:
+        """The overlays' key in the world's top-right corner (a box the side panel's layout
+        does not depend on, so selecting an agent moves nothing): a swatch per overlay on
+        screen, those switched on and those the selected agent draws."""
+        if not keys:
+            return
+        width = 34.0 + max(len(name) for name, _ in keys) * MONO_ADVANCE * KEY_FONT
+        top = lay.world.y1 - 8.0
+        box = Rect(
+            lay.world.x1 - 8.0 - width, top - 8.0 - KEY_ROW * len(keys), lay.world.x1 - 8.0, top
+        )
+        soup = TriangleSoup()
+        soup.add(geo.quads(*box.as_tuple()), palette.PANEL_BG)
+        labels = []
+        for i, (name, ink) in enumerate(keys):
+            y = top - 4.0 - KEY_ROW * (i + 0.5)
+            soup.add(geo.quads(box.x0 + 8, y - 5, box.x0 + 18, y + 5), ink)
+            labels.append(Label(name, box.x0 + 26, y, palette.TEXT, KEY_FONT))
+        self.ui_batch.draw(*soup.build())
+        pool = self.pool("overlay key")
+        pool.show(labels)
+        pool.draw()
 
     def _overlay_texts(self, opts: ViewOptions, extra: Overlay2D, lay: Layout) -> None:
         if extra.show_help:

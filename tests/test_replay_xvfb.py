@@ -30,6 +30,7 @@ from behaviortk.viewer import palette
 from behaviortk.viewer.painter import MARGIN, PANEL_WIDTH
 from behaviortk.viewer.replay_app import WINDOW_SIZE, replay_viewport
 from behaviortk.viewer.timeline import HANDLE, Timeline
+from tests.xvfb_support import window_env
 
 ROOT = Path(__file__).resolve().parents[1]
 TOOLS = ("Xvfb", "xdotool", "import")
@@ -113,11 +114,10 @@ def test_scrub_click_and_play_in_a_real_window(tmp_path: Path, display: str) -> 
         writer.finish(sim)
     rec = open_recording(trace)
     line = Timeline.of_window(W, PANEL_WIDTH, MARGIN, rec.ticks)
-    env = {k: v for k, v in os.environ.items() if k != "ARCADE_HEADLESS"}
     app = subprocess.Popen(
         [sys.executable, "-m", "behaviortk", "replay", str(trace)],
         cwd=ROOT,
-        env={**env, "DISPLAY": display},
+        env=window_env(display),
         stderr=subprocess.PIPE,
         text=True,
     )

@@ -28,6 +28,21 @@ SCREEN = (1400, 900)
 PATIENCE = 60.0  # seconds a condition may take on a loaded 2-core machine before failing
 
 
+def window_env(display: str) -> dict[str, str]:
+    """This process's environment for a windowed child on ``display``: not headless, and
+    without the ``LD_LIBRARY_PATH`` entry arcade adds when imported headless (its bundled
+    EGL libraries: a child loading them draws nothing in a real X window)."""
+    env = {k: v for k, v in os.environ.items() if k != "ARCADE_HEADLESS"}
+    paths = [p for p in env.get("LD_LIBRARY_PATH", "").split(os.pathsep) if p]
+    kept = [p for p in paths if not Path(p).as_posix().endswith("arcade/lib")]
+    if kept:
+        env["LD_LIBRARY_PATH"] = os.pathsep.join(kept)
+    else:
+        env.pop("LD_LIBRARY_PATH", None)
+    env["DISPLAY"] = display
+    return env
+
+
 def xvfb_missing() -> str | None:
     for tool in TOOLS:
         if shutil.which(tool) is None:
@@ -84,8 +99,8 @@ class ViewerProcess:
     ) -> None:
         """``behaviortk COMMAND DEFINITION ARGS``; its output goes to ``log`` (default: the
         definition's path with ``.log``)."""
-        env = {k: v for k, v in os.environ.items() if k != "ARCADE_HEADLESS"}
-        env.update(DISPLAY=server.display, PYTHONPATH=str(ROOT))
+        env = window_env(server.display)
+        env["PYTHONPATH"] = str(ROOT)
         self.env = env
         self.log = log if log is not None else Path(definition).with_suffix(".log")
         self.proc = subprocess.Popen(

@@ -163,7 +163,8 @@ def test_scrub_click_and_play_in_a_real_window(tmp_path: Path, display: str) -> 
         img = wait_for(display, win, handle_at(line, 39))
         assert px(img, line.x_of(39), line.y) == HANDLE[:3]
 
-        x(display, "key", "--window", win, "Escape")
+        x(display, "windowfocus", "--sync", win)  # to the focused window, as a person types
+        x(display, "key", "Escape")
         assert app.wait(timeout=20) == 0
     finally:
         if app.poll() is None:

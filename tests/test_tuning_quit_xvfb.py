@@ -37,16 +37,21 @@ def test_esc_asks_before_unsaved_tuning_is_lost(tmp_path: Path) -> None:
         try:
             lay, _ = geometry(viewer)
             tab = lay.tab_rect(TABS.index("tune"))
-            viewer.click((tab.x0 + tab.x1) / 2, (tab.y0 + tab.y1) / 2)
             c = lay.content
+            panel = lambda img: region(img, c.x0, c.y0, c.x1, c.y1)  # noqa: E731
+            tuned = lambda img: count(panel(img), palette.SLIDER_FILL) > 500  # noqa: E731
+            deadline = time.monotonic() + PATIENCE
+            while not tuned(viewer.screenshot()) and time.monotonic() < deadline:
+                # a click while the window still loads is lost: click until the tab shows
+                viewer.click((tab.x0 + tab.x1) / 2, (tab.y0 + tab.y1) / 2)
+                time.sleep(1.0)
             body = Rect(c.x0, c.y0 + FOOTER, c.x1, c.y1 - HEADER)
             knobs = Tuner("g.json", text).knobs(0)
             y = TuningPanel().slider_ys(knobs, body)[0]
             plus_x = c.x1 - PAD - SCROLL_W - BUTTON_W / 2
             banner = lambda img: region(img, 0, 0, lay.panel.x0, 40)  # noqa: E731
             viewer.wait_for(lambda img: count(banner(img), palette.ERROR_BG) == 0, "no banner")
-            panel = lambda img: region(img, c.x0, c.y0, c.x1, c.y1)  # noqa: E731
-            viewer.wait_for(lambda img: count(panel(img), palette.SLIDER_FILL) > 500, "the tab")
+            viewer.wait_for(tuned, "the tab")
             viewer.click(plus_x, y)  # one step up: a change the file does not hold
             time.sleep(1.0)
             viewer.key("Escape")

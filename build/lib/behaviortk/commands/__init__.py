@@ -1,1 +1,0 @@
-"""Subcommands of the ``behaviortk`` CLI, one module each (see ``behaviortk.cli``)."""

@@ -1,1 +1,0 @@
-"""The definition format: models, loading, validation and JSON Schema."""

@@ -1,1 +1,0 @@
-"""World geometry, agent state, physics integration and the spatial index."""

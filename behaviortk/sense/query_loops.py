@@ -434,9 +434,11 @@ def _more_room(need: int, done: int, of: int) -> int:
 
 @inline
 def _longer(a: np.ndarray, kept: int, size: int) -> np.ndarray:
-    """``a``'s first ``kept`` entries in a new array of ``size``."""
+    """``a``'s first ``kept`` entries in a new array of ``size``. Copied entry by entry: a
+    slice assignment costs numba seconds of cold compile (its shape check's error)."""
     out = np.empty(size, dtype=a.dtype)
-    out[:kept] = a[:kept]
+    for q in range(kept):
+        out[q] = a[q]
     return out
 
 
@@ -624,7 +626,9 @@ def neighbour_query(
             out_i = _longer(out_i, p, size)
             out_j = _longer(out_j, p, size)
             wider = np.empty((size, 2))
-            wider[:p] = out_d[:p]
+            for q in range(p):  # not a slice assignment: see _longer
+                wider[q, 0] = out_d[q, 0]
+                wider[q, 1] = out_d[q, 1]
             out_d = wider
             out_dist = _longer(out_dist, p, size)
         sx = sy = ax = ay = ox = oy = 0.0

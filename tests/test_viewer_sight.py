@@ -134,24 +134,50 @@ def zoned_world() -> World:
 
 
 def test_zones_are_filled_rimmed_and_named() -> None:
-    agents = make_agents([[20.0, 280.0]])
+    """Each zone's name is centred across it, 12 px below its top rim, on an opaque plate
+    drawn over the agents: an agent standing where the yard's name is leaves it legible."""
+    scale = min(554 / 400, 558 / 300)  # 1.385: the world fitted beside the panel
+    agents = make_agents([[100.0, 140.0 - 12.0 / scale], [20.0, 280.0]], radius=6.0)
     sim = fake_sim(zoned_world(), agents)
     img, painter = draw(sim, ViewOptions())
     vp = painter.viewport(sim.world)
-    # scale min(554/400, 558/300) = 1.385
+    assert vp.scale == pytest.approx(scale)
     rim_circle = vp.to_screen(np.array([340.0, 150.0]))  # centre + radius along +x
     rim_rect = vp.to_screen(np.array([100.0, 60.0]))  # middle of the bottom side
     np.testing.assert_allclose(pixel_at(img, rim_circle), palette.ZONE_EDGE[:3], atol=2)
     np.testing.assert_allclose(pixel_at(img, rim_rect), palette.ZONE_EDGE[:3], atol=2)
-    inside = pixel_at(img, vp.to_screen(np.array([300.0, 175.0]))).astype(int)
+    inside = pixel_at(img, vp.to_screen(np.array([300.0, 130.0]))).astype(int)
     outside = pixel_at(img, vp.to_screen(np.array([300.0, 250.0]))).astype(int)
     assert inside[1] > outside[1] + 10  # the green-teal fill tints the floor
     texts = {t.text: (t.x, t.y) for t in painter.pool("world").labels}
     assert set(texts) == {"exit", "yard"}
-    np.testing.assert_allclose(texts["yard"], vp.to_screen(np.array([100.0, 100.0])))
-    x, y = (round(float(v)) for v in vp.to_screen(np.array([100.0, 100.0])))
+    yard_top = vp.to_screen(np.array([100.0, 140.0]))
+    exit_top = vp.to_screen(np.array([300.0, 190.0]))
+    np.testing.assert_allclose(texts["yard"], yard_top - [0.0, 12.0])
+    np.testing.assert_allclose(texts["exit"], exit_top - [0.0, 12.0])
+    x, y = (round(float(v)) for v in texts["yard"])
     label = img[img.shape[0] - 1 - y - 7 : img.shape[0] - 1 - y + 7, x - 20 : x + 20]
     assert count_color(label, palette.ZONE_TEXT, tol=60) > 10
+    body = palette.GROUP_COLORS[0][:3]
+    assert count_color(label, body, tol=30) == 0  # the agent under the name is covered
+    # the plate: 4 glyphs of 10 pt (8.2 px) + 4 px each side, 16 px high, opaque
+    plate = img[img.shape[0] - 1 - y + 6, x - 19].astype(int)
+    np.testing.assert_allclose(plate, palette.ZONE_PLATE[:3], atol=12)
+
+
+def test_a_low_zone_keeps_its_name_at_its_centre() -> None:
+    """A zone under 12 px tall on screen: the name stays at its centre, not above it."""
+    from behaviortk.viewer.viewport import Viewport
+    from behaviortk.viewer.zones import zone_labels
+
+    world = World(
+        400.0, 300.0, "contain",
+        zones={"ledge": Zone("ledge", "rect", np.array([100.0, 100.0]),
+                             low=np.array([50.0, 98.0]), high=np.array([150.0, 102.0]))},
+    )  # fmt: skip
+    vp = Viewport(400, 300, 0, 0, 400, 300)
+    [(name, x, y)] = zone_labels(world, vp)
+    assert (name, x, y) == ("ledge", 100.0, 100.0)
 
 
 def test_rays_take_the_ink_of_their_reason_and_the_legend_names_them() -> None:

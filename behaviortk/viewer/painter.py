@@ -40,7 +40,7 @@ from behaviortk.viewer.tree_frame import TreeFrame, frame_from_sim
 from behaviortk.viewer.tree_panel import MONO_ADVANCE, Picture, TreeView
 from behaviortk.viewer.tuning_panel import TuningPanel
 from behaviortk.viewer.viewport import Viewport, view_region
-from behaviortk.viewer.zones import zone_labels
+from behaviortk.viewer.zones import name_plates, zone_labels
 
 # kept for callers that imported them from here
 HUD_HEIGHT = 26
@@ -50,6 +50,7 @@ HELP_GAP = 20.0  # between the help box and the world's left edge
 BOX_PAD = 8.0  # inside the help box and the error banner, round their text
 KEY_ROW = 16.0  # a row of the overlays' key
 KEY_FONT = 9.0
+ZONE_FONT = 10.0  # a zone's name
 __all__ = ["HUD_HEIGHT", "MARGIN", "PANEL_WIDTH", "Overlay2D", "Painter", "PanelState"]
 
 
@@ -178,10 +179,11 @@ class Painter:
             self.body_batch.draw(points)
             self.world_batch.draw(*scene.over.build())
             names = self.pool("world")
-            texts = [
-                Label(n, x, y, palette.ZONE_TEXT, 10, "center")
-                for n, x, y in zone_labels(sim.world, vp)
-            ]
+            zones = zone_labels(sim.world, vp)
+            plates = TriangleSoup()
+            plates.add(name_plates(zones, MONO_ADVANCE * ZONE_FONT), palette.ZONE_PLATE)
+            self.world_batch.draw(*plates.build())
+            texts = [Label(n, x, y, palette.ZONE_TEXT, ZONE_FONT, "center") for n, x, y in zones]
             texts += [
                 Label(n, x, y, palette.PATH_TEXT, 9) for n, x, y in path_labels(sim.world, vp)
             ]

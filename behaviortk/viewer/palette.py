@@ -67,10 +67,11 @@ SIGHT_OUTSIDE_CONE: Color = (255, 165, 30, 255)  # off the field of view
 THOUGHT: Color = (255, 255, 255, 200)  # a halo under agents that ticked their tree (LOD)
 REMEMBERED: Color = (255, 120, 220, 255)  # the selected agent's remembered points (pink)
 
-# Zones: a translucent fill under everything, an opaque rim, the name in ZONE_TEXT.
+# Zones: a translucent fill under everything, an opaque rim, the name in ZONE_TEXT on a plate.
 ZONE_FILL: Color = (70, 190, 150, 40)
 ZONE_EDGE: Color = (70, 190, 150, 255)
 ZONE_TEXT: Color = (150, 235, 200, 255)
+ZONE_PLATE: Color = (16, 30, 26, 235)  # behind a zone's name, over the agents
 
 GROUP_COLORS: tuple[Color, ...] = (
     (66, 165, 245, 255),  # blue

@@ -1,4 +1,8 @@
-"""Zones as the viewer draws them: a translucent fill, a rim, and the name at the centre.
+"""Zones as the viewer draws them: a translucent fill, a rim, and the name on a plate.
+
+The name sits just inside the zone's top rim, on an opaque plate drawn over the
+agents: a zone's centre is where its agents gather (a goal, an exit), and a name
+there was lost under them (issue 28, item 11).
 
 Circles and rectangles are each built in one call over all zones of that kind
 (``geometry`` is vectorised over shapes); the painter writes the names.
@@ -53,10 +57,29 @@ def rect_rims(low: Array, high: Array, width: float) -> Array:
     return geo.segments(a.reshape(-1, 2), b.reshape(-1, 2), width)
 
 
+#: Pixels from a zone's top rim down to its name's centre line (a 10-point name's half height
+#: and the rim, clear of both).
+NAME_DROP = 12.0
+
+
 def zone_labels(world: Any, vp: Any) -> list[tuple[str, float, float]]:
-    """``(name, x, y)``: each zone's name at its centre, in screen pixels."""
+    """``(name, x, y)``: each zone's name centred across it, just inside its top rim (at its
+    centre when the zone is too low on screen for that), in screen pixels."""
     out = []
     for z in getattr(world, "zones", {}).values():
         x, y = vp.to_screen(np.asarray(z.center, dtype=np.float64))
-        out.append((z.name, float(x), float(y)))
+        half = z.radius if z.kind == "circle" else 0.5 * float(z.high[1] - z.low[1])
+        top = y + abs(half * vp.scale)
+        out.append((z.name, float(x), float(max(y, top - NAME_DROP))))
     return out
+
+
+def name_plates(labels: list[tuple[str, float, float]], advance: float) -> Array:
+    """The plates behind zone names (``advance``: a glyph's width in pixels), as triangles:
+    opaque, so a name reads over the agents beneath it."""
+    if not labels:
+        return np.zeros((0, 2))
+    half_w = np.array([0.5 * len(n) * advance + 4.0 for n, _, _ in labels])
+    x = np.array([x for _, x, _ in labels])
+    y = np.array([y for _, _, y in labels])
+    return rect_fills(np.stack([x - half_w, y - 8.0], 1), np.stack([x + half_w, y + 8.0], 1))

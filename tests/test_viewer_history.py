@@ -131,20 +131,20 @@ def test_comma_steps_back_and_period_replays_with_the_hud_saying_where(view: Vie
     assert s.paused and s.sim.tick == 11
     assert s.trails.history().tobytes() == trail[:-1].tobytes()  # cut back to tick 11
     frame(view)
-    assert "tick 10 " in view.painter.hud.text and "history: -1 of 11" in view.painter.hud.text
+    assert "tick 10 " in view.painter.hud.text and "back 1 of 11" in view.painter.hud.text
     for _ in range(10):
         key(view, arcade.key.COMMA)
     assert s.sim.tick == 1
     key(view, arcade.key.COMMA)  # the ring's start (the keyframe of tick 0 is replayed from)
     frame(view)
-    assert s.sim.tick == 1 and "history: -11 of 11" in view.painter.hud.text
+    assert s.sim.tick == 1 and "back 11 of 11" in view.painter.hud.text
     for _ in range(11):
         key(view, arcade.key.PERIOD)
     assert s.sim.tick == 12
     assert s.sim.agents.pos[1].tobytes() == walker.tobytes()
     assert s.trails.history().tobytes() == trail.tobytes()  # recorded again, the same
     frame(view)
-    assert "history: -0 of 11" in view.painter.hud.text
+    assert "history 11 ticks (,)" in view.painter.hud.text  # at the head again
     key(view, arcade.key.PERIOD)  # at the head: a new tick
     assert s.sim.tick == 13 and s.history.head == 13
 

@@ -154,8 +154,10 @@ class ViewerProcess:
         self.xdotool("mousemove", *self._root(x, y), "click", "--repeat", str(abs(clicks)), button)
 
     def key(self, *names: str) -> None:
+        """Type ``names`` into the focused window, as a person does (a ``--window`` event is
+        a sent one, which X servers may refuse or windows ignore)."""
         self.focus()
-        self.xdotool("key", "--window", self.window, *names)
+        self.xdotool("key", *names)
 
     def screenshot(self) -> np.ndarray:
         """The viewer's pixels ``(H, W, 3)``, row 0 at the top (as the window shows them)."""

@@ -66,7 +66,10 @@ def hud_text(sim: Any, info: HudInfo) -> str:
     state = "PAUSED" if info.paused else f"x{info.speed:g}"
     if info.source:
         state = info.source
-    back = "" if info.history is None else "history: -{} of {}   ".format(*info.history)
+    back = ""
+    if info.history is not None:  # live: how far back one can go; stepped back: where
+        stepped, kept = info.history
+        back = f"back {stepped} of {kept}   " if stepped else f"history {kept} ticks (,)   "
     return (
         f"{tick_label(sim)}   t {sim.time:.2f}s   FPS {info.fps:.0f}   "
         f"agents {sim.agents.n}   engine {engine}   {state}   {back}(h: help)"

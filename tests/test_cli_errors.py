@@ -66,12 +66,12 @@ several.json:10:36: /trees/graze/root/children/0/duration: must be >= 0.0, got -
    = in: trees > graze > root > children[0] (wait) > duration
    = see: behaviortk explain wait
 
-several.json:11:7: /trees/graze/root/children/1: unknown node type 'wnader'; did you mean 'wander'? closest of 64: wander, evade, inverter, wall_avoidance, wait [unknown_type]
+several.json:11:7: /trees/graze/root/children/1: unknown node type 'wnader'; did you mean 'wander'? closest of 65: wander, evade, inverter, wall_avoidance, wait [unknown_type]
    |
 11 |       {"type": "wnader"}
    |                ^^^^^^^^ unknown node type 'wnader'
    = in: trees > graze > root > children[1] (wnader)
-   = help: did you mean 'wander'? closest of 64: wander, evade, inverter, wall_avoidance, wait
+   = help: did you mean 'wander'? closest of 65: wander, evade, inverter, wall_avoidance, wait
    = see: behaviortk explain (lists every node type and target kind)
 
 """

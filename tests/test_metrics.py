@@ -275,3 +275,14 @@ def test_shipped_checks_pass() -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert " 0 failed" in done.stdout
+
+
+def test_count_follows_spawns_and_despawns_and_is_zero_when_all_are_gone() -> None:
+    sim = placed([[0, 0], [100, 0], [200, 0], [300, 0]], [[10, 10]])
+    spec = {"metric": "count", "group": "a"}
+    assert value(sim, spec) == 4.0
+    sim.despawn(sim.ids[:2])
+    assert value(sim, spec) == 2.0
+    sim.despawn(sim.ids[sim.agents.slices["a"]])
+    assert value(sim, spec) == 0.0
+    assert value(sim, {"metric": "count", "group": "b"}) == 1.0

@@ -14,6 +14,9 @@ that both engines run, so its meaning is written once:
   ``now - t0 < n`` and SUCCESS once ``now - t0 >= n``; so a 1 s wait at
   dt = 0.1 is RUNNING on 10 ticks and its successor runs 1 s after it began.
   Pre-emption (INVALID) forgets the start.
+* ``despawn``: the agent leaves the simulation at the end of the tick, exactly as if the
+  game called ``sim.despawn(id)`` then (its ``despawn`` event comes with the next tick's
+  events; formations re-assign their slots); SUCCESS.
 * ``emit``: records event ``event`` for every agent that ticks it (in the
   NodeContext's event sink; the game reads ``sim.events`` or subscribes with
   ``sim.on``, see ``behaviortk.sim.embed``) and returns SUCCESS on that tick.
@@ -98,6 +101,15 @@ class Emit(NodeModel):
     )
 
 
+class Despawn(NodeModel):
+    """Leave the simulation at the end of this tick (a unit killed, a visitor gone home): the
+    agent acts and moves this tick, then is removed as `sim.despawn` removes it: the game gets
+    a `despawn` event with the next tick's events, and a formation re-assigns its slots.
+    SUCCESS."""
+
+    type: Literal["despawn"] = "despawn"
+
+
 def stored_value(model: BlackboardSet) -> Any:
     """What ``blackboard_set`` stores: points become ``(x, y)`` float tuples, the rest as written."""
     value = model.value
@@ -162,8 +174,20 @@ class EmitOps(LeafOps):
         return np.full(rows.size, SUCCESS, dtype=np.int8)
 
 
+class DespawnOps(LeafOps):
+    """Hand every agent that ticks it to the simulation to remove after the tick; SUCCESS."""
+
+    def __init__(self, model: Despawn, ctx: NodeContext) -> None:
+        self.group, self.sink = ctx.group, ctx.events
+
+    def update(self, rows: Rows) -> Codes:
+        self.sink.leave(self.group, rows)
+        return np.full(rows.size, SUCCESS, dtype=np.int8)
+
+
 def register(registries: Registries) -> None:
     registries.actions.register(BlackboardSet, BlackboardSetOps)
     registries.actions.register(BlackboardAdd, BlackboardAddOps)
     registries.actions.register(Wait, WaitOps)
     registries.actions.register(Emit, EmitOps)
+    registries.actions.register(Despawn, DespawnOps)

@@ -153,6 +153,7 @@ class EventLog:
     def __init__(self, sim: Simulation) -> None:
         self.sim = sim
         self._chunks: list[tuple[int, str, Rows, str]] = []  # (tick, group, local rows, name)
+        self._leaving: list[tuple[str, Rows]] = []  # (group, local rows) of despawn leaves
         self._recorded: list[Event | Recorded] = []  # spawn / despawn, in recording order
         self._watched: dict[int, np.ndarray] = {}  # id -> statuses it was last seen with
         self._subscribers: dict[str, list[Callable[[Event], Any]]] = {}
@@ -161,6 +162,19 @@ class EventLog:
     def record(self, tick: int, group: str, rows: Rows, name: str) -> None:
         """EventSink: ``name`` raised on ``tick`` by the group-local ``rows`` (emit ops)."""
         self._chunks.append((tick, group, np.array(rows, dtype=np.int64), name))
+
+    def leave(self, group: str, rows: Rows) -> None:
+        """EventSink: the group-local ``rows`` ticked a ``despawn`` leaf (:meth:`leaving`)."""
+        self._leaving.append((group, np.array(rows, dtype=np.int64)))
+
+    def leaving(self, agents: Any) -> np.ndarray:
+        """The ids of the agents that ticked ``despawn`` since the last call, sorted; read off
+        ``agents`` (the rows as decided: before any of them moved)."""
+        if not self._leaving:
+            return np.zeros(0, dtype=np.int64)
+        found, self._leaving = self._leaving, []
+        rows = [agents.slices[group].start + local for group, local in found]
+        return np.unique(agents.ids[np.concatenate(rows)])
 
     def add(self, event: Event) -> None:
         """A spawn/despawn event (``Simulation._record``); it goes out with the next tick's events."""
@@ -264,6 +278,16 @@ class EventLog:
         if self._watched:
             events += self._status_changes(tick)
         return TickEvents(recorded, events) if recorded else events
+
+    def join_recorded(self, events: list[Event] | TickEvents) -> list[Event] | TickEvents:
+        """``events`` (a tick's, collected) with the spawn / despawn events recorded since
+        (a ``despawn`` leaf's, after the tick): those go out with that tick."""
+        if not self._recorded:
+            return events
+        recorded, self._recorded = self._recorded, []
+        if isinstance(events, TickEvents):
+            return TickEvents(events.recorded + recorded, events.rest)
+        return TickEvents(recorded, events)
 
     @property
     def listening(self) -> bool:

@@ -443,7 +443,11 @@ class Simulation:
         timings["integrate"] += t4 - t3
         self.tick += 1
         self.time = self.tick * self.dt
+        leaving = self.event_log.leaving(self._agents)  # before the events move any row
         self._events = self.event_log.collect(self.tick - 1)
+        if leaving.size:  # despawn leaves: gone as if the game despawned them now, their
+            self._despawn(leaving, self.tick - 1)  # events with this tick's
+            self._events = self.event_log.join_recorded(self._events)
         self.hit = self._breaks.check(self) if self._breaks.points else None
         if self.event_log.listening:
             self.event_log.dispatch(self.events)
@@ -695,6 +699,10 @@ class Simulation:
         arrays read from ``sim.agents`` before the call may hold other agents after it, so
         read them again; ``sim.ids`` is never changed in place, safe to iterate while
         despawning."""
+        self._despawn(ids, self.tick)
+
+    def _despawn(self, ids: Any, tick: int) -> None:
+        """:meth:`despawn`, its events stamped ``tick``."""
         batch = self._pending if self._pending is not None else self._batch()
         one = _one_id(ids)
         row = -1
@@ -713,7 +721,7 @@ class Simulation:
             self._live -= wanted.size
             self._row_of[wanted] = -1
         self.event_log.forget(gone_ids)
-        self.event_log.add_many(self.tick, gone_ids, "despawn")
+        self.event_log.add_many(tick, gone_ids, "despawn")
 
     def _gone(self, wanted: np.ndarray, rows: np.ndarray, batch: Pending) -> list[int]:
         """Despawned agents into ``batch``: those with a row by row, those spawned in the

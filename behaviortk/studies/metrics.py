@@ -107,6 +107,13 @@ class Survival(MetricModel):
     radius: NonNeg = doc("Contact radius: this close counts as caught", unit="world units")
 
 
+class Count(_OneGroup):
+    """Agents of a group alive now: n (spawns and despawns change it; 0, not NaN, when all
+    are gone: counting is the one measure an empty group has)."""
+
+    metric: Literal["count"] = "count"
+
+
 class InZoneCount(_OneGroup):
     """Agents of a group inside a zone: their number, or their fraction of the group."""
 
@@ -210,6 +217,11 @@ def survival(spec: Survival, sim: Simulation, memory: dict[str, Any]) -> float:
     return 1.0 - len(caught) / len(seen) if seen else NAN
 
 
+def count(spec: Count, sim: Simulation, memory: dict[str, Any]) -> float:
+    rows = sim.agents.slices[spec.group]
+    return float(rows.stop - rows.start)
+
+
 def in_zone(spec: InZoneCount, sim: Simulation, memory: dict[str, Any]) -> float:
     pos = sim.agents.pos[sim.agents.slices[spec.group]]
     count = float(inside(sim.world.zones[spec.zone], pos, sim.world).sum())
@@ -270,6 +282,7 @@ METRICS = (
     (Overlap, overlap),
     (Survival, survival),
     (InZoneCount, in_zone),
+    (Count, count),
     (ActiveFraction, active_fraction),
     (FormationError, formation_error),
 )

@@ -116,11 +116,18 @@ class EventSink(Protocol):
         """Event ``name`` raised on ``tick`` by every group-local row in ``rows`` (sorted)."""
         ...
 
+    def leave(self, group: str, rows: Rows) -> None:
+        """The group-local ``rows`` leave the simulation at the end of this tick (``despawn``)."""
+        ...
+
 
 class NullSink:
     """An ``EventSink`` that drops every event (the default of ``NodeContext.events``)."""
 
     def record(self, tick: int, group: str, rows: Rows, name: str) -> None:
+        return None
+
+    def leave(self, group: str, rows: Rows) -> None:
         return None
 
 

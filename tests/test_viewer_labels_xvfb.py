@@ -1,5 +1,6 @@
 """In a real window: the names, the description, the overlay key, the force dial, the help
-box and the error banner of issue 28 (items 4, 10 and 11), as a person sees them.
+box, the error banner and its undoing of issue 28 (items 1, 4, 10 and 11), as a person
+sees them.
 
 guard_patrol (two guards on a path named "beat", an intruder touring four zones) runs
 under Xvfb; xdotool clicks and types, ImageMagick takes the screenshots
@@ -47,7 +48,8 @@ def box_of(img: np.ndarray, ink: tuple[int, ...], tol: int = 6) -> tuple[int, in
 def test_names_description_key_dial_help_and_banner(tmp_path: Path) -> None:
     path = tmp_path / "guard_patrol.json"
     shutil.copy(ROOT / "definitions" / "guard_patrol.json", path)
-    data = json.loads(path.read_text())
+    original = path.read_text()
+    data = json.loads(original)
     server = XServer()
     try:
         viewer = ViewerProcess(server, path)
@@ -136,6 +138,15 @@ def test_names_description_key_dial_help_and_banner(tmp_path: Path) -> None:
             assert by1 == low.shape[0] - 1  # on the window's bottom edge
             banner = low[by0 : by1 + 1, bx0 : bx1 + 1]
             assert text_lines(banner, palette.TEXT, tol=60) >= 4  # the long line wrapped
+
+            # item 1: the mistake undone (the file as it was): the banner goes
+            path.write_text(original)
+            img = viewer.wait_for(
+                lambda img: count(img[img.shape[0] // 2 :], palette.ERROR_BG, 6) == 0,
+                "the banner gone once the file is as it was",
+            )
+            keep(img, "banner_cleared")
+            assert viewer.proc.poll() is None
         finally:
             viewer.stop()
     finally:

@@ -96,15 +96,20 @@ class ViewerProcess:
         *args: str,
         command: str = "run",
         log: Path | None = None,
+        script: Path | None = None,
     ) -> None:
-        """``behaviortk COMMAND DEFINITION ARGS``; its output goes to ``log`` (default: the
+        """``behaviortk COMMAND DEFINITION ARGS`` (or ``python SCRIPT ARGS``, a game, with
+        ``definition`` naming the log); its output goes to ``log`` (default: the
         definition's path with ``.log``)."""
         env = window_env(server.display)
         env["PYTHONPATH"] = str(ROOT)
         self.env = env
         self.log = log if log is not None else Path(definition).with_suffix(".log")
+        argv = [sys.executable, "-m", "behaviortk", command, str(definition), *args]
+        if script is not None:
+            argv = [sys.executable, str(script), *args]
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "behaviortk", command, str(definition), *args],
+            argv,
             cwd=ROOT,
             env=env,
             stdout=self.log.open("w"),

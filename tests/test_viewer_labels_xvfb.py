@@ -1,5 +1,6 @@
 """In a real window: the names, the description, the overlay key, the force dial, the help
-box, the error banner and its undoing of issue 28 (items 1, 4, 10 and 11), as a person
+box, the error banner and its undoing, the Tune tab's scrollbar of issue 28 (items 1, 4,
+8, 10 and 11), as a person
 sees them.
 
 guard_patrol (two guards on a path named "beat", an intruder touring four zones) runs
@@ -20,6 +21,7 @@ import pytest
 
 from behaviortk.viewer import palette
 from behaviortk.viewer.layout import PANEL_WIDTH, TABS, make_layout
+from behaviortk.viewer.tuning_panel import SCROLL_W
 from behaviortk.viewer.viewport import Viewport
 from tests.test_viewer_xvfb import count, keep, region
 from tests.xvfb_support import PATIENCE, ViewerProcess, XServer, xvfb_missing
@@ -147,6 +149,42 @@ def test_names_description_key_dial_help_and_banner(tmp_path: Path) -> None:
             )
             keep(img, "banner_cleared")
             assert viewer.proc.poll() is None
+
+            # item 8: the Tune tab's rows overflow the panel here: a scrollbar shows and drags
+            # the legend has a third row now (the guard's remembered point): tabs moved down
+            lay = make_layout(viewer.width, viewer.height, 3, PANEL_WIDTH, TABS)
+            c = lay.content
+            tune = lay.tab_rect(TABS.index("tune"))
+            strip = lambda img: region(img, c.x1 - SCROLL_W - 2, c.y0, c.x1 - 2, c.y1)  # noqa: E731
+
+            def thumb(img: np.ndarray) -> tuple[int, int] | None:
+                rows = np.flatnonzero(
+                    np.all(np.abs(strip(img).astype(int) - palette.SLIDER_FILL[:3]) <= 2, -1).any(1)
+                )
+                return (int(rows.min()), int(rows.max())) if rows.size else None
+
+            deadline = time.monotonic() + PATIENCE
+            while thumb(viewer.screenshot()) is None:
+                assert time.monotonic() < deadline, "no scrollbar in the Tune tab"
+                viewer.click((tune.x0 + tune.x1) / 2, (tune.y0 + tune.y1) / 2)
+                time.sleep(1.0)
+            img = viewer.screenshot()
+            keep(img, "tune_top")
+            found = thumb(img)
+            assert found is not None
+            top, bottom = found
+            track = region(img, c.x1 - SCROLL_W - 2, c.y0, c.x1 - 2, c.y1)
+            assert count(track, palette.SLIDER_TRACK, 2) > 0  # the track below the thumb
+            x = c.x1 - 2 - SCROLL_W / 2
+            y_mid = c.y1 - (top + bottom) / 2  # image rows of the strip -> window y (y up)
+            viewer.drag(x, y_mid, x, c.y0 + 40)  # to the bottom
+            moved = viewer.wait_for(
+                lambda img: (thumb(img) or (0, 0))[0] > top + 50, "the thumb dragged down"
+            )
+            keep(moved, "tune_scrolled")
+            assert not np.array_equal(
+                body(moved)[:, : int(c.width) - 20], body(img)[:, : int(c.width) - 20]
+            )
         finally:
             viewer.stop()
     finally:

@@ -358,3 +358,23 @@ def test_the_scenarios_own_knobs_come_first_wrapped_with_a_scrollbar(view: Viewe
     assert panel._rows[-1].knob.name == last.name  # the last row is drawn, above the Save bar
     footer_top = view.painter.layout.content.y0 + 52.0
     assert panel._rows[-1].minus.y0 >= footer_top
+
+
+def test_every_knobs_description_is_shown_whole() -> None:
+    """No description of any group's knob is cut, however long (max_neighbours' and
+    think_every's run to five lines at the panel's width): its lines join back to it."""
+    from behaviortk.viewer.tuning import Tuner
+    from behaviortk.viewer.tuning_panel import TuningPanel, chars_across
+
+    text = (Path(__file__).resolve().parents[1] / "definitions" / "guard_patrol.json").read_text()
+    tuner = Tuner("guard_patrol.json", text)
+    panel = TuningPanel()
+    width = chars_across(430.0)
+    longest = 0
+    for group in range(len(tuner.groups())):
+        for knob in tuner.knobs(group):
+            lines, _ = panel._text(knob, width)
+            assert " ".join(lines) == " ".join(knob.description.split())
+            assert all(len(line) <= width for line in lines)
+            longest = max(longest, len(lines))
+    assert longest >= 5

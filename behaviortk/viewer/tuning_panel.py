@@ -31,7 +31,6 @@ HEADER = 30.0
 FOOTER = 52.0
 ROW_H = 64.0  # a row with a one-line description; each further line adds LINE_H
 LINE_H = 12.0
-MAX_LINES = 4  # of a description (or a refusal) under a knob's name
 SCROLL_W = 6.0  # the scrollbar at the body's right edge, when the rows overflow it
 PAD = 10.0
 BUTTON_W = 20.0
@@ -202,9 +201,8 @@ class TuningPanel:
             ink = palette.OK_TEXT if ok else palette.REFUSED
         else:
             text, ink = knob.description, palette.DIM_TEXT
+        # every line, never cut with "…": the rows grow and the panel scrolls (issue 28)
         lines = textwrap.wrap(text, max(width_chars, 10), break_on_hyphens=False) or [""]
-        if len(lines) > MAX_LINES:
-            lines = [*lines[: MAX_LINES - 1], lines[MAX_LINES - 1][: width_chars - 1] + "…"]
         return lines, ink
 
     def _draw_scrollbar(self, pic: Picture, r: Rect, total: float) -> None:

@@ -97,7 +97,7 @@ def test_a_bad_break_is_one_line_and_exit_2(
 
 def test_break_needs_headless(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", GUARDS, "--break", "chase=RUNNING"]) == 2
-    assert "--break works with --headless; in the viewer, select a node" in capsys.readouterr().err
+    assert "--break needs --headless (in the viewer, select a node" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

@@ -205,3 +205,28 @@ def test_an_interrupted_run_keeps_its_trace_ending_with_why(
     assert end.pop("overlap")["ticks"] == 3
     assert end == {"end": "interrupted", "tick": 3, "reason": reason}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.jsonl"]  # no temporary file left
+
+
+@pytest.mark.parametrize(
+    ("flags", "named"),
+    [
+        (["--trace", "out.jsonl"], "--trace needs --headless"),
+        (["--no-leaf-forces"], "--no-leaf-forces needs --headless"),
+        (["--every", "3"], "--every needs --headless"),
+        (["--break", "chase=RUNNING"], "--break needs --headless"),
+        (["--trace", "t.parquet", "--every", "2"], "--trace and --every need --headless"),
+    ],
+)
+def test_headless_only_flags_for_a_window_are_an_error_not_ignored(
+    flags: list[str], named: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The viewer would ignore them: exit 2 naming them, no window, no file written."""
+    from behaviortk.cli import main
+
+    path = Path(__file__).resolve().parents[1] / "definitions" / "wander.json"
+    flags = [str(tmp_path / f) if "." in f else f for f in flags]  # outputs into tmp_path
+    code = main(["run", str(path), *flags])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert named in err and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []

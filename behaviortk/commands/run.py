@@ -360,13 +360,6 @@ def _viewer_opener() -> Callable[..., Any] | None:
 
 
 def run_window(args: argparse.Namespace) -> int:
-    if args.breaks:
-        print(
-            "behaviortk run: error: --break works with --headless; in the viewer, select a "
-            "node in the tree panel and press b",
-            file=sys.stderr,
-        )
-        return 2
     opener = _viewer_opener()
     if opener is None:
         print("behaviortk run: the viewer is not available; use --headless", file=sys.stderr)
@@ -379,12 +372,31 @@ def run_window(args: argparse.Namespace) -> int:
     return int(opener(args.file, engine=args.engine, resume=args.resume, history_seconds=history))
 
 
+def _window_problem(args: argparse.Namespace) -> str | None:
+    """A headless-only option given for a window (which would ignore it), else None."""
+    if args.headless:
+        return None
+    given = [
+        (args.trace is not None, "--trace"),
+        (args.no_leaf_forces, "--no-leaf-forces"),
+        (args.every != 1, "--every"),
+        (bool(args.breaks), "--break"),
+    ]
+    named = [flag for on, flag in given if on]
+    if not named:
+        return None
+    why = "the viewer records no trace"
+    if args.breaks:
+        why = "in the viewer, select a node in the tree panel and press b"
+    return f"{' and '.join(named)} need{'s' if len(named) == 1 else ''} --headless ({why})"
+
+
 def run(args: argparse.Namespace) -> int:
     from behaviortk.commands.diagnostics import print_issues
     from behaviortk.errors import SnapshotError
     from behaviortk.format.issues import DefinitionError
 
-    problem = saves.usage_problem(args)
+    problem = saves.usage_problem(args) or _window_problem(args)
     if problem is not None:
         print(f"behaviortk run: error: {problem}", file=sys.stderr)
         return 2

@@ -319,3 +319,31 @@ def test_a_killed_viewer_never_blocks_the_game_and_another_attaches(tmp_path: Pa
     finally:
         game.kill()
         game.wait(10)
+
+
+def test_a_frame_carries_the_utility_scores_the_tree_panel_shows() -> None:
+    """A villager's `utility` options' scores travel in its facts (through the wire's
+    msgpack) as the live viewer reads them (``option_scores``), and the attached viewer's
+    notes show them; a frame from a game that sends no scores shows none."""
+    from behaviortk.format.loader import load
+    from behaviortk.sim.why import option_scores
+    from behaviortk.viewer.agent_notes import _scores
+
+    root = Path(__file__).resolve().parents[1]
+    game = Simulation(load(root / "definitions" / "utility_villager.json"))
+    game.run(30)
+    villager = int(game.ids[game.agents.slices["villagers"]][0])
+    live = option_scores(game, villager)
+    assert len(live) == 4 and all(np.isfinite(list(live.values())))  # eat, work, flee, rest
+    carried = agent_facts(
+        decode(encode({"op": "frame", "facts": {villager: facts(game, villager)}}))["facts"]
+    )
+    assert carried[villager]["scores"] == live
+
+    class Attached:  # what the attached viewer's simulation stand-in holds
+        facts = carried
+
+    assert _scores(Attached(), villager) == live
+    older = {villager: {k: v for k, v in facts(game, villager).items() if k != "scores"}}
+    Attached.facts = agent_facts(decode(encode({"op": "frame", "facts": older}))["facts"])
+    assert _scores(Attached(), villager) == {}

@@ -18,7 +18,7 @@ import numpy as np
 
 from behaviortk.errors import SimulationError
 from behaviortk.leaves.why import shown
-from behaviortk.sim.why import explain_agent
+from behaviortk.sim.why import explain_agent, option_scores
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ def asked(sim: Any, row: int, group: str, leaves: int) -> np.ndarray:
 
 def facts(sim: Any, agent: int) -> dict[str, Any] | None:
     """The selected agent ``agent`` (an id) as plain values: ``whys`` ``{node index: [text,
-    holds, reason]}``, ``board`` ``[[key, value, type, stored tick]]``, ``asked`` and ``forces``
+    holds, reason]}``, ``scores`` ``{node index: score}`` of its `utility` options, ``board`` ``[[key, value, type, stored tick]]``, ``asked`` and ``forces``
     per steering leaf; None for an agent despawned since, or one the game moves (no tree)."""
     with contextlib.suppress(SimulationError):
         row = sim.row_of(agent)
@@ -76,6 +76,7 @@ def facts(sim: Any, agent: int) -> dict[str, Any] | None:
         whys = explain_agent(sim, agent)
         return {
             "whys": {k: [w.text, w.holds, w.reason] for k, w in whys.items() if w is not None},
+            "scores": option_scores(sim, agent),
             "board": [[e.key, e.value, e.type, e.stored] for e in board_entries(sim, row)],
             "asked": asked(sim, row, group, len(tree.steering)),
             "forces": leaf_forces(sim, row, group, len(tree.steering)),

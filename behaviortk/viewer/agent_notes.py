@@ -134,7 +134,11 @@ def _whys(sim: Any, agent: int) -> dict[int, Why | None]:
 
 
 def _scores(sim: Any, agent: int) -> dict[int, float]:
-    """The live Simulation's `utility` scores of agent ``agent`` (an id); none for a recording."""
+    """The live Simulation's `utility` scores of agent ``agent`` (an id), or those a frame
+    carried; none for a recording."""
+    carried = shipped(sim, agent)
+    if carried is not None:
+        return dict(carried.get("scores", {}))
     if not hasattr(sim, "row_of") or not hasattr(sim, "engine"):
         return {}
     return option_scores(sim, agent)

@@ -81,7 +81,8 @@ def address(text: str) -> tuple[str, int]:
 
 def agent_facts(raw: Any) -> dict[int, dict[str, Any]]:
     """A frame's ``facts`` (``sim/agent_facts.facts`` of the selected agents) checked:
-    ``{id: {"whys": {node: (text, holds, reason)}, "board": [(key, value, type, stored)],
+    ``{id: {"whys": {node: (text, holds, reason)}, "scores": {node: score} (a game older than
+    them sends none), "board": [(key, value, type, stored)],
     "asked": (leaves,) bool, "forces": (leaves, 2)}}``; an agent the game no longer has is
     left out."""
     if raw is None:
@@ -98,13 +99,20 @@ def agent_facts(raw: Any) -> dict[int, dict[str, Any]]:
                 (str(k), str(v), str(t), None if s is None else int(s))
                 for k, v, t, s in one["board"]
             ]
+            scores = {int(k): float(v) for k, v in one.get("scores", {}).items()}
             forces = unarray(one["forces"], "<f8", 2)
             said = unarray(one["asked"], "|b1", 1)
         except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
             raise WireError(f"a frame's facts are malformed: {exc}") from None
         if forces.shape != (said.shape[0], 2):
             raise WireError("a frame's leaf forces and requests disagree")
-        out[int(agent)] = {"whys": whys, "board": board, "asked": said, "forces": forces}
+        out[int(agent)] = {
+            "whys": whys,
+            "scores": scores,
+            "board": board,
+            "asked": said,
+            "forces": forces,
+        }
     return out
 
 

@@ -14,9 +14,9 @@ that both engines run, so its meaning is written once:
   ``now - t0 < n`` and SUCCESS once ``now - t0 >= n``; so a 1 s wait at
   dt = 0.1 is RUNNING on 10 ticks and its successor runs 1 s after it began.
   Pre-emption (INVALID) forgets the start.
-* ``despawn``: the agent leaves the simulation at the end of the tick, exactly as if the
-  game called ``sim.despawn(id)`` then (its ``despawn`` event comes with the next tick's
-  events; formations re-assign their slots); SUCCESS.
+* ``despawn``: the agent leaves the simulation at the end of the tick, as if the game
+  called ``sim.despawn(id)`` right after the step (its ``despawn`` event, stamped with the
+  tick, comes with that tick's events; formations re-assign their slots); SUCCESS.
 * ``emit``: records event ``event`` for every agent that ticks it (in the
   NodeContext's event sink; the game reads ``sim.events`` or subscribes with
   ``sim.on``, see ``behaviortk.sim.embed``) and returns SUCCESS on that tick.
@@ -103,8 +103,9 @@ class Emit(NodeModel):
 
 class Despawn(NodeModel):
     """Leave the simulation at the end of this tick (a unit killed, a visitor gone home): the
-    agent acts and moves this tick, then is removed as `sim.despawn` removes it: the game gets
-    a `despawn` event with the next tick's events, and a formation re-assigns its slots.
+    agent acts and moves this tick, then is removed as `sim.despawn` removes it. The game gets
+    a `despawn` event among this tick's events (`sim.events` after the step), a formation
+    re-assigns its slots, and the trace's record of the tick no longer holds the agent.
     SUCCESS."""
 
     type: Literal["despawn"] = "despawn"

@@ -65,8 +65,9 @@ def asked(sim: Any, row: int, group: str, leaves: int) -> np.ndarray:
 
 def facts(sim: Any, agent: int) -> dict[str, Any] | None:
     """The selected agent ``agent`` (an id) as plain values: ``whys`` ``{node index: [text,
-    holds, reason]}``, ``scores`` ``{node index: score}`` of its `utility` options, ``board`` ``[[key, value, type, stored tick]]``, ``asked`` and ``forces``
-    per steering leaf; None for an agent despawned since, or one the game moves (no tree)."""
+    holds, reason]}``, ``scores`` ``{node index: score}`` of its `utility` options,
+    ``board`` ``[[key, value, type, stored tick]]``, ``asked`` and ``forces`` per steering
+    leaf; None for an agent despawned since, or one the game moves (no tree)."""
     with contextlib.suppress(SimulationError):
         row = sim.row_of(agent)
         group = sim.agents.group_names[int(sim.agents.group[row])]

@@ -160,13 +160,15 @@ def leaves() -> st.SearchStrategy[dict[str, Any]]:
         st.just({"type": "wander"}),
         st.just({"type": "avoid_neighbours", "of": "any", "time_horizon": 2.0}),
         st.builds(
-            lambda h: {
+            lambda h, keep: {
                 "type": "orca",
                 "target": {"kind": "point", "at": [100.0, 100.0]},
                 "time_horizon": h,
                 "tolerance": 20,
+                "keep_apart": keep,
             },
             st.sampled_from([1.0, 3.0]),
+            st.booleans(),
         ),
         st.builds(
             lambda c: {

@@ -436,7 +436,8 @@ def _path_following() -> None:
 def _orca() -> None:
     orca_loops.orca(
         _I64, _I64, _OFFSETS, _I64[:0], _NONE, _YES, _POS, _VEL, _F, _F, _F, _POS, _YES,
-        _OBSTACLES, _RADII, _OBSTACLES, _OBSTACLES, 2.0, 2.0, -1.0, 100.0, 1.0, 0.1, 1.0, _out(),
+        _OBSTACLES, _RADII, _OBSTACLES, _OBSTACLES, 2.0, 2.0, -1.0, 100.0, 1.0, True, 0.1, 1.0,
+        _out(),
     )  # fmt: skip
 
 

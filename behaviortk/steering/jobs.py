@@ -309,7 +309,7 @@ def _orca(job: Job, weight: float, out: Array) -> None:
         _c2(w.obstacle_pos), _c1(w.obstacle_radius), _c2(w.wall_a), _c2(w.wall_b),
         float(p.time_horizon), float(p.obstacle_time_horizon), oc.cruise_speed(p),
         float(p.slowing_radius),
-        float(p.tolerance), oc.time_step(job.dt), weight, out,
+        float(p.tolerance), bool(p.keep_apart), oc.time_step(job.dt), weight, out,
     )  # fmt: skip
 
 

@@ -18,6 +18,10 @@ import numpy as np
 from behaviortk.steering.formulas import millington_speed
 from behaviortk.vec import formula, normalize_xy, select
 
+TOUCHING = 1e-9
+"""Bodies closer than their combined radius by at most this share of it touch (rounding of
+a pair kept exactly apart): the keep-apart line holds them at that distance."""
+
 RVO_EPSILON = 1e-5
 """RVO2's ``RVO_EPSILON``: lines closer to parallel than this are treated as parallel."""
 
@@ -89,6 +93,28 @@ def agent_line(
     ox = select(on_circle, grow * ux, proj * lx - rvx)
     oy = select(on_circle, grow * uy, proj * ly - rvy)
     return vx + share * ox, vy + share * oy, dx, dy
+
+
+@formula
+def contact_line(
+    rpx: Any, rpy: Any, combined: Any, share: Any, inv_dt: Any, top: Any
+) -> tuple[Any, Any, Any, Any, Any]:
+    """The keep-apart line of one neighbour (behaviortk's, not RVO2's): close at most
+    ``share`` of the gap between the bodies this tick, ``u . v <= share * gap / dt`` with
+    ``u`` the unit offset to the neighbour. When both of a pair keep their half, the
+    bodies cannot meet by the tick's end (``|d'| >= |d| - u . dv >= r_i + r_j``), and
+    standing still always keeps it, so it is safe to hold hard. Bodies touching (within
+    :data:`TOUCHING`, rounding) may not come nearer. ``binds`` is False where they overlap
+    more (RVO2's collision case parts them) or the line is beyond the max speed ``top``
+    (it could never bind). Returns binds, point and direction."""
+    dist_sq = rpx * rpx + rpy * rpy
+    dist = np.sqrt(dist_sq)
+    gap = dist - combined
+    reach = share * np.maximum(gap, 0.0) * inv_dt
+    binds = (gap >= -TOUCHING * combined) & (reach < top) & (dist > 0.0)
+    inv = 1.0 / select(dist > 0.0, dist, 1.0)
+    ux, uy = rpx * inv, rpy * inv
+    return binds, reach * ux, reach * uy, -uy, ux
 
 
 @formula

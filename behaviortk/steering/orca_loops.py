@@ -17,6 +17,7 @@ from behaviortk.steering.orca_formulas import (
     RVO_EPSILON,
     agent_line,
     circle_dist_sq,
+    contact_line,
     covered,
     det,
     lp1_bounds,
@@ -106,16 +107,17 @@ def lp3(point, direction, count, obstacles, begin, top, rx, ry, pp, pd, pe):  # 
 def orca(
     rows, local, offsets, nb_j, nb_d, reciprocal, pos, vel, radius, max_speed, mass, target,
     valid, circles, radii, wall_a, wall_b, horizon, obstacle_horizon, cruise, slowing_radius,
-    tolerance, dt, weight, out,
+    tolerance, keep_apart, dt, weight, out,
 ):  # fmt: skip
     """``orca.orca`` for global ``rows`` (``local``: their rows in the group, which index
     ``offsets`` and the target's facts); ``cruise`` the preferred speed (-1: max speed);
-    ``dt`` the tick (``orca.time_step``)."""
+    ``keep_apart`` the hard contact lines (``orca.contact_lines``); ``dt`` the tick
+    (``orca.time_step``)."""
     m, walls = circles.shape[0], wall_a.shape[0]
     widest = 0
     for r in range(rows.shape[0]):
         widest = max(widest, offsets[local[r] + 1] - offsets[local[r]])
-    width = m + walls + widest
+    width = m + walls + (2 if keep_apart else 1) * widest
     point, direction = np.zeros((width, 2)), np.zeros((width, 2))
     pp, pd = np.zeros((width, 2)), np.zeros((width, 2))
     exists, pe = np.ones(width, dtype=np.bool_), np.zeros(width, dtype=np.bool_)
@@ -187,6 +189,17 @@ def orca(
             point[count, 0], point[count, 1] = x, y
             direction[count, 0], direction[count, 1] = dx, dy
             count += 1
+        if keep_apart:
+            for p in range(offsets[g], offsets[g + 1]):
+                j = nb_j[p]
+                share = 0.5 if reciprocal[j] else 1.0
+                binds, x, y, dx, dy = contact_line(
+                    nb_d[p, 0], nb_d[p, 1], rad + radius[j], share, inv_dt, top
+                )
+                if binds:
+                    point[count, 0], point[count, 1] = x, y
+                    direction[count, 0], direction[count, 1] = dx, dy
+                    count += 1
         obstacles = count
         for p in range(offsets[g], offsets[g + 1]):
             j = nb_j[p]

@@ -181,6 +181,10 @@ def window_main(new_game: Any) -> None:  # pragma: no cover - needs a display; t
     arcade.run()
 
 
+PLATE = (12, 14, 20, 170)
+"""Behind the game's status lines (the viewer's panel colour, translucent)."""
+
+
 class Screen:
     """The world as the viewer draws it (its painter, in a render's layout: the arena, the
     bodies, a legend), with the game's lines over it and a ring where a catch happened."""
@@ -213,8 +217,13 @@ class Screen:
             )
         while len(self.labels) < len(lines):
             self.labels.append(arcade.Text("", 0, 0, arcade.color.WHITE, 14, bold=True))
-        for i, (label, line) in enumerate(zip(self.labels, lines, strict=False)):
+        shown = self.labels[: len(lines)]
+        for i, (label, line) in enumerate(zip(shown, lines, strict=True)):
             label.text, label.x, label.y = line, 20, 40 + 26 * (len(lines) - 1 - i)
+        # a plate behind the lines: agents passing under them stay faintly visible
+        wide = max(label.content_width for label in shown)
+        arcade.draw_lrbt_rectangle_filled(12, 28 + wide, 28, 62 + 26 * (len(lines) - 1), PLATE)
+        for label in shown:
             label.draw()
 
 

@@ -71,3 +71,10 @@ def test_a_frame_draws_the_world_as_the_viewer_does_and_shows_the_catch() -> Non
     px, py = round(float(cx + ring)), round(float(cy))
     r, g, b = image[win.height - 1 - py, px - 1 : px + 2].max(axis=0)
     assert r > 200 and g < 120, (r, g, b)  # the red ring round the catch
+    # the status lines sit on a translucent plate (PLATE, darker than the window's
+    # background and the world's floor, whichever lies under that corner at this size)
+    from behaviortk.viewer import palette
+
+    plate = image[win.height - 1 - 31, 14].astype(int)  # inside the plate, left of the text
+    under = np.minimum(palette.BACKGROUND[:3], palette.WORLD_FLOOR[:3])
+    assert (plate < under).all() and (plate >= np.array(chase_game.PLATE[:3])).all(), plate

@@ -115,3 +115,20 @@ def test_formation_march_loses_a_soldier_to_the_fox_and_re_forms(engine: str) ->
     assert not set(wedge.members.tolist()) & set(bitten)
     if wedge.members.size == left:  # every soldier back in the wedge (none chasing)
         np.testing.assert_allclose(wedge.offsets, pattern_offsets("wedge", 22.0, left))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_two_despawn_leaves_in_one_tick_remove_an_agent_once(engine: str) -> None:
+    """A parallel of two despawn leaves: every agent leaves once, one event each, and the
+    empty group keeps stepping."""
+    tree = {
+        "type": "parallel",
+        "policy": "success_on_all",
+        "children": [{"type": "despawn"}, {"type": "despawn", "name": "again"}],
+    }
+    sim = sim_of(scene(tree=tree), engine)
+    sim.step()
+    assert [(e.agent, e.name) for e in sim.events] == [(i, "despawn") for i in range(5)]
+    assert sim.ids.size == 0
+    sim.run(3)
+    assert sim.tick == 4 and list(sim.events) == []

@@ -501,7 +501,7 @@ def test_bad_advance_input_raises_and_changes_nothing(
 
 def emits() -> st.SearchStrategy[dict[str, Any]]:
     near = {"type": "in_range", "target": {"kind": "nearest", "group": "b"}, "radius": 40}
-    leave = {"type": "sequence", "children": [near, {"type": "despawn"}]}
+    leave = {"type": "sequence", "memory": False, "children": [near, {"type": "despawn"}]}
     return st.sampled_from([emit("ping"), emit("pong", "named"), emit("caught"), leave])
 
 

@@ -19,18 +19,18 @@ from typing import Any
 
 import numpy as np
 
-from behaviortk.vec import Array
 from behaviortk.viewer.recorded import RecordedView
 from behaviortk.viewer.remote import Remote, RemoteHit
-from behaviortk.viewer.scene import ViewOptions, pick_agent
+from behaviortk.viewer.scene import ViewOptions
 from behaviortk.viewer.session import STATUS_CODES, next_break_status
 from behaviortk.viewer.trails import Trails
+from behaviortk.viewer.watching import Watching
 
 ERROR_S = 6.0
 """Seconds a game's refusal (a breakpoint it could not set) stays in the banner."""
 
 
-class AttachSession:
+class AttachSession(Watching):
     """A connection to a served game, as the window shows and drives it."""
 
     def __init__(self, remote: Remote) -> None:
@@ -170,25 +170,3 @@ class AttachSession:
 
     def select_row(self, row: int | None) -> None:
         self.select_id(None if row is None else int(self.sim.ids[row]))
-
-    def cycle_selection(self) -> None:
-        n = self.sim.agents.n
-        row = self.opts.selected
-        self.select_row(None if n == 0 else 0 if row is None else (row + 1) % n)
-
-    def press(self, point: Array, slack: float) -> None:
-        """A click in the world: select the agent there, else clear the selection."""
-        self.select_row(pick_agent(self.sim.agents, point, slack))
-
-    # The game owns its world: no obstacle to drag, no pointer target to move.
-    def drag(self, point: Array) -> None:
-        pass
-
-    def release(self) -> None:
-        pass
-
-    def set_pointer(self, point: Array) -> None:
-        pass
-
-    def toggle_overlay(self, name: str) -> None:
-        self.opts.overlays ^= {name}

@@ -16,14 +16,14 @@ from typing import Any
 import numpy as np
 
 from behaviortk.record.reader import Recording, TraceError
-from behaviortk.vec import Array
 from behaviortk.viewer.recorded import RecordedView, RecordedWorld
-from behaviortk.viewer.scene import ViewOptions, pick_agent
+from behaviortk.viewer.scene import ViewOptions
+from behaviortk.viewer.watching import Watching
 
 MIN_SPEED, MAX_SPEED = 1.0 / 16.0, 64.0
 
 
-class ReplaySession:
+class ReplaySession(Watching):
     """A recording and the tick on screen."""
 
     def __init__(self, recording: Recording, tick: int | None = None) -> None:
@@ -134,31 +134,6 @@ class ReplaySession:
     def select_id(self, agent: int | None) -> None:
         self.selected_id = agent
         self._follow_selection()
-
-    def cycle_selection(self) -> None:
-        n = self.sim.agents.n
-        if n == 0:
-            self.select_row(None)
-            return
-        row = self.opts.selected
-        self.select_row(0 if row is None else (row + 1) % n)
-
-    def press(self, point: Array, slack: float) -> None:
-        """A click in the world: select the agent there, else clear the selection."""
-        self.select_row(pick_agent(self.sim.agents, point, slack))
-
-    # A recording cannot be changed: no obstacle to drag, no pointer target to move.
-    def drag(self, point: Array) -> None:
-        pass
-
-    def release(self) -> None:
-        pass
-
-    def set_pointer(self, point: Array) -> None:
-        pass
-
-    def toggle_overlay(self, name: str) -> None:
-        self.opts.overlays ^= {name}
 
     def describe(self) -> dict[str, Any]:
         """Facts for the timeline label."""

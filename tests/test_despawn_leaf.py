@@ -132,3 +132,43 @@ def test_two_despawn_leaves_in_one_tick_remove_an_agent_once(engine: str) -> Non
     assert sim.ids.size == 0
     sim.run(3)
     assert sim.tick == 4 and list(sim.events) == []
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            lambda d: d["trees"]["t"]["root"]["children"][1].update(radius=3),
+            "/trees/t/root/children/1/radius: unknown key 'radius'; valid: name, type",
+        ),
+        (
+            lambda d: d.update(
+                checks=[
+                    {
+                        "name": "c",
+                        "metric": "count",
+                        "group": "nope",
+                        "over": "final",
+                        "op": "<",
+                        "value": 1,
+                    }
+                ]
+            ),
+            "/checks/0/group: unknown group 'nope'; valid: a",
+        ),
+        (
+            lambda d: d.update(
+                checks=[{"name": "c", "metric": "count", "over": "final", "op": "<", "value": 1}]
+            ),
+            "/checks/0/group: missing required key 'group'",
+        ),
+    ],
+)
+def test_bad_despawn_and_count_fields_are_located_errors(change: Any, message: str) -> None:
+    from behaviortk.format.issues import DefinitionError
+
+    data = scene()
+    change(data)
+    with pytest.raises(DefinitionError) as err:
+        load_text(json.dumps(data), "leavers.json")
+    assert message in str(err.value)

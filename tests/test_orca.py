@@ -404,6 +404,7 @@ BAD_FIELDS = {
     "slowing_radius": (-5, "/trees/main/root/slowing_radius: must be >= 0"),
     "tolerance": (1e300, "/trees/main/root/tolerance: must be <= 1000000000.0"),
     "horizon": (2, "/trees/main/root/horizon: unknown key 'horizon'; did you mean"),
+    "keep_apart": ("yes", "/trees/main/root/keep_apart: expected true or false, got 'yes'"),
 }
 
 

@@ -609,3 +609,85 @@ def test_near_is_within_near_of_some_focus_point(seed: int, focus: int, edges: s
         d = displacement(pos, point, world)
         want |= np.hypot(d[:, 0], d[:, 1]) <= near
     np.testing.assert_array_equal(within(pos, points, near, world), want)
+
+
+# ------------------------------------------------------------ sensing for thinkers alone
+GUARDED = {
+    "guarded": {
+        "root": {
+            "type": "selector",
+            "memory": False,
+            "children": [
+                {
+                    "type": "eternal_guard",
+                    "condition": {
+                        "type": "in_range",
+                        "target": {"kind": "nearest", "group": "b"},
+                        "radius": 300,
+                    },
+                    "child": {"type": "seek", "target": {"kind": "nearest", "group": "b"}},
+                },
+                {
+                    "type": "eternal_guard",
+                    "condition": {"type": "neighbours", "min_count": 1},
+                    "child": {"type": "separation"},
+                },
+                {"type": "wander"},
+            ],
+        }
+    }
+}
+
+
+@pytest.mark.parametrize("kernels", ["numpy", "numba"])
+def test_the_sense_phase_senses_for_the_thinkers_alone(
+    kernels: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 25, item 6: what agents that do not think hold (their nearest b, their
+    neighbours) is measured when the act phase reads it, never while the trees' facts are
+    computed (the sense phase); both engines keep moving identically."""
+    import behaviortk.sense.sensing as sensing
+
+    calls: list[str] = []
+    for name in ("held_nearest", "held_pairs"):
+        real = getattr(sensing, name)
+        monkeypatch.setattr(
+            sensing, name, lambda *a, _f=real, _n=name, **k: (calls.append(_n), _f(*a, **k))[1]
+        )
+    near_b = [[150.0, 150.0], [200.0, 150.0], [150.0, 200.0], [200.0, 200.0]]  # seek b0
+    apart = [[700.0, 500.0], [740.0, 500.0], [700.0, 540.0], [740.0, 540.0]]  # separate
+    a = placed("a", near_b + apart, tree="guarded", think_every=4)
+    text = scene([a, external("b", [[100, 100], [950, 950]])], GUARDED)
+    moved = []
+    for engine in ENGINES:
+        sim = Simulation(load_text(text), engine=engine, kernels=kernels)
+        prepare = sim.engine.prepare
+
+        def counted(*args: Any, _prepare: Any = prepare) -> None:
+            before = len(calls)
+            _prepare(*args)
+            assert len(calls) == before, "held perception measured in the sense phase"
+
+        sim.engine.prepare = counted  # type: ignore[method-assign]
+        calls.clear()
+        for _ in range(12):
+            sim.step()
+        assert {"held_nearest", "held_pairs"} <= set(calls)  # act read what is held
+        moved.append(sim.agents.pos.copy())
+    np.testing.assert_array_equal(moved[0], moved[1])
+
+
+@pytest.mark.parametrize("every", [True, False])
+def test_in_range_at_some_rows_by_hand(every: bool) -> None:
+    """The compiled ``in_range`` at the thinkers' rows only: distances 5, 15, 5 and 9 from
+    the origin, radius 10 (hysteresis 2 where it held last tick: row 3 at 9 <= 12)."""
+    from behaviortk.sense.sensing import TargetFacts
+    from behaviortk.sim.backend import Kernels
+
+    target = np.array([[3.0, 4.0], [9.0, 12.0], [0.0, 5.0], [0.0, 11.0]])
+    facts = TargetFacts(target, np.zeros((4, 2)), np.arange(4), np.ones(4, dtype=bool))
+    prev = np.array([False, False, False, True])
+    only = None if every else np.array([1, 3])
+    found = Kernels.in_range(np.zeros((4, 2)), facts, 10.0, 2.0, prev, only)
+    expected = [True, False, True, True] if every else [False, False, False, True]
+    assert found.tolist() == expected

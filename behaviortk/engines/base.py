@@ -330,14 +330,18 @@ class EngineBase(ABC, Generic[G]):
     def prepare(self, sim: Any, sense: Sense) -> None:
         memory = getattr(self.sim, "memory", {})
         thinking = sense.thinking
-        for g in self.groups.values():
-            g.thinking = None if thinking is None else thinking.rows.get(g.name)
-            if g.thinking is None:
-                g.held = None
-            facts = compute_facts(g.flat, g.name, g.sensed, g.prev, sense, memory, g.thinking)
-            self.store_facts(g, facts)
-            for ops in self.group_ops(g):
-                ops.prepare(sense)
+        sense.deciding = True  # only the thinkers' rows of these facts are read
+        try:
+            for g in self.groups.values():
+                g.thinking = None if thinking is None else thinking.rows.get(g.name)
+                if g.thinking is None:
+                    g.held = None
+                facts = compute_facts(g.flat, g.name, g.sensed, g.prev, sense, memory, g.thinking)
+                self.store_facts(g, facts)
+                for ops in self.group_ops(g):
+                    ops.prepare(sense)
+        finally:
+            sense.deciding = False
         self._prepared = sense
 
     def decide(self, sim: Any, sense: Sense) -> dict[str, Decision]:

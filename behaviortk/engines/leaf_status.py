@@ -44,6 +44,11 @@ def steering_status(model: Any, sense: Sense, group: str, memory: Any = None) ->
     plain = getattr(model, "target", None)  # a plugin's target field of another annotation
     if plain is not None and not any(t is plain for t in targets):
         targets.append(plain)
+    only = sense.deciding_rows(group)  # think-rate LOD: the thinkers' statuses alone
     for target in targets:
-        status[~sense.target(target, group).valid] = FAILURE
+        valid = sense.target(target, group).valid
+        if only is None:
+            status[~valid] = FAILURE
+        else:
+            status[only[~valid.take(only)]] = FAILURE
     return status

@@ -44,7 +44,7 @@ from behaviortk.format.limits import MAX_COUNT
 from behaviortk.format.nodes import DefinitionFinding, NodeModel, Target
 from behaviortk.registry import Registries
 from behaviortk.sense.formations import needs_formation
-from behaviortk.sense.sensing import Sense
+from behaviortk.sense.sensing import Sense, facts_at
 from behaviortk.tree.ops import Codes, LeafOps, NodeContext, Rows
 from behaviortk.tree.status import FAILURE, SUCCESS
 from behaviortk.vec import Array, formula, length, length_xy, select
@@ -318,12 +318,21 @@ def in_range(
 ) -> BoolArray:
     facts = sense.target(m.target, group)
     rows = _own(sense, group)
+    pos = sense.agents.pos[rows]
+    only = sense.deciding_rows(group)  # think-rate LOD: the thinkers' rows alone
     if sense.kernels is not None:  # the same formulas in one pass (conditions_loops.py)
-        return sense.kernels.in_range(
-            sense.agents.pos[rows], facts, float(m.radius), float(m.hysteresis), prev
+        found: BoolArray = sense.kernels.in_range(
+            pos, facts, float(m.radius), float(m.hysteresis), prev, only
         )
-    dist = distances(sense.agents.pos[rows], facts.pos)
-    return in_range_mask(dist, facts.valid, m.radius, m.hysteresis, prev)
+        return found
+    if only is None:
+        return in_range_mask(distances(pos, facts.pos), facts.valid, m.radius, m.hysteresis, prev)
+    some = facts_at(facts, only)
+    out = np.zeros(rows.stop - rows.start, dtype=bool)
+    out[only] = in_range_mask(
+        distances(pos[only], some.pos), some.valid, m.radius, m.hysteresis, prev[only]
+    )
+    return out
 
 
 def neighbours(

@@ -17,11 +17,16 @@ def in_range(
     radius: float,
     hysteresis: float,
     prev: np.ndarray,
+    only: np.ndarray,
+    every: bool,
 ) -> np.ndarray:
-    """``in_range_mask(distances(pos, target), valid, radius, hysteresis, prev)``."""
+    """``in_range_mask(distances(pos, target), valid, radius, hysteresis, prev)``; unless
+    ``every``, at the rows ``only`` alone (false elsewhere: think-rate LOD's thinkers)."""
     n = pos.shape[0]
-    out = np.empty(n, dtype=np.bool_)
-    for r in range(n):
+    out = np.empty(n, dtype=np.bool_) if every else np.zeros(n, dtype=np.bool_)
+    m = n if every else only.shape[0]
+    for k in range(m):
+        r = k if every else only[k]
         dist = length_xy(target[r, 0] - pos[r, 0], target[r, 1] - pos[r, 1])
         out[r] = within_range(dist, valid[r], radius, hysteresis, prev[r])
     return out

@@ -136,6 +136,13 @@ class TargetFacts:
     valid: np.ndarray  # (n,) bool
 
 
+def facts_at(facts: TargetFacts, rows: IntArray) -> TargetFacts:
+    """``facts`` of ``rows`` alone."""
+    return TargetFacts(
+        pos=facts.pos[rows], vel=facts.vel[rows], agent=facts.agent[rows], valid=facts.valid[rows]
+    )
+
+
 def target_heading(agents: Agents, facts: TargetFacts) -> Array:
     """The target agent's heading; a target that is not an agent heads along its velocity
     (zero when it is still: a point, a zone)."""
@@ -430,6 +437,15 @@ class Sense:
         self.thinking = thinking
         """This tick's thinkers of the groups that do not all think (``sense/held.py``): the
         queries that pick a target are made for them alone, the others keep theirs."""
+        self.deciding = False
+        """True while the engines compute the facts the trees read (``engines/base``). Only
+        the thinkers' trees tick, so a group that does not all think is then answered for
+        its thinkers alone (the other rows: no target, no neighbours; never read); what
+        the others hold is measured when the act phase first asks (issue 25, item 6:
+        sensing only for the agents that think)."""
+        self._fresh: dict[tuple[Any, ...], Any] = {}  # the thinkers' answers, both phases
+        self._decided: dict[tuple[Any, ...], Any] = {}  # the thinkers-only answers
+        self._partial = 0  # thinkers-only answers handed out (targets built on them)
 
     @property
     def rand(self) -> Array:
@@ -469,6 +485,8 @@ class Sense:
         ``pairs``: the caller reads the pairs (``i``, ``j``, ``d``), so compiled kernels make
         them in the query's one pass (the same pairs as made later)."""
         key = (group, of)
+        if self._thinkers(group) is not None and self.deciding:
+            return self._thinkers_neighbours(group, of)
         found = self._neighbours.get(key)
         if found is None:
             if self._thinkers(group) is not None:
@@ -657,18 +675,24 @@ class Sense:
         """
         r = np.inf if radius is None else float(radius)
         key = (group, of_group, r)
+        thinkers = self._thinkers(group)
+        if thinkers is not None:
+            return self._held_answer("nearest", key, lambda: self._nearest_of(thinkers, key))
         found = self._nearest.get(key)
         if found is None:
-            a, b = self.rows(group), self.other_rows(group, of_group)
-            thinkers = self._thinkers(group)
-            observers = a if thinkers is None else thinkers
-            if self.kernels is not None:
-                found = self.kernels.nearest(self.world, self.agents.pos, observers, b, r)
-            if found is None:
-                found = self.index.nearest(observers, b, r)
-            if thinkers is not None:
-                found = self._held_nearest(("nearest", *key), group, found)
-            self._nearest[key] = found
+            found = self._nearest[key] = self._nearest_of(self.rows(group), key)
+        return found
+
+    def _nearest_of(
+        self, observers: slice | IntArray, key: tuple[str, str, float]
+    ) -> tuple[np.ndarray, Array]:
+        """:meth:`nearest`'s answer for ``observers`` (a range, or sorted rows)."""
+        b, r = self.other_rows(key[0], key[1]), key[2]
+        found = None
+        if self.kernels is not None:
+            found = self.kernels.nearest(self.world, self.agents.pos, observers, b, r)
+        if found is None:
+            found = self.index.nearest(observers, b, r)
         return found
 
     def nearest_visible(
@@ -679,21 +703,32 @@ class Sense:
         of ``can_see``; ``world/visible_nearest.py``)."""
         r = np.inf if radius is None else float(radius)
         key = (group, of_group, r)
+        thinkers = self._thinkers(group)
+        if thinkers is not None:
+
+            def fresh() -> tuple[np.ndarray, Array]:
+                assert thinkers is not None
+                agent, dist = self._visible_of(key)
+                local = thinkers - self.rows(group).start
+                return agent[local], dist[local]
+
+            return self._held_answer("visible", key, fresh)
         found = self._visible.get(key)
         if found is None:
-            rows, of = self.rows(group), self.other_rows(group, of_group)
-            ag = self.agents
-            look = (ag.heading[rows], np.minimum(ag.view_distance[rows], r), 0.5 * ag.fov[rows])
-            if self.kernels is not None:
-                found = self.kernels.nearest_visible(self.world, ag.pos, rows, of, *look)
-            else:
-                found = nearest_visible(self.index, rows, of, *look)
-            thinkers = self._thinkers(group)
-            if thinkers is not None:
-                fresh = (found[0][thinkers - rows.start], found[1][thinkers - rows.start])
-                found = self._held_nearest(("visible", *key), group, fresh)
-            self._visible[key] = found
+            found = self._visible[key] = self._visible_of(key)
         return found
+
+    def _visible_of(self, key: tuple[str, str, float]) -> tuple[np.ndarray, Array]:
+        """:meth:`nearest_visible`'s answer for every row of the group."""
+        rows, of, r = self.rows(key[0]), self.other_rows(key[0], key[1]), key[2]
+        ag = self.agents
+        look = (ag.heading[rows], np.minimum(ag.view_distance[rows], r), 0.5 * ag.fov[rows])
+        if self.kernels is not None:
+            found: tuple[np.ndarray, Array] = self.kernels.nearest_visible(
+                self.world, ag.pos, rows, of, *look
+            )
+            return found
+        return nearest_visible(self.index, rows, of, *look)
 
     # ------------------------------------------------ held perception (sense/held.py)
     def _thinkers(self, group: str) -> IntArray | None:
@@ -702,24 +737,93 @@ class Sense:
             return None
         return self.thinking.thinkers(group, self.rows(group).start)
 
-    def _held_nearest(
-        self, key: tuple[Any, ...], group: str, fresh: tuple[np.ndarray, Array]
+    def _fresh_answer(self, key: tuple[Any, ...], make: Callable[[], Any]) -> Any:
+        """The thinkers' answer to query ``key``, made once a tick for both phases."""
+        found = self._fresh.get(key)
+        if found is None:
+            found = self._fresh[key] = make()
+        return found
+
+    def _held_answer(
+        self,
+        kind: str,
+        key: tuple[str, str, float],
+        make: Callable[[], tuple[np.ndarray, Array]],
     ) -> tuple[np.ndarray, Array]:
-        """A nearest-agent answer for every row of ``group`` from the thinkers' ``fresh`` one."""
+        """A nearest-agent answer (``kind``: "nearest" or "visible") for a group that does
+        not all think, from its thinkers' (``make``): theirs alone while :attr:`deciding`,
+        else every row's, the others' held target measured now."""
+        group = key[0]
+        fresh = self._fresh_answer((kind, *key), make)
+        if self.deciding:
+            self._partial += 1
+            found = self._decided.get((kind, *key))
+            if found is None:
+                rows = self.rows(group)
+                n, local = rows.stop - rows.start, self._local_thinkers(group)
+                agent, dist = np.full(n, -1, dtype=np.int64), np.full(n, np.inf)
+                agent[local], dist[local] = fresh
+                found = self._decided[(kind, *key)] = (agent, dist)
+            return found
+        cache = self._nearest if kind == "nearest" else self._visible
+        found = cache.get(key)
+        if found is None:
+            assert self.thinking is not None
+            rows, ag, world, kernels = self.rows(group), self.agents, self.world, self.kernels
+            held_key = (kind, *key)
+            found = held_nearest(self.thinking, held_key, group, rows, ag, world, fresh, kernels)
+            cache[key] = found
+        return found
+
+    def deciding_rows(self, group: str) -> IntArray | None:
+        """While :attr:`deciding`, the rows within ``group`` whose trees tick this tick
+        (a group that does not all think); None when every row's facts are read. Built-in
+        conditions and leaf statuses compute those rows alone."""
+        if not self.deciding or self.thinking is None:
+            return None
+        return self.thinking.rows.get(group)
+
+    def _local_thinkers(self, group: str) -> IntArray:
+        """The rows within ``group`` that think this tick (the group does not all think)."""
         assert self.thinking is not None
-        rows, ag = self.rows(group), self.agents
-        return held_nearest(self.thinking, key, group, rows, ag, self.world, fresh, self.kernels)
+        return self.thinking.rows[group]
+
+    def _fresh_neighbours(self, group: str, of: str) -> Neighbours:
+        """The thinkers' neighbour query, with its pairs (both phases read it)."""
+
+        def make() -> Neighbours:
+            thinkers, b = self._thinkers(group), self.other_rows(group, of)
+            assert thinkers is not None
+            if self.kernels is not None:
+                found: Neighbours = self.kernels.neighbours(
+                    self.world, self.agents, thinkers, b, pairs=True
+                )
+                return found
+            return self._compute_neighbours(thinkers, b)
+
+        found: Neighbours = self._fresh_answer(("neighbours", group, of), make)
+        return found
+
+    def _thinkers_neighbours(self, group: str, of: str) -> Neighbours:
+        """While :attr:`deciding`: the thinkers' neighbours, the other rows none."""
+        self._partial += 1
+        found: Neighbours | None = self._decided.get(("neighbours", group, of))
+        if found is None:
+            fresh = self._fresh_neighbours(group, of)
+            rows = self.rows(group)
+            counts = np.zeros(rows.stop - rows.start, dtype=np.int64)
+            counts[self._local_thinkers(group)] = np.diff(fresh.offsets)
+            offsets = np.zeros(counts.size + 1, dtype=np.int64)
+            np.cumsum(counts, out=offsets[1:])
+            found = LazyNeighbours(offsets, lambda: (fresh.i, fresh.j, fresh.d, fresh.dist))
+            self._decided[("neighbours", group, of)] = found
+        return found
 
     def _held_neighbours(self, group: str, of: str) -> Neighbours:
         """Neighbours of every row of ``group``: queried for the thinkers, held for the rest."""
         assert self.thinking is not None
-        rows, b = self.rows(group), self.other_rows(group, of)
-        thinkers = self._thinkers(group)
-        assert thinkers is not None
-        if self.kernels is not None:
-            fresh = self.kernels.neighbours(self.world, self.agents, thinkers, b, pairs=True)
-        else:
-            fresh = self._compute_neighbours(thinkers, b)
+        rows = self.rows(group)
+        fresh = self._fresh_neighbours(group, of)
         parts = (fresh.j, fresh.offsets, fresh.d, fresh.dist)
         ag, world, sums = self.agents, self.world, getattr(fresh, "sums", None)
         held = held_pairs(self.thinking, (group, of), rows, ag, world, parts, self.kernels, sums)
@@ -730,9 +834,21 @@ class Sense:
         """Facts about the target ``spec`` (a registered target kind) for ``group``'s rows."""
         key = (spec, group)
         found = self._targets.get(key)
-        if found is None:
-            found = self._compute_target(spec, group)
+        if found is not None:
+            return found
+        if not self.deciding or self._thinkers(group) is None:
+            found = self._targets[key] = self._compute_target(spec, group)
+            return found
+        found = self._decided.get(("target", *key))
+        if found is not None:
+            self._partial += 1
+            return found
+        before = self._partial
+        found = self._compute_target(spec, group)
+        if self._partial == before:  # read nothing held: the same answer in both phases
             self._targets[key] = found
+        else:
+            self._decided[("target", *key)] = found
         return found
 
     def _compute_target(self, spec: Any, group: str) -> TargetFacts:

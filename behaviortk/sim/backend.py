@@ -274,10 +274,15 @@ class Kernels:
 
     @staticmethod
     def in_range(
-        pos: Array, facts: TargetFacts, radius: float, hysteresis: float, prev: np.ndarray
+        pos: Array,
+        facts: TargetFacts,
+        radius: float,
+        hysteresis: float,
+        prev: np.ndarray,
+        only: np.ndarray | None = None,
     ) -> np.ndarray:
         """``conditions.in_range`` from the target's facts (positions of the group's rows;
-        ``leaves/conditions_loops.py``)."""
+        ``leaves/conditions_loops.py``); with ``only``, at those rows alone (false elsewhere)."""
         return conditions_loops.in_range(
             np.ascontiguousarray(pos, dtype=np.float64),
             np.ascontiguousarray(facts.pos, dtype=np.float64),
@@ -285,6 +290,8 @@ class Kernels:
             float(radius),
             float(hysteresis),
             np.ascontiguousarray(prev, dtype=np.bool_),
+            _I64 if only is None else np.ascontiguousarray(only, dtype=np.int64),
+            only is None,
         )
 
     # ------------------------------------------------------- integrate
@@ -490,7 +497,7 @@ WARM: dict[str, Callable[[], Any]] = {
         2,
     ),
     "agent_facts": lambda: spatial.agent_facts(_POS, _POS, _VEL, _I64, 10.0, 10.0, True),
-    "in_range": lambda: conditions_loops.in_range(_POS, _POS, _YES, 1.0, 0.5, _YES),
+    "in_range": lambda: conditions_loops.in_range(_POS, _POS, _YES, 1.0, 0.5, _YES, _I64, True),
     "uniforms": lambda: streams_loops.uniforms(np.uint64(1), _I64, np.uint64(0), 2),
     "uniforms_rows": lambda: streams_loops.uniforms_rows(
         np.uint64(1), _I64, _I64[:2], np.uint64(0), 1, 2

@@ -157,8 +157,9 @@ class SnapshotFile(SavedState):
                 raise self.error(
                     f"member {info.filename} is compressed; snapshots hold stored members only"
                 )
+        text = self._member(MANIFEST)  # a damaged member is its own error, not "not JSON"
         try:
-            manifest = json.loads(self._member(MANIFEST).decode("utf-8"))
+            manifest = json.loads(text.decode("utf-8"))
         except (UnicodeDecodeError, ValueError) as exc:
             raise self.error(f"its manifest is not JSON ({_reason(exc)})") from None
         self.manifest = self._checked(manifest)

@@ -302,6 +302,50 @@ def test_a_real_attach_records_the_games_own_trace(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow  # two Python processes start
+def test_a_real_attach_records_a_parquet_trace_replay_opens(tmp_path: Path) -> None:
+    """`attach --headless --trace out.parquet` (the issue's own command): it failed with
+    "'RecordedView' object has no attribute 'think'" before writing a row. The recording
+    holds the game's own ticks, statuses and positions, and `replay --out` renders it."""
+    own = tmp_path / "own.parquet"
+    game = subprocess.Popen(
+        [PY, str(ROOT / "tests/attach_game.py"), CHASE, "30", str(own), "--wait-viewer"],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    try:
+        line = game.stdout.readline()
+        assert line.startswith("port "), line
+        viewer = _attach(int(line.split()[1]), tmp_path / "seen.parquet", 30)
+        out, err = viewer.communicate(timeout=60)
+        assert viewer.returncode == 0, err
+        assert "0 missing" in out
+        assert game.wait(timeout=30) == 0
+    finally:
+        game.kill()
+    seen, mine = open_recording(tmp_path / "seen.parquet"), open_recording(own)
+    assert seen.ticks.tolist() == mine.ticks.tolist() == list(range(30))
+    for tick in (0, 17, 29):
+        a, b = seen.state(tick), mine.state(tick)
+        np.testing.assert_array_equal(a.ids, b.ids)
+        np.testing.assert_array_equal(a.pos, b.pos)
+        np.testing.assert_array_equal(a.vel, b.vel)
+        assert a.status.keys() == b.status.keys()
+        for group, codes in a.status.items():
+            np.testing.assert_array_equal(codes, b.status[group])
+    png = tmp_path / "frame.png"
+    replay = [PY, "-m", "behaviortk", "replay", str(tmp_path / "seen.parquet")]
+    shown = subprocess.run(
+        [*replay, "--tick", "17", "--out", str(png)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert shown.returncode == 0 and png.stat().st_size > 0, shown.stderr
+
+
+@pytest.mark.slow  # two Python processes start
 def test_a_killed_viewer_never_blocks_the_game_and_another_attaches(tmp_path: Path) -> None:
     game, port = game_process(tmp_path, 10**6, "--wait-viewer")
     try:

@@ -327,3 +327,18 @@ def test_a_damaged_manifest_is_named_damaged_not_json(saved: Path, tmp_path: Pat
     path.write_bytes(bytes(data))
     message = refused(path, "damaged snapshot: member manifest.json", "CRC")
     assert "not JSON" not in message and message.count(str(path)) == 1, message
+
+
+@pytest.mark.parametrize("path", [None, 5, b"slot.btks", ""])
+def test_a_path_that_is_not_a_file_name_is_a_snapshot_error(
+    path: Any, tmp_path: Path, monkeypatch: Any
+) -> None:
+    """save / restore of None, a number, bytes or '' say so (they raised TypeError or
+    AttributeError, or named the file '')."""
+    monkeypatch.chdir(tmp_path)  # a bytes path would be written here
+    sim = Simulation(GUARDS)
+    for call in (lambda: sim.save(path), lambda: Simulation.restore(path)):
+        with pytest.raises(SnapshotError, match="must be a file name") as caught:
+            call()
+        assert repr(path) in str(caught.value)
+    assert list(tmp_path.iterdir()) == []

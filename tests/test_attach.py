@@ -70,6 +70,32 @@ def test_port_zero_binds_a_free_port_and_frames_record_the_games_own_trace(sim) 
     assert until(lambda: sim.server.attached == 0)
 
 
+def test_frames_waits_for_a_new_tick_past_replies_and_frames_sent_again(sim) -> None:
+    """``frames(timeout)`` waits for the first NEW frame: a pong or the frame a new viewer is
+    sent ``again`` arriving first is no new tick. (It returned [] at once, so `attach
+    --headless` ended after a few ticks "because the game sent no frame for 10 s".)"""
+    import threading
+
+    remote = Remote("127.0.0.1", sim.serve())
+    assert until(lambda: sim.server.attached == 1)
+    sim.server.holding(sim)  # the game's thread takes the hello: the state is sent again
+    assert until(lambda: remote._socket.poll(0) != 0)  # that frame is there, alone
+    later = threading.Timer(0.4, sim.step)  # the game's next step, a moment later
+    later.start()
+    try:
+        start = time.monotonic()
+        states = remote.frames(5.0)
+        assert [s.tick for s in states] == [0], time.monotonic() - start
+        remote._pinged = 0.0  # a ping goes out now: its pong is the next message
+        later = threading.Timer(0.4, sim.step)
+        later.start()
+        states = remote.frames(5.0)
+        assert [s.tick for s in states] == [1]
+    finally:
+        later.join()
+        remote.close()
+
+
 def test_pause_holds_step_resume_and_step_release_it(sim) -> None:
     remote = Remote("127.0.0.1", sim.serve())
     assert until(lambda: sim.server.attached == 1)

@@ -2,6 +2,8 @@
 
     python tests/attach_game.py DEFINITION TICKS TRACE [--wait-viewer] [--real-time]
 
+TRACE ending ``.parquet`` is written as Parquet (no leaf forces: frames carry none).
+
 Prints ``port P`` (flushed) once serving, ``attached N`` when ``--wait-viewer`` stops
 waiting, ``done T`` after the last step. ``--real-time``:
 one ``step()`` call per ``dt`` of the clock, as a game's frame loop calls it.
@@ -12,7 +14,7 @@ from __future__ import annotations
 import sys
 import time
 
-from behaviortk.record.jsonl import TraceWriter
+from behaviortk.commands.run import is_parquet, trace_writer
 from behaviortk.sim import Simulation
 
 
@@ -28,8 +30,9 @@ def main() -> None:
             time.sleep(0.005)
         print(f"attached {server.attached}", flush=True)
     frame = float(sim.dt) if "--real-time" in sys.argv else 0.0
-    with open(trace, "w") as out:
-        writer = TraceWriter(out, sim)
+    columnar = is_parquet(trace)  # the format follows the extension, as `run --trace` does
+    with open(trace, "wb" if columnar else "w") as out:
+        writer = trace_writer(out, sim, 1, columnar, leaf_forces=False)
         while sim.tick < ticks:
             before = sim.tick
             sim.step()  # held (returns at once) while a viewer pauses it

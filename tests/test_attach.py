@@ -70,6 +70,32 @@ def test_port_zero_binds_a_free_port_and_frames_record_the_games_own_trace(sim) 
     assert until(lambda: sim.server.attached == 0)
 
 
+def test_frames_waits_for_a_new_tick_past_replies_and_frames_sent_again(sim) -> None:
+    """``frames(timeout)`` waits for the first NEW frame: a pong or the frame a new viewer is
+    sent ``again`` arriving first is no new tick. (It returned [] at once, so `attach
+    --headless` ended after a few ticks "because the game sent no frame for 10 s".)"""
+    import threading
+
+    remote = Remote("127.0.0.1", sim.serve())
+    assert until(lambda: sim.server.attached == 1)
+    sim.server.holding(sim)  # the game's thread takes the hello: the state is sent again
+    assert until(lambda: remote._socket.poll(0) != 0)  # that frame is there, alone
+    later = threading.Timer(0.4, sim.step)  # the game's next step, a moment later
+    later.start()
+    try:
+        start = time.monotonic()
+        states = remote.frames(5.0)
+        assert [s.tick for s in states] == [0], time.monotonic() - start
+        remote._pinged = 0.0  # a ping goes out now: its pong is the next message
+        later = threading.Timer(0.4, sim.step)
+        later.start()
+        states = remote.frames(5.0)
+        assert [s.tick for s in states] == [1]
+    finally:
+        later.join()
+        remote.close()
+
+
 def test_pause_holds_step_resume_and_step_release_it(sim) -> None:
     remote = Remote("127.0.0.1", sim.serve())
     assert until(lambda: sim.server.attached == 1)
@@ -299,6 +325,50 @@ def test_a_real_attach_records_the_games_own_trace(tmp_path: Path) -> None:
         game.kill()
     assert (tmp_path / "seen.jsonl").read_bytes() == (tmp_path / "own.jsonl").read_bytes()
     assert open_recording(tmp_path / "seen.jsonl").ticks.tolist() == list(range(40))
+
+
+@pytest.mark.slow  # two Python processes start
+def test_a_real_attach_records_a_parquet_trace_replay_opens(tmp_path: Path) -> None:
+    """`attach --headless --trace out.parquet` (the issue's own command): it failed with
+    "'RecordedView' object has no attribute 'think'" before writing a row. The recording
+    holds the game's own ticks, statuses and positions, and `replay --out` renders it."""
+    own = tmp_path / "own.parquet"
+    game = subprocess.Popen(
+        [PY, str(ROOT / "tests/attach_game.py"), CHASE, "30", str(own), "--wait-viewer"],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    try:
+        line = game.stdout.readline()
+        assert line.startswith("port "), line
+        viewer = _attach(int(line.split()[1]), tmp_path / "seen.parquet", 30)
+        out, err = viewer.communicate(timeout=60)
+        assert viewer.returncode == 0, err
+        assert "0 missing" in out
+        assert game.wait(timeout=30) == 0
+    finally:
+        game.kill()
+    seen, mine = open_recording(tmp_path / "seen.parquet"), open_recording(own)
+    assert seen.ticks.tolist() == mine.ticks.tolist() == list(range(30))
+    for tick in (0, 17, 29):
+        a, b = seen.state(tick), mine.state(tick)
+        np.testing.assert_array_equal(a.ids, b.ids)
+        np.testing.assert_array_equal(a.pos, b.pos)
+        np.testing.assert_array_equal(a.vel, b.vel)
+        assert a.status.keys() == b.status.keys()
+        for group, codes in a.status.items():
+            np.testing.assert_array_equal(codes, b.status[group])
+    png = tmp_path / "frame.png"
+    replay = [PY, "-m", "behaviortk", "replay", str(tmp_path / "seen.parquet")]
+    shown = subprocess.run(
+        [*replay, "--tick", "17", "--out", str(png)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert shown.returncode == 0 and png.stat().st_size > 0, shown.stderr
 
 
 @pytest.mark.slow  # two Python processes start

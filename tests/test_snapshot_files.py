@@ -315,3 +315,30 @@ def test_an_engine_that_cannot_export_its_state(tmp_path: Path) -> None:
     with pytest.raises(SnapshotError, match="engine 'custom' does not export its state"):
         sim.save(tmp_path / "s.btks")
     assert not os.listdir(tmp_path)
+
+
+def test_a_damaged_manifest_is_named_damaged_not_json(saved: Path, tmp_path: Path) -> None:
+    """A flipped byte inside manifest.json fails its CRC-32: the message says the member is
+    damaged, once, and names the file once (it said "its manifest is not JSON (<path>: ...)")."""
+    data = bytearray(saved.read_bytes())
+    start = data.index(b"manifest.json") + len(b"manifest.json")  # the member's data follows
+    data[start + 10] ^= 0x5A
+    path = tmp_path / "manifest-flipped.btks"
+    path.write_bytes(bytes(data))
+    message = refused(path, "damaged snapshot: member manifest.json", "CRC")
+    assert "not JSON" not in message and message.count(str(path)) == 1, message
+
+
+@pytest.mark.parametrize("path", [None, 5, b"slot.btks", ""])
+def test_a_path_that_is_not_a_file_name_is_a_snapshot_error(
+    path: Any, tmp_path: Path, monkeypatch: Any
+) -> None:
+    """save / restore of None, a number, bytes or '' say so (they raised TypeError or
+    AttributeError, or named the file '')."""
+    monkeypatch.chdir(tmp_path)  # a bytes path would be written here
+    sim = Simulation(GUARDS)
+    for call in (lambda: sim.save(path), lambda: Simulation.restore(path)):
+        with pytest.raises(SnapshotError, match="must be a file name") as caught:
+            call()
+        assert repr(path) in str(caught.value)
+    assert list(tmp_path.iterdir()) == []

@@ -179,3 +179,62 @@ def test_chance_shows_the_number_drawn(engine: str) -> None:
         assert why.text == f"chance: drew {u:.2f} {'<' if u < 0.5 else '>='} 0.5"
         sim.step()
         assert (sim.decisions["a"].status[0][1] == SUCCESS) == why.holds
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_in_formation_gives_the_distance_to_its_slot(engine: str) -> None:
+    """A column of one behind a still captain at (100, 100) facing +y: the slot is (100, 90);
+    the member stands at (103, 94), 5 from it (3-4-5). Before the first tick nobody holds a
+    slot; after it, tolerance 5 holds and 4 does not. Every built-in condition explains."""
+    from behaviortk.leaves.why import EXPLAINERS
+
+    keep = {
+        "type": "parallel",
+        "policy": "success_on_all",
+        "children": [
+            {"type": "formation_slot", "weight": 0},
+            {"type": "in_formation", "tolerance": 5},
+            {"type": "in_formation", "tolerance": 4},
+        ],
+    }
+    d = {
+        "name": "why in_formation",
+        "world": {"width": 400, "height": 400, "edges": "contain", "dt": 0.05, "seed": 3},
+        "formations": [{"name": "f", "pattern": "column", "spacing": 10}],
+        "groups": [
+            {
+                "name": "captain",
+                "count": 1,
+                "spawn": {"kind": "positions", "points": [[100, 100]]},
+                "heading": 90,
+                "tree": "stay",
+            },
+            {
+                "name": "squad",
+                "count": 1,
+                "spawn": {"kind": "positions", "points": [[103, 94]]},
+                "heading": 90,
+                "tree": "keep",
+                "formation": {"name": "f", "anchor": {"kind": "nearest", "group": "captain"}},
+            },
+        ],
+        "trees": {
+            "stay": {"root": {"type": "seek", "weight": 0, "target": {"kind": "self"}}},
+            "keep": {"root": keep},
+        },
+    }
+    sim = Simulation(load_text(json.dumps(d), "why.json"), engine=engine)
+    before = explain_agent(sim, 1)
+    assert [w.text for w in before.values() if w is not None] == ["in_formation: no slot"] * 2
+    sim.step()
+    whys = explain_agent(sim, 1)
+    assert [w.text for w in whys.values() if w is not None] == [
+        "in_formation: 5 <= 5 from its slot",
+        "in_formation: 5 > 4 from its slot",
+    ]
+    sim.step()
+    status = sim.decisions["squad"].status[0]
+    for index, why in whys.items():
+        assert why is not None and why.holds == (status[index] == SUCCESS), why.text
+    conditions = {e.tag for e in sim.registries.conditions}
+    assert conditions <= set(EXPLAINERS), conditions - set(EXPLAINERS)

@@ -102,6 +102,8 @@ def record(remote: Any, ticks: int, path: str, wait: float) -> int:
 
     states = remote.frames(wait)
     if not states:
+        if remote.closed:
+            return _fail(f"the game at {remote.where} stopped serving before a frame came")
         return _fail(f"no frame from {remote.where} within {wait:g} s")
     columnar = is_parquet(path)
     got, gaps, last = 0, 0, states[0].tick - 1
@@ -118,7 +120,8 @@ def record(remote: Any, ticks: int, path: str, wait: float) -> int:
             if got < ticks:
                 states = remote.frames(wait)
                 if not states:
-                    writer.interrupt(view, f"the game sent no frame for {wait:g} s")
+                    why = "stopped serving" if remote.closed else f"sent no frame for {wait:g} s"
+                    writer.interrupt(view, f"the game {why}")
                     break
         else:
             writer.finish(view)

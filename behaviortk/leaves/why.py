@@ -26,7 +26,7 @@ import numpy as np
 from behaviortk.leaves.conditions import compare, inside
 from behaviortk.sense.sensing import Sense
 from behaviortk.tree.clock import ticks_for
-from behaviortk.vec import EPS
+from behaviortk.vec import EPS, length
 from behaviortk.world.sight import FOV_COS_TOLERANCE, first_blocker
 
 SEEN = "seen"
@@ -188,6 +188,21 @@ def in_zone(m: Any, at: At) -> Why:
     return _verdict(f'in_zone: {where} "{m.zone}"', holds)
 
 
+def in_formation(m: Any, at: At) -> Why:
+    """``leaves/conditions.in_formation``'s test on one row: the distance to its slot."""
+    formations = getattr(at.sense, "formations", None)
+    if formations is None:
+        return Why("in_formation: no slot", False, NO_TARGET)
+    rows = np.array([at.row], dtype=np.int64)
+    points, _vel, ok = formations.slots_of(at.sense, at.group, rows)
+    if not bool(ok[0]):
+        return Why("in_formation: no slot", False, NO_TARGET)
+    dist = float(length(points - at.sense.agents.pos[rows])[0])
+    holds = dist <= m.tolerance
+    sign = "<=" if holds else ">"
+    return _verdict(f"in_formation: {num(dist)} {sign} {num(m.tolerance)} from its slot", holds)
+
+
 def chance(m: Any, at: At) -> Why:
     if at.rand is None:
         return Why("chance: no random number", False, FAILS)
@@ -224,6 +239,7 @@ EXPLAINERS: dict[str, Callable[[Any, At], Why]] = {
     "arrived": arrived,
     "neighbours": neighbours,
     "in_zone": in_zone,
+    "in_formation": in_formation,
     "chance": chance,
     "blackboard_compare": blackboard_compare,
     "recall": recall,

@@ -170,6 +170,16 @@ class TickColumns:
         self.leaf = np.concatenate(leaf) if leaf else np.zeros(0, np.float32)
 
 
+def _records_thought(sim: Any) -> bool:
+    """Whether the trace has the ``thought`` column: a run with think-rate LOD; for a view of
+    a frame (``behaviortk attach``'s ``RecordedView``, which has no ``think``), a frame that
+    carries the flags (``TickState.thought``), as the JSONL writer decides per record."""
+    state = getattr(sim, "state", None)
+    if isinstance(state, TickState):
+        return state.thought is not None
+    return bool(sim.think.active)
+
+
 def _offsets(lengths: np.ndarray) -> np.ndarray:
     out = np.zeros(lengths.size + 1, dtype=np.int32)
     np.cumsum(lengths, out=out[1:])
@@ -224,7 +234,7 @@ class ParquetTraceWriter:
             META_HEADER: json.dumps(head, ensure_ascii=False),
             META_DEFINITION: json.dumps(definition, ensure_ascii=False, indent=1),
         }
-        self._thought = bool(sim.think.active)
+        self._thought = _records_thought(sim)
         self._leaf_forces = bool(leaf_forces)
         self.schema = schema(self._group_names, self._leaf_names, self._thought, leaf_forces)
         self.schema = self.schema.with_metadata(metadata)

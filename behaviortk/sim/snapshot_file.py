@@ -69,11 +69,21 @@ def is_snapshot(path: str | Path) -> bool:
     return head[:4] == _LOCAL_HEADER and head[30:] == MANIFEST.encode()
 
 
+def checked_path(path: Any) -> str:
+    """``path`` as a string: a non-empty ``str`` or ``os.PathLike`` of one, else a
+    ``SnapshotError`` naming what was given (``None``, a number, bytes)."""
+    text = os.fspath(path) if isinstance(path, str | os.PathLike) else None
+    if not isinstance(text, str) or not text:
+        raise SnapshotError(f"a snapshot's path must be a file name (str or Path), got {path!r}")
+    return text
+
+
 def write(path: str | Path, manifest: dict[str, Any], arrays: dict[str, np.ndarray]) -> int:
     """Write ``manifest`` and ``arrays`` to ``path`` (atomically); returns the bytes written.
 
     ``SnapshotError`` when ``path`` holds something that is not a snapshot, or cannot be
     written."""
+    path = checked_path(path)
     if os.path.lexists(path) and not os.path.isdir(path) and not is_snapshot(path):
         raise SnapshotError(
             f"refusing to overwrite {os.fspath(path)}: it is not a behaviortk snapshot "
@@ -143,7 +153,7 @@ class SnapshotFile(SavedState):
     """A snapshot read into memory: its manifest, checked, and its arrays, read when asked."""
 
     def __init__(self, path: str | Path) -> None:
-        self.path = os.fspath(path)
+        self.path = checked_path(path)
         data = self._bytes()
         try:
             self.archive = zipfile.ZipFile(io.BytesIO(data))
@@ -157,8 +167,9 @@ class SnapshotFile(SavedState):
                 raise self.error(
                     f"member {info.filename} is compressed; snapshots hold stored members only"
                 )
+        text = self._member(MANIFEST)  # a damaged member is its own error, not "not JSON"
         try:
-            manifest = json.loads(self._member(MANIFEST).decode("utf-8"))
+            manifest = json.loads(text.decode("utf-8"))
         except (UnicodeDecodeError, ValueError) as exc:
             raise self.error(f"its manifest is not JSON ({_reason(exc)})") from None
         self.manifest = self._checked(manifest)

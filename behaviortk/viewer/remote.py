@@ -193,21 +193,31 @@ class Remote:
         return self.closed or time.monotonic() - self._heard > GONE_S
 
     def frames(self, timeout: float = 0.0) -> list[TickState]:
-        """The new ticks' frames that arrived (waiting up to ``timeout`` s for the first),
-        oldest first; a frame sent ``again`` only updates ``latest``; replies (breakpoints,
-        errors, pongs) are kept in ``breaks``, ``errors`` and ``last``."""
-        now = time.monotonic()
-        if now - self._pinged >= PING_S:
-            self._send({"op": "ping"})
-            self._pinged = now
+        """The new ticks' frames that arrived (waiting up to ``timeout`` s for the first new
+        one, pinging meanwhile; a reply or a frame sent ``again`` does not end the wait, the
+        game's ``closed`` does), oldest first; a frame sent ``again`` only updates
+        ``latest``; replies (breakpoints, errors, pongs) are kept in ``breaks``, ``errors``
+        and ``last``."""
+        deadline = time.monotonic() + timeout
         out: list[TickState] = []
-        if timeout > 0 and not self._socket.poll(int(timeout * 1000)):
-            return out
+        while True:
+            now = time.monotonic()
+            if now - self._pinged >= PING_S:
+                self._send({"op": "ping"})
+                self._pinged = now
+            self._drain(out)
+            left = deadline - time.monotonic()
+            if out or self.closed or left <= 0:
+                return out
+            self._socket.poll(max(1, int(min(left, PING_S) * 1000)))
+
+    def _drain(self, out: list[TickState]) -> None:
+        """Take every message waiting, new frames into ``out``."""
         while True:
             try:
                 data = self._socket.recv(zmq.NOBLOCK)
             except zmq.Again:
-                return out
+                return
             try:
                 message = decode(data)
             except WireError:

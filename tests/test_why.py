@@ -8,6 +8,7 @@ tick gives the node (a ``parallel`` ticks every condition every tick)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -17,11 +18,12 @@ from engine_support import definition, other_group
 from behaviortk.format.loader import load_text
 from behaviortk.leaves.why import BLOCKED, NO_TARGET, OUT_OF_RANGE, OUTSIDE_CONE, SEEN
 from behaviortk.sim.simulation import Simulation
-from behaviortk.sim.why import explain_agent
+from behaviortk.sim.why import NEXT_TICK, explain_agent, why_shown
 from behaviortk.tree.status import SUCCESS
 from behaviortk.world.sight import first_blocker, line_blocked
 
 ENGINES = ("py_trees", "batch")
+ROOT = Path(__file__).resolve().parents[1]
 B = {"kind": "nearest", "group": "b"}
 
 
@@ -238,3 +240,49 @@ def test_in_formation_gives_the_distance_to_its_slot(engine: str) -> None:
         assert why is not None and why.holds == (status[index] == SUCCESS), why.text
     conditions = {e.tag for e in sim.registries.conditions}
     assert conditions <= set(EXPLAINERS), conditions - set(EXPLAINERS)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_why_shown_is_the_tick_shown(engine: str) -> None:
+    """b (id 1) is 95 from a when a tick runs, then moved to 105 before the viewer asks: the
+    status shown is SUCCESS (the tick saw 95), and so is the why shown (``95 <= 100``);
+    what the next tick will find is marked. Selected while paused, the first answer is the
+    next tick's; once a tick has run it is that tick's."""
+    near = {"type": "in_range", "target": B, "radius": 100}
+    root = {"type": "parallel", "policy": "success_on_all", "children": [near]}
+    b = {"name": "b", "count": 1, "spawn": {"kind": "positions", "points": [[195, 100]]}}
+    d = definition(root, positions=[[100, 100]], others=[{**b, "control": "external"}])
+    sim = Simulation(load_text(json.dumps(d), "why.json"), engine=engine)
+    sim.step()
+    first = why_shown(sim, 0)[1]
+    assert first is not None and first.text == "in_range: 95 <= 100" + NEXT_TICK
+    for x, holds in ((195.0, True), (205.0, False), (195.0, True)):
+        sim.move(1, [x, 100.0])
+        sim.step()
+        sim.move(1, [300.0 - x + 100.0, 100.0])  # across the radius before it is shown
+        why = why_shown(sim, 0)[1]
+        status = sim.decisions["a"].status[0][1]
+        assert why is not None and why.holds == holds == (status == SUCCESS)
+        assert why.text == f"in_range: {x - 100:g} {'<=' if holds else '>'} 100"
+        after = explain_agent(sim, 0)[1]
+        assert after is not None and after.holds != holds  # the next tick's differs
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_watching_why_changes_nothing(engine: str) -> None:
+    """Asking why of an agent every tick (the viewer's selection) leaves the run as it was."""
+    guards = json.loads((ROOT / "definitions" / "guard_patrol.json").read_text())
+    flock = json.loads((ROOT / "definitions" / "evade_or_flock.json").read_text())
+    for group in flock["groups"]:
+        group["think_every"] = 3  # held perception measured early by the why
+    for data in (guards, flock):
+        runs = []
+        for watch in (False, True):
+            sim = Simulation(load_text(json.dumps(data), "why.json"), engine=engine)
+            for _ in range(60):
+                if watch:
+                    why_shown(sim, 1)
+                sim.step()
+            runs.append((sim.agents.pos.copy(), sim.agents.vel.copy()))
+        np.testing.assert_array_equal(runs[0][0], runs[1][0])
+        np.testing.assert_array_equal(runs[0][1], runs[1][1])

@@ -18,7 +18,7 @@ import numpy as np
 
 from behaviortk.errors import SimulationError
 from behaviortk.leaves.why import shown
-from behaviortk.sim.why import explain_agent, option_scores
+from behaviortk.sim.why import option_scores, why_shown
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,7 @@ def facts(sim: Any, agent: int) -> dict[str, Any] | None:
         tree = sim.trees.get(group)
         if tree is None:
             return None
-        whys = explain_agent(sim, agent)
+        whys = why_shown(sim, agent)
         return {
             "whys": {k: [w.text, w.holds, w.reason] for k, w in whys.items() if w is not None},
             "scores": option_scores(sim, agent),

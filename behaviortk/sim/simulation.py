@@ -46,6 +46,7 @@ from behaviortk.sim.breakpoints import Breakpoint, Breakpoints, Hit
 from behaviortk.sim.embed import MAX_STEPS, AgentView, Event, EventLog, FixedStep, TickEvents
 from behaviortk.sim.pending import NOTHING_GIVEN, SPAWNING, NewRows, Pending, Spawned
 from behaviortk.sim.think import ThinkSchedule
+from behaviortk.sim.why import WhyWatch
 from behaviortk.steering.context import LeafMemory
 from behaviortk.steering.debug import DebugBuffer
 from behaviortk.steering.formation_slot import members
@@ -198,6 +199,9 @@ class Simulation:
         self._rerowed = 0  # batches applied to the rows since the last step (_move_rows)
         self._contributions: dict[str, dict[int, tuple[np.ndarray, np.ndarray]]] = {}
         self.timings: dict[str, float] = dict.fromkeys(PHASES, 0.0)
+        self.why_watch = WhyWatch()
+        """The agents a viewer asks "why" of: each tick records their conditions' reasons as
+        its trees see them (``sim/why.py``)."""
         self.event_log = EventLog(self)  # before the engine: its emit nodes record here
         self._events: list[Event] | TickEvents = []
         self._fixed_step = FixedStep()
@@ -422,6 +426,8 @@ class Simulation:
             if keep is not None:
                 self._rearrange(keep)
         sense = self.sense(self._thinking())
+        if self.why_watch.asked:  # a viewer's selected agents, as this tick senses them
+            self.why_watch.record(self, sense)
         self.engine.prepare(self, sense)
         t1 = clock()
         self.decisions = self.engine.decide(self, sense)

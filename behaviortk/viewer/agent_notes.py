@@ -7,7 +7,7 @@ the agent's status row is diffed with the last one: changes go to a ring of the 
 last changed (the tree panel shows the time in the current status beside it). Shown an
 earlier tick of the same run (the live viewer's step back, a replay's), the changes after
 it are dropped and each node's tick is found again from those kept. The why of every
-condition (``sim/why.explain_agent``) is asked once per tick shown. An attached game's
+condition (``sim/why.why_shown``: as the tick shown saw it) is asked once per tick shown. An attached game's
 view (``viewer/remote.py``) carries them in its frame instead (``shipped``: what
 ``sim/agent_facts.facts`` said on the game's side), so both windows show the same.
 """
@@ -22,7 +22,7 @@ import numpy as np
 
 from behaviortk.leaves.why import Why
 from behaviortk.sim.agent_facts import BoardEntry, board_entries
-from behaviortk.sim.why import explain_agent, option_scores
+from behaviortk.sim.why import option_scores, why_shown
 from behaviortk.tree.status import STATUS_NAMES
 
 HISTORY = 200
@@ -128,9 +128,9 @@ def _whys(sim: Any, agent: int) -> dict[int, Why | None]:
     carried = shipped(sim, agent)
     if carried is not None:
         return {k: Why(*w) for k, w in carried.get("whys", {}).items()}
-    if not hasattr(sim, "row_of") or not hasattr(sim, "sense"):
+    if not hasattr(sim, "row_of") or not hasattr(sim, "why_watch"):
         return {}
-    return explain_agent(sim, agent)
+    return why_shown(sim, agent)
 
 
 def _scores(sim: Any, agent: int) -> dict[int, float]:

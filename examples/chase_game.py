@@ -4,10 +4,12 @@
     .venv/bin/python examples/chase_game.py --serve  # the same, served to a viewer
 
 With ``--serve`` the game calls ``sim.serve()`` and prints the port; attach from another
-terminal while it runs (without a display the scripted round then plays in real time)::
+terminal while it runs. Without a display the scripted round waits (up to a minute) for
+the first viewer, then plays in real time, 30 ticks a second, for about 7 s until a
+hunter catches the player; a recording then ends with it (the game stops serving)::
 
     .venv/bin/behaviortk attach 127.0.0.1:PORT      # the viewer's window on the game
-    .venv/bin/behaviortk attach 127.0.0.1:PORT --headless --ticks 600 --trace seen.jsonl
+    .venv/bin/behaviortk attach 127.0.0.1:PORT --headless --ticks 150 --trace seen.jsonl
     .venv/bin/behaviortk replay seen.jsonl
 
 In the window click a hunter to see its tree, why and blackboard; ``b`` on a node of its
@@ -138,6 +140,16 @@ def served(game: ChaseGame) -> ChaseGame:
     return game
 
 
+def wait_for_viewer(game: ChaseGame, seconds: float = 60.0) -> None:
+    """Hold a served scripted round until a viewer attaches (at most ``seconds``)."""
+    server = game.sim.server
+    assert server is not None
+    print(f"waiting up to {seconds:.0f} s for a viewer", flush=True)
+    end = time.monotonic() + seconds
+    while server.attached == 0 and time.monotonic() < end:
+        time.sleep(0.05)
+
+
 def window_main(new_game: Any) -> None:  # pragma: no cover - needs a display; the logic is tested
     import arcade
 
@@ -246,7 +258,10 @@ if __name__ == "__main__":
         return served(ChaseGame.new()) if serve else ChaseGame.new()
 
     if os.environ.get("ARCADE_HEADLESS") or not os.environ.get("DISPLAY"):
-        done = play_scripted(new_game(), real_time=serve)
+        game = new_game()
+        if serve:
+            wait_for_viewer(game)
+        done = play_scripted(game, real_time=serve)
         print(f"caught: {done.over}; survived {done.score:.1f} s; hunters {done.hunters}")
     else:
         window_main(new_game)

@@ -417,3 +417,36 @@ def test_a_frame_carries_the_utility_scores_the_tree_panel_shows() -> None:
     older = {villager: {k: v for k, v in facts(game, villager).items() if k != "scores"}}
     Attached.facts = agent_facts(decode(encode({"op": "frame", "facts": older}))["facts"])
     assert _scores(Attached(), villager) == {}
+
+
+@pytest.mark.slow  # two Python processes start; the round plays in real time (~7 s)
+def test_the_chase_games_docstring_attach_records_the_round_from_its_first_tick(
+    tmp_path: Path,
+) -> None:
+    """``chase_game.py --serve`` without a display waits for the first viewer, so the
+    docstring's ``attach --headless --ticks 150`` records ticks 0..149 of the round."""
+    import os
+
+    env = {**os.environ, "ARCADE_HEADLESS": "1"}
+    game = subprocess.Popen(
+        [PY, str(ROOT / "examples/chase_game.py"), "--serve"],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+    )
+    try:
+        line = game.stdout.readline()
+        assert line.startswith("serving: behaviortk attach 127.0.0.1:"), line
+        port = int(line.rsplit(":", 1)[1])
+        assert "waiting" in game.stdout.readline()
+        time.sleep(1.0)  # the game waits: nothing is missed
+        viewer = _attach(port, tmp_path / "seen.jsonl", 150)
+        out, err = viewer.communicate(timeout=60)
+        assert viewer.returncode == 0, err
+        assert "ticks 0..149; 0 missing" in out
+        rest, _ = game.communicate(timeout=60)
+        assert "caught: True" in rest
+    finally:
+        game.kill()
+    assert open_recording(tmp_path / "seen.jsonl").ticks.tolist() == list(range(150))

@@ -206,3 +206,35 @@ def test_a_capture_shares_no_memory_with_the_simulation() -> None:
     assert state(capture.restore()) == kept
     assert state(restored) == state(sim)
     assert capture.nbytes == sum(v.nbytes for v in capture.arrays.values()) > 0
+
+
+GUARDS = DEFINITIONS / "guard_patrol.json"
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_paused_selection_explains_the_tick_shown(engine: str) -> None:
+    """Paused after 40 ticks with nobody selected, then an agent selected: the viewer runs
+    the tick shown again from the ring with it watched, so every why is that tick's own
+    (no '(next tick)', each verdict the status shown) and the run is bit for bit as it
+    was. A step back with it selected explains the tick it shows without a second run."""
+    from behaviortk.sim.why import NEXT_TICK, why_shown
+    from behaviortk.tree.status import SUCCESS
+    from behaviortk.viewer.session import Session
+
+    session = Session(GUARDS, engine=engine, sim=build("guard_patrol.json", engine))
+    for _ in range(40):
+        session.step_once()
+    before = state(session.sim)
+    agent = 0
+    session.select_id(agent)
+    assert session.explain_selected()
+    assert state(session.sim) == before
+    assert not session.explain_selected()  # recorded: nothing to run again
+    whys = why_shown(session.sim, agent)
+    assert whys and all(w is not None and not w.text.endswith(NEXT_TICK) for w in whys.values())
+    status = session.sim.engine.node_status(session.sim.row_of(agent))
+    for index, why in whys.items():
+        assert why is not None and why.holds == (status[index] == SUCCESS), why.text
+    assert session.step_back()
+    assert session.sim.why_watch.tick == session.sim.tick - 1
+    assert not session.explain_selected()

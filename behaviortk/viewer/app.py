@@ -102,6 +102,9 @@ class ViewerView(arcade.View):
     def on_draw(self) -> None:
         self._count_frame()
         s = self.session
+        explain = getattr(s, "explain_selected", None)  # a live run's (not an attached game)
+        if explain is not None:
+            explain()  # paused: the selected agent's why is the shown tick's own
         info = self.hud_info()
         extra = Overlay2D(
             errors=s.errors,

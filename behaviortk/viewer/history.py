@@ -127,9 +127,10 @@ class History:
         self.head = int(sim.tick)
         self._prune()
 
-    def step_back(self, sim: Any) -> Any:
+    def step_back(self, sim: Any, agent: int | None = None) -> Any:
         """The Simulation one tick before ``sim`` (restored, then replayed from the keyframe
-        before that tick), or None at the start of the ring."""
+        before that tick), or None at the start of the ring; ``agent`` (an id, the one
+        selected) is asked why of on the tick it shows (``sim/why.py``)."""
         target = int(sim.tick) - 1
         if target < self.oldest:
             return None
@@ -137,9 +138,28 @@ class History:
         past = self.keyframes[start].restore(debug=True)
         for tick in range(start, target):
             self.inputs[tick].apply(past)
+            if agent is not None and tick == target - 1:
+                past.why_watch.asked.add(agent)
             past.step()
         self.back = self.head - target
         return past
+
+    def again(self, sim: Any, agent: int) -> Any:
+        """``sim``'s tick stepped once more from the ring with agent ``agent`` (an id) asked
+        why of, so the why shown is the tick's own (``sim/why.py``: an agent selected after
+        its tick ran); the same bits as ``sim``. None when the tick before is not kept."""
+        target = int(sim.tick) - 1
+        if target < self.oldest or target + 1 in self.edits:  # a tune since: not that tick
+            return None
+        start = max(t for t in self.keyframes if t <= target)
+        again = self.keyframes[start].restore(debug=True)
+        for tick in range(start, target + 1):
+            self.inputs[tick].apply(again)
+            if tick == target:
+                again.why_watch.asked.add(agent)
+            again.step()
+        Inputs.of(sim).apply(again)  # obstacles dragged and the pointer set since the tick
+        return again
 
     # -------------------------------------------------------------- edits
     def truncate(self, sim: Any) -> None:

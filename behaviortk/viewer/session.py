@@ -278,13 +278,35 @@ class Session:
         """The tick before, paused (the ',' key); False at the start of the ring."""
         self.paused = True
         try:
-            past = self.history.step_back(self.sim)
+            past = self.history.step_back(self.sim, self.selected_id)
         except Exception as exc:  # shown in the window; the window must not die
             self.step_error = f"step back failed: {type(exc).__name__}: {exc}"
             return False
         if past is None:
             return False
         self._swap(past)
+        return True
+
+    def explain_selected(self) -> bool:
+        """Paused on a tick that ran before the selected agent was asked why of (selected
+        now, a breakpoint's agent, a step back): run that tick again from the ring with the
+        agent watched, so its why is the tick's own, not the next tick's. True if it did."""
+        agent, sim = self.selected_id, self.sim
+        watch = getattr(sim, "why_watch", None)
+        if agent is None or watch is None or not self.paused:
+            return False
+        if watch.tick == sim.tick - 1 and agent in watch.whys:
+            return False
+        try:
+            again = self.history.again(sim, agent)
+        except Exception as exc:  # shown in the window; the window must not die
+            self.step_error = f"why of tick {sim.tick - 1} failed: {type(exc).__name__}: {exc}"
+            return False
+        if again is None:
+            return False
+        hit, note = self.hit, self.break_note
+        self._swap(again)
+        self.hit, self.break_note = hit, note
         return True
 
     def _swap(self, sim: Any) -> None:

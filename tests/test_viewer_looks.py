@@ -324,3 +324,57 @@ def test_the_overlay_key_names_what_the_selected_agent_draws() -> None:
     assert ("hiding spots", ink.HIDING) not in chosen  # a guard never hides
     assert ("velocity", ink.VELOCITY) in overlay_legend(sim, None, {"velocity"})
     assert legend(sim, ViewOptions(selected=guard)) == legend(sim, ViewOptions())
+
+
+def test_the_info_tab_scrolls_through_every_status_change_kept() -> None:
+    """An agent whose `chance` flips its branch most ticks, shown on the Info tab for 150
+    ticks: all its changes are in the text (not the latest 12), newest first, and the tab
+    scrolls: the wheel moves the text up by 42 px a notch, the thumb follows, a press at
+    the bottom of the track shows the oldest changes."""
+    from behaviortk.viewer.hud import HudInfo
+    from behaviortk.viewer.painter import Overlay2D, PanelState
+    from behaviortk.viewer.text_scroll import WHEEL_PX
+    from tests.viewer_support import painter
+
+    root = {
+        "type": "selector",
+        "memory": False,
+        "children": [
+            {
+                "type": "sequence",
+                "memory": False,
+                "children": [{"type": "chance", "probability": 0.5}, {"type": "wander"}],
+            },
+            {"type": "seek", "target": {"kind": "point", "at": [200, 200]}},
+        ],
+    }
+    d = definition(root, positions=[[100, 100]])
+    sim = Simulation(load_text(json.dumps(d), "flips.json"))
+    p, panel = painter(), PanelState(tab="info")
+    opts = ViewOptions(selected=0)
+    for _ in range(150):
+        sim.step()
+        p.draw(sim, opts, HudInfo(), Overlay2D(panel=panel))
+    changes = [line for line in p.panel.text.splitlines() if re.match(r"  \d+: ", line)]
+    kept = len(p.notes.history)
+    assert kept > 60 and len(changes) == kept
+    assert changes[0].strip() == str(p.notes.history[-1])  # newest first
+    assert changes[-1].strip() == str(p.notes.history[0])
+    assert f"newest first ({kept} kept, the last 200 at most)" in p.panel.text
+    assert panel.info.bar is not None
+    track, thumb, most = panel.info.bar
+    assert thumb.y1 == track.y1 and most > 0  # at the top
+    top = p.panel.y
+    panel.info.wheel(-3)
+    p.draw(sim, opts, HudInfo(), Overlay2D(panel=panel))
+    assert p.panel.y == pytest.approx(top + 3 * WHEEL_PX)
+    assert panel.info.bar[1].y1 < track.y1
+    assert panel.info.press(track.x0 + 1, track.y0 - 2)
+    panel.info.release()
+    p.draw(sim, opts, HudInfo(), Overlay2D(panel=panel))
+    assert panel.info.scroll == pytest.approx(most)
+    assert panel.info.bar[1].y0 == pytest.approx(track.y0)  # the thumb at the bottom
+    img = p.snapshot()
+    thumb = panel.info.bar[1]
+    at = np.array([(thumb.x0 + thumb.x1) / 2, (thumb.y0 + thumb.y1) / 2])
+    np.testing.assert_allclose(pixel_at(img, at), palette.SLIDER_FILL[:3], atol=2)

@@ -27,8 +27,6 @@ from behaviortk.tree.status import STATUS_NAMES
 
 HISTORY = 200
 """Status changes kept per selected agent (the issue's "last 200")."""
-SHOWN = 12
-"""Of them, the latest the info tab has room for."""
 
 
 @dataclass(frozen=True)
@@ -145,13 +143,14 @@ def _scores(sim: Any, agent: int) -> dict[int, float]:
 
 
 def history_text(notes: AgentNotes, frame: Any) -> str:
-    """The info tab's status history: the latest changes first (all ``HISTORY`` are kept)."""
+    """The info tab's status history: every change kept (the last ``HISTORY``), newest
+    first, since the tick the agent was selected (the tab scrolls: ``text_scroll.py``)."""
     if frame is None:
         return ""
-    lines = [str(change) for change in reversed(notes.history)]
-    return "\n\nStatus changes (tick: node from -> to)\n" + (
-        "\n".join(f"  {line}" for line in lines[:SHOWN]) or "  (none yet)"
-    )
+    lines = [f"  {change}" for change in reversed(notes.history)]
+    kept = f"{len(lines)} kept, the last {HISTORY} at most" if lines else "none yet"
+    head = f"Status changes since tick {max(notes.start, 0)}, newest first ({kept})"
+    return f"\n\n{head}\n  tick: node from -> to\n" + "\n".join(lines)
 
 
 def blackboard_lines(sim: Any, row: int) -> list[str]:

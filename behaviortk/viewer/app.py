@@ -204,6 +204,9 @@ class ViewerView(arcade.View):
         elif where == "tune":
             if button == arcade.MOUSE_BUTTON_LEFT and self.panel.tuning.press(self.session, x, y):
                 self._grab = "tune"
+        elif where == "info":
+            if button == arcade.MOUSE_BUTTON_LEFT and self.panel.info.press(x, y):
+                self._grab = "info"
         elif where == "world":
             if button == arcade.MOUSE_BUTTON_LEFT:
                 vp = self.painter.viewport(self.session.sim.world, self.session.opts)
@@ -217,6 +220,8 @@ class ViewerView(arcade.View):
             self.panel.tree.drag(dx, dy)
         elif self._grab == "tune":
             self.panel.tuning.drag(x, y)
+        elif self._grab == "info":
+            self.panel.info.drag(y)
         elif self._grab == "pan":
             self._pan_world(dx, dy)
         elif self._grab == "world":
@@ -229,6 +234,7 @@ class ViewerView(arcade.View):
     def on_mouse_release(self, x: int, y: int, button: int, modifiers: int) -> None:
         if self._grab == "tune":
             self.panel.tuning.release(self.session, x, y)
+        self.panel.info.release()
         self._grab = None
         self.session.release()
 
@@ -238,6 +244,8 @@ class ViewerView(arcade.View):
             self.panel.tree.wheel(x, y, scroll_y)
         elif where == "tune":
             self.panel.tuning.wheel(scroll_y)
+        elif where == "info":
+            self.panel.info.wheel(scroll_y)
         elif where == "world" and scroll_y:
             self._zoom_world(x, y, WHEEL_ZOOM**scroll_y)
 

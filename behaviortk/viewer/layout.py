@@ -42,6 +42,10 @@ class Rect:
     def inset(self, d: float) -> Rect:
         return Rect(self.x0 + d, self.y0 + d, self.x1 - d, self.y1 - d)
 
+    def lrbt(self) -> tuple[float, float, float, float]:
+        """Left, right, bottom, top: arcade's ``draw_lrbt_*`` order."""
+        return (self.x0, self.x1, self.y0, self.y1)
+
     def as_tuple(self) -> tuple[float, float, float, float]:
         return (self.x0, self.y0, self.x1, self.y1)
 

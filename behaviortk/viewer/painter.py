@@ -36,6 +36,7 @@ from behaviortk.viewer.overlays import overlay_legend
 from behaviortk.viewer.panel import panel_text, scenario_text
 from behaviortk.viewer.remembered import remembered_labels
 from behaviortk.viewer.scene import ViewOptions, build_scene, path_labels
+from behaviortk.viewer.text_scroll import TextScroll
 from behaviortk.viewer.tree_frame import TreeFrame, frame_from_sim
 from behaviortk.viewer.tree_panel import MONO_ADVANCE, Picture, TreeView
 from behaviortk.viewer.tuning_panel import TuningPanel
@@ -61,6 +62,7 @@ class PanelState:
     tab: str = "tree"  # "tree" | "tune" | "info"
     tree: TreeView = field(default_factory=TreeView)
     tuning: TuningPanel = field(default_factory=TuningPanel)
+    info: TextScroll = field(default_factory=TextScroll)  # the Info tab's text, scrolled
     session: Any = None  # the live Session (the tune tab needs it); None in renders
     frame: Any = None  # a TreeFrame to show instead of the selected agent's (replays)
 
@@ -313,9 +315,23 @@ class Painter:
             if name not in ("world", "ui", "tabs") and name not in {p.name for p in pictures}:
                 pool.show([])
         self.panel.text = text
-        if text:
-            self.panel.position = (lay.content.x0 + 8, lay.content.y1 - 8)
+        if not text:
+            return
+        x, top = lay.content.x0 + 8, lay.content.y1 - 8
+        scroller = panel.info if panel is not None and tab == "info" else None
+        if scroller is None:
+            self.panel.position = (x, top)
             self.panel.draw()
+            return
+        scroller.follow(None if sel is None else int(sim.agents.ids[sel]))
+        shift = scroller.place(lay.content, self.panel.content_height + 16.0)
+        self.panel.position = (x, top + shift)
+        with self.canvas.clipped(lay.content):
+            self.panel.draw()
+        if scroller.bar is not None:
+            track, thumb, _ = scroller.bar
+            self._arcade.draw_lrbt_rectangle_filled(*track.lrbt(), palette.SLIDER_TRACK)
+            self._arcade.draw_lrbt_rectangle_filled(*thumb.lrbt(), palette.SLIDER_FILL)
 
     def _overlay_key(self, keys: list[tuple[str, palette.Color]], lay: Layout) -> None:
         """The overlays' key in the world's top-right corner (a box the side panel's layout

@@ -111,7 +111,15 @@ def test_names_description_key_dial_help_and_banner(tmp_path: Path) -> None:
                     and count(corner, palette.VELOCITY, 2) >= 80
                 )
 
-            keep(viewer.wait_for(dial_and_key, "the force dial and the overlay key"), "dial")
+            deadline = time.monotonic() + PATIENCE
+            again = time.monotonic() + 8.0  # a Tab lost on a busy machine: type it once more
+            while not dial_and_key(img := viewer.screenshot()):
+                assert time.monotonic() < deadline, "never saw the force dial and the overlay key"
+                if again is not None and time.monotonic() > again:
+                    viewer.key("Tab")  # the next guard: it draws the same
+                    again = None
+                time.sleep(0.3)
+            keep(img, "dial")
 
             # item 4: the help box wraps inside the world, its text within the box
             viewer.key("h")  # (PANEL_BG is 230 opaque: within 4 of it over the floor)

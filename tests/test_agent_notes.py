@@ -13,7 +13,13 @@ from engine_support import definition
 from behaviortk.format.loader import load_text
 from behaviortk.sim.simulation import Simulation
 from behaviortk.tree.status import FAILURE, INVALID, RUNNING
-from behaviortk.viewer.agent_notes import HISTORY, AgentNotes, Change, blackboard_lines
+from behaviortk.viewer.agent_notes import (
+    HISTORY,
+    AgentNotes,
+    Change,
+    blackboard_lines,
+    since_text,
+)
 from behaviortk.viewer.tree_frame import frame_from_sim
 
 
@@ -55,7 +61,10 @@ def test_history_and_time_in_status_on_both_engines() -> None:
         texts = notes.notes(sim.tick)
         assert texts[0] == "1 ticks"
         assert texts[1] == "blackboard_compare: go = true, wants true   1 ticks"
-        assert str(notes.history[0]) == "3: sequence FAILURE -> RUNNING"
+        # shown as the step's 0-based tick: the HUD's "tick 2", the trace's record 2
+        assert notes.history[0].step == 2
+        assert str(notes.history[0]) == "2: sequence FAILURE -> RUNNING"
+        assert notes.count == 3 and since_text(notes) == "since selected at tick 0"
         assert blackboard_lines(sim, 0) == ["  go = true  (bool, age 2 ticks)"]
 
 
@@ -80,3 +89,57 @@ def test_the_tree_panel_writes_each_note_beside_its_node() -> None:
     ]
     assert "blackboard_compare: go = true, wants true   1 ticks" in texts
     assert texts.count("1 ticks") == 2  # the sequence and the wait
+
+
+def test_another_agent_selected_on_the_same_tick_gets_its_own_whys() -> None:
+    """Two agents, ``go`` set for the second only: selecting it after the first on the same
+    tick (paused) shows its own why, not the first one's (the whys were kept per tick)."""
+    root = {
+        "type": "sequence",
+        "memory": False,
+        "children": [
+            {"type": "blackboard_compare", "key": "go", "value": True},
+            {"type": "wait", "duration": 10},
+        ],
+    }
+    d = definition(
+        root,
+        count=2,
+        positions=[[100, 100], [200, 200]],
+        blackboard={"go": {"type": "bool", "default": False}},
+    )
+    sim = Simulation(load_text(json.dumps(d), "two.json"))
+    sim.step()
+    sim.blackboard(1)["go"] = True
+    sim.step()
+    notes = AgentNotes()
+    texts = []
+    for row in (0, 1, 0):
+        frame = frame_from_sim(sim, row)
+        assert frame is not None
+        notes.observe(sim, row, frame.tree, frame.status)
+        why = notes.whys[1]
+        assert why is not None
+        texts.append(why.text)
+    assert [t.split(",")[0] for t in texts] == [
+        "blackboard_compare: go = false",
+        "blackboard_compare: go = true",
+        "blackboard_compare: go = false",
+    ]
+
+
+def test_the_history_starts_when_the_agent_is_selected_and_says_so() -> None:
+    """Selected before the first step: ``since selected at start``; another agent taken on
+    after tick 4 (sim.tick 5) starts afresh, ``since selected at tick 4``, with no change."""
+    _, sim = run_notes("batch")
+    first = frame_from_sim(sim, 0)
+    assert first is not None
+    fresh = AgentNotes()
+    fresh.observe(Simulation(sim.scenario), 0, first.tree, first.status)  # tick 0: not stepped
+    assert since_text(fresh) == "since selected at start"
+    sim.step()
+    other = AgentNotes()
+    other.agent = 99  # following some other agent: taking agent 0 starts afresh
+    other.observe(sim, 0, first.tree, first.status)
+    assert since_text(other) == "since selected at tick 4" and other.count == 0
+    assert list(other.history) == []

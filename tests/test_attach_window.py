@@ -5,8 +5,9 @@ The game is guard_patrol served with ``sim.serve()``; the window is ``AttachView
 viewer (``ViewerView`` on the very same Simulation) draws of the same tick: the world
 (agents where the game has them) and the side panel (the selected agent's streamed
 statuses, the why beside each condition, time in status) pixel for pixel, the info tab's
-text (blackboard, requests, history) word for word. Breakpoints set with ``b`` hold the
-game inside ``step()`` until space; a game that stops serving is said in the banner.
+text (blackboard, requests) and the History tab's lines word for word. Breakpoints set
+with ``b`` hold the game inside ``step()`` until space; a game that stops serving is said
+in the banner.
 Guard 0 first runs ``chase`` on tick 106 (``tests/test_viewer_breaks.py``).
 """
 
@@ -119,6 +120,11 @@ def test_the_window_draws_what_the_live_viewer_draws_of_the_games_tick(game) -> 
     drawn(view), drawn(local)
     assert "Blackboard" in view.painter.panel.text
     assert view.painter.panel.text == local.painter.panel.text
+    view.panel.tab = local.panel.tab = "history"
+    drawn(view), drawn(local)
+    lines = view.painter.pool("history").texts()
+    assert lines[0] == f"Status history: {sim.agents.names[0]}"
+    assert lines == local.painter.pool("history").texts()
 
 
 def test_b_holds_the_game_at_its_breakpoint_until_space(game) -> None:

@@ -32,7 +32,7 @@ pytestmark = [
     pytest.mark.xvfb,
     pytest.mark.skipif(xvfb_missing() is not None, reason=f"{xvfb_missing()} is not installed"),
 ]
-TABS = ("tree", "info")  # no Tune tab: the definition runs in the game
+TABS = ("tree", "info", "history")  # no Tune tab: the definition runs in the game
 
 
 @pytest.fixture

@@ -117,7 +117,9 @@ def test_tab_cycles_and_click_selects_an_agent_and_the_panel_shows_its_tree(view
     frame(view)
     tree_labels = view.painter.pool("tree.body").texts()
     assert "pursue prey" in tree_labels  # the graphical tree: the predator's one leaf
-    key(view, arcade.key.BRACKETLEFT)  # tree -> info (the tabs cycle tree, tune, info)
+    key(view, arcade.key.BRACKETLEFT)  # tree -> history -> info (tree, tune, info, history)
+    assert view.panel.tab == "history"
+    key(view, arcade.key.BRACKETLEFT)
     assert view.panel.tab == "info"
     frame(view)
     text = view.painter.panel.text

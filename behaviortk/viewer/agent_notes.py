@@ -1,15 +1,20 @@
 """The selected agent's debugging notes: why each condition holds, each `utility` option's
 score, its status history, its blackboard.
 
-Kept for ONE agent (the selection), so the rest of the run pays nothing. Each new tick
-the agent's status row is diffed with the last one: changes go to a ring of the last
-``HISTORY`` (tick, node path, from -> to), and each node remembers the tick its status
-last changed (the tree panel shows the time in the current status beside it). Shown an
-earlier tick of the same run (the live viewer's step back, a replay's), the changes after
-it are dropped and each node's tick is found again from those kept. The why of every
-condition (``sim/why.why_shown``: as the tick shown saw it) is asked once per tick shown. An attached game's
-view (``viewer/remote.py``) carries them in its frame instead (``shipped``: what
-``sim/agent_facts.facts`` said on the game's side), so both windows show the same.
+Kept for ONE agent (the selection), so the rest of the run pays nothing: the py_trees
+engine reads a node's status only when asked (issue 14), and reading every agent's row
+each tick costs a fifth more per tick at 1,000 agents (``benchmarks/bench_pytrees.py
+--statuses``), so an agent's history starts when it is selected and says so. Each new tick
+the agent's status row is diffed with the last one (``record``: the live viewer calls it
+after every step, so a fast run misses no tick between two frames): changes go to a ring
+of the last ``HISTORY`` (tick, node path, from -> to), and each node remembers the tick
+its status last changed (the tree panel shows the time in the current status beside it).
+Shown an earlier tick of the same run (the live viewer's step back, a replay's), the
+changes after it are dropped and each node's tick is found again from those kept. The why
+of every condition (``sim/why.why_shown``: as the tick shown saw it) is asked once per tick
+and agent shown. An attached game's view (``viewer/remote.py``) carries them in its frame
+instead (``shipped``: what ``sim/agent_facts.facts`` said on the game's side), so both
+windows show the same. The History tab lists the changes (``viewer/status_history.py``).
 """
 
 from __future__ import annotations
@@ -31,13 +36,18 @@ HISTORY = 200
 
 @dataclass(frozen=True)
 class Change:
-    tick: int
+    tick: int  # ``sim.tick`` after the step that changed it (steps taken)
     node: str  # flat node path
     was: int
     now: int
 
+    @property
+    def step(self) -> int:
+        """The step's 0-based tick: as the HUD, traces and breakpoints number it."""
+        return self.tick - 1
+
     def __str__(self) -> str:
-        return f"{self.tick}: {self.node} {STATUS_NAMES[self.was]} -> {STATUS_NAMES[self.now]}"
+        return f"{self.step}: {self.node} {STATUS_NAMES[self.was]} -> {STATUS_NAMES[self.now]}"
 
 
 class AgentNotes:
@@ -50,10 +60,22 @@ class AgentNotes:
         self.status: np.ndarray | None = None
         self.since: np.ndarray | None = None  # tick each node's status last changed
         self.history: deque[Change] = deque(maxlen=HISTORY)
+        self.count = 0  # changes seen since ``start`` (the ring keeps the last HISTORY)
         self.whys: dict[int, Why | None] = {}
         self.scores: dict[int, float] = {}  # `utility` options' scores, by child node
+        self._asked: tuple[int, int | None] = (-1, None)  # (tick, agent) whys were asked of
 
     def observe(self, sim: Any, row: int, tree: Any, status: np.ndarray) -> None:
+        """``record`` the agent in ``row`` at tick ``sim.tick``, and ask its whys and scores
+        the first time this tick and agent are shown."""
+        self.record(sim, row, tree, status)
+        if (self.tick, self.agent) != self._asked:
+            assert self.agent is not None
+            self.whys = _whys(sim, self.agent)
+            self.scores = _scores(sim, self.agent)
+            self._asked = (self.tick, self.agent)
+
+    def record(self, sim: Any, row: int, tree: Any, status: np.ndarray) -> None:
         """Take the ``status`` row of the agent in ``row`` at tick ``sim.tick``; a newly
         selected agent starts afresh."""
         tick = int(getattr(sim, "tick", 0))
@@ -67,6 +89,7 @@ class AgentNotes:
             self.agent, self.status, self.start = agent, status.copy(), tick
             self.since = np.full(status.shape, tick, dtype=np.int64)
             self.history.clear()
+            self.count = 0
         elif tick < self.tick:
             self._rewind(tick, tree, status)
         elif tick != self.tick:
@@ -76,11 +99,9 @@ class AgentNotes:
                 self.history.append(
                     Change(tick, tree.nodes[k].path, int(self.status[k]), int(status[k]))
                 )
+            self.count += len(changed)
             self.since[changed] = tick
             self.status = status.copy()
-        if tick != self.tick or agent != self.agent:
-            self.whys = _whys(sim, agent)
-            self.scores = _scores(sim, agent)
         self.tick = tick
 
     def _rewind(self, tick: int, tree: Any, status: np.ndarray) -> None:
@@ -90,6 +111,7 @@ class AgentNotes:
         full = len(self.history) == HISTORY  # older changes may have been dropped
         known = self.history[0].tick if full else self.start
         kept = [c for c in self.history if c.tick <= tick]
+        self.count -= len(self.history) - len(kept)
         self.history = deque(kept, maxlen=HISTORY)
         later = self.since > tick
         index = {node.path: k for k, node in enumerate(tree.nodes)}
@@ -142,15 +164,22 @@ def _scores(sim: Any, agent: int) -> dict[int, float]:
     return option_scores(sim, agent)
 
 
+def since_text(notes: AgentNotes) -> str:
+    """Since when the history runs: the tick the agent was selected (its 0-based tick, as
+    the HUD says it), or the run's start."""
+    return "since selected at " + ("start" if notes.start <= 0 else f"tick {notes.start - 1}")
+
+
 def history_text(notes: AgentNotes, frame: Any) -> str:
-    """The info tab's status history: every change kept (the last ``HISTORY``), newest
-    first, since the tick the agent was selected (the tab scrolls: ``text_scroll.py``)."""
+    """The info tab's pointer to the status history: how many changes, since when, the
+    latest; the History tab lists them all (``status_history.py``)."""
     if frame is None:
         return ""
-    lines = [f"  {change}" for change in reversed(notes.history)]
-    kept = f"{len(lines)} kept, the last {HISTORY} at most" if lines else "none yet"
-    head = f"Status changes since tick {max(notes.start, 0)}, newest first ({kept})"
-    return f"\n\n{head}\n  tick: node from -> to\n" + "\n".join(lines)
+    latest = f"\n  latest {notes.history[-1]}" if notes.history else ""
+    return (
+        f"\n\nStatus history: {notes.count} changes {since_text(notes)}{latest}"
+        f"\n  (the last {HISTORY}: the History tab, or PgUp / PgDn)"
+    )
 
 
 def blackboard_lines(sim: Any, row: int) -> list[str]:

@@ -54,6 +54,7 @@ class ViewerView(arcade.View):
         self._fps = 0.0
         self._last_draw = time.perf_counter()
         self._grab: str | None = None  # what a press started dragging: world, tree, tune, pan
+        session.stepped = self.painter.record  # the selected agent's history, every step
 
     # ----------------------------------------------------------- updates
     def on_fixed_update(self, delta_time: float) -> None:
@@ -207,6 +208,9 @@ class ViewerView(arcade.View):
         elif where == "info":
             if button == arcade.MOUSE_BUTTON_LEFT and self.panel.info.press(x, y):
                 self._grab = "info"
+        elif where == "history":
+            if button == arcade.MOUSE_BUTTON_LEFT and self.panel.history.press(x, y):
+                self._grab = "history"
         elif where == "world":
             if button == arcade.MOUSE_BUTTON_LEFT:
                 vp = self.painter.viewport(self.session.sim.world, self.session.opts)
@@ -222,6 +226,8 @@ class ViewerView(arcade.View):
             self.panel.tuning.drag(x, y)
         elif self._grab == "info":
             self.panel.info.drag(y)
+        elif self._grab == "history":
+            self.panel.history.drag(y)
         elif self._grab == "pan":
             self._pan_world(dx, dy)
         elif self._grab == "world":
@@ -235,6 +241,7 @@ class ViewerView(arcade.View):
         if self._grab == "tune":
             self.panel.tuning.release(self.session, x, y)
         self.panel.info.release()
+        self.panel.history.release()
         self._grab = None
         self.session.release()
 
@@ -246,6 +253,8 @@ class ViewerView(arcade.View):
             self.panel.tuning.wheel(scroll_y)
         elif where == "info":
             self.panel.info.wheel(scroll_y)
+        elif where == "history":
+            self.panel.history.wheel(scroll_y)
         elif where == "world" and scroll_y:
             self._zoom_world(x, y, WHEEL_ZOOM**scroll_y)
 

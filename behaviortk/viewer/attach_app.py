@@ -3,7 +3,7 @@
 ``AttachView`` is the live ``ViewerView`` with an ``AttachSession`` (``attached.py``) in
 place of a local ``Session``, as the replay window puts a ``ReplaySession`` there: the
 painter, the tree panel (statuses, the why beside each condition, time in status, the
-breakpoint dots), the info tab (blackboard, requests, status history), the mouse routing
+breakpoint dots), the info tab (blackboard, requests), the History tab, the mouse routing
 and the shared keys are the live viewer's. What differs is the clock (none: each update
 takes the game's newest frame), the HUD (``attached to HOST:PORT`` and the frames the
 game dropped), ``r`` and ``,`` (the game restarts itself and keeps no past to step back
@@ -31,10 +31,11 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("tab", "select next agent (the game sends its why, board)"),
     ("click", "select agent (tree: select node, fold)"),
     ("r-click", "tree panel: breakpoint on the node, as b"),
-    ("wheel", "zoom the world (or the tree panel under the mouse)"),
+    ("wheel", "zoom the world (the tree panel too; other tabs scroll)"),
     ("r-drag", "pan the world (drag in the tree panel pans it)"),
     ("0", "whole world / tree panel fitted again"),
-    ("[ / ]", "side panel tab: tree, info"),
+    ("[ / ]", "side panel tab: tree, info, history"),
+    ("pgup/dn", "status history (History tab): a page newer / older"),
     ("g", "colour by group / by action"),
     ("a", "all overlays on / off"),
     ("h", "this help"),

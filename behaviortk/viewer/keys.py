@@ -3,7 +3,8 @@
 Each window handles its own clock keys first (live: space, ``.``, ``,``, ``r``, ``b``; replay:
 space, arrows, ``,`` ``.``, home, end) and passes any other key to
 ``shared_key``: ``+``/``-`` speed, tab select, ``h`` help, ``g`` colour by,
-``a`` all overlays, ``[``/``]`` side panel tab, ``0`` fit, esc quit, and the
+``a`` all overlays, ``[``/``]`` side panel tab, PgUp / PgDn the selected agent's status
+history (the History tab, a page at a time), ``0`` fit, esc quit, and the
 overlay letters (``overlays.BY_KEY``).
 """
 
@@ -57,6 +58,10 @@ def shared_key(view: KeyView, session: KeySession, symbol: int) -> bool:
         view.panel.cycle(1)
     elif symbol == k.BRACKETLEFT:
         view.panel.cycle(-1)
+    elif symbol == k.PAGEDOWN:
+        view.panel.page_history(1)
+    elif symbol == k.PAGEUP:
+        view.panel.page_history(-1)
     elif symbol in (k.KEY_0, k.NUM_0):
         s.opts.region, s.opts.zoom = None, 1.0
         view.panel.tree.fit()

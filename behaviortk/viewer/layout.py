@@ -1,7 +1,7 @@
 """Where each part of a frame goes (pixels, y up): HUD band, side panel, world.
 
 The side panel holds, top to bottom, the legend (one row per swatch), the tab
-bar (Tree, Tune, Info) and the tab's content. Everything is a ``Rect`` computed
+bar (Tree, Tune, Info, History) and the tab's content. Everything is a ``Rect`` computed
 from the window size alone, so drawing and mouse hit-testing agree.
 """
 
@@ -18,7 +18,7 @@ MARGIN = 8
 LEGEND_ROW = 18
 LEGEND_TOP = 26  # the "Legend" heading
 TAB_HEIGHT = 26
-TABS = ("tree", "tune", "info")
+TABS = ("tree", "tune", "info", "history")
 
 
 @dataclass(frozen=True)

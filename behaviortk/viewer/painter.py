@@ -36,8 +36,9 @@ from behaviortk.viewer.overlays import overlay_legend
 from behaviortk.viewer.panel import panel_text, scenario_text
 from behaviortk.viewer.remembered import remembered_labels
 from behaviortk.viewer.scene import ViewOptions, build_scene, path_labels
+from behaviortk.viewer.status_history import HistoryList
 from behaviortk.viewer.text_scroll import TextScroll
-from behaviortk.viewer.tree_frame import TreeFrame, frame_from_sim
+from behaviortk.viewer.tree_frame import TreeFrame, frame_from_sim, status_row
 from behaviortk.viewer.tree_panel import MONO_ADVANCE, Picture, TreeView
 from behaviortk.viewer.tuning_panel import TuningPanel
 from behaviortk.viewer.viewport import Viewport, view_region
@@ -59,21 +60,28 @@ __all__ = ["HUD_HEIGHT", "MARGIN", "PANEL_WIDTH", "Overlay2D", "Painter", "Panel
 class PanelState:
     """The side panel's state: the tab shown and the widgets that keep state between frames."""
 
-    tab: str = "tree"  # "tree" | "tune" | "info"
+    tab: str = "tree"  # "tree" | "tune" | "info" | "history"
     tree: TreeView = field(default_factory=TreeView)
     tuning: TuningPanel = field(default_factory=TuningPanel)
     info: TextScroll = field(default_factory=TextScroll)  # the Info tab's text, scrolled
+    history: HistoryList = field(default_factory=HistoryList)  # the History tab's list
     session: Any = None  # the live Session (the tune tab needs it); None in renders
     frame: Any = None  # a TreeFrame to show instead of the selected agent's (replays)
 
     @property
     def tabs(self) -> tuple[str, ...]:
-        return TABS if self.session is not None else ("tree", "info")
+        return TABS if self.session is not None else ("tree", "info", "history")
 
     def cycle(self, step: int) -> None:
         tabs = self.tabs
         i = tabs.index(self.tab) if self.tab in tabs else 0
         self.tab = tabs[(i + step) % len(tabs)]
+
+    def page_history(self, pages: int) -> None:
+        """PgDn (1) / PgUp (-1): the History tab, a page older / newer once it shows."""
+        if self.tab == "history":
+            self.history.page(pages)
+        self.tab = "history"
 
 
 @dataclass
@@ -267,6 +275,16 @@ class Painter:
         self.notes.observe(sim, sel, frame.tree, frame.status)
         return replace(frame, notes=self.notes.notes(int(getattr(sim, "tick", 0))))
 
+    def record(self, sim: Any, row: int | None) -> None:
+        """The status row of the agent in ``row`` (the selection) into its history, without
+        drawing: the live viewer calls it after every step, so no tick between two frames
+        is missed."""
+        if row is None or not 0 <= row < sim.agents.n:
+            return
+        found = status_row(sim, row)
+        if found is not None and found[1] is not None:
+            self.notes.record(sim, row, found[0], found[1])
+
     def _content(
         self, sim: Any, opts: ViewOptions, info: HudInfo, panel: PanelState | None, lay: Layout
     ) -> None:
@@ -278,14 +296,12 @@ class Painter:
             if opts.selected is not None and 0 <= opts.selected < sim.agents.n
             else None
         )
+        # whichever tab shows, the selected agent's history goes on (one row read)
+        noted = self._noted(sim, frame_from_sim(sim, sel), sel) if sel is not None else None
         pictures: list[Picture] = []
         text = ""
         if tab == "tree" and panel is not None:
-            frame = (
-                panel.frame
-                if panel.frame is not None
-                else (self._noted(sim, frame_from_sim(sim, sel), sel) if sel is not None else None)
-            )
+            frame = panel.frame if panel.frame is not None else noted
             if frame is not None:
                 pictures = panel.tree.build(frame, lay.content)
             elif sel is not None:
@@ -296,10 +312,17 @@ class Painter:
             group = int(sim.agents.group[sel]) if sel is not None else None
             panel.tuning.follow(panel.session.tuner, group)
             pictures = panel.tuning.build(panel.session, lay.content)
+        elif tab == "history" and panel is not None:
+            if noted is not None:
+                assert sel is not None
+                name = str(sim.agents.names[sel])
+                pictures = panel.history.build(self.notes, lay.content, name)
+            elif sel is not None:
+                text = "This agent has no tree: the game moves it."
+            else:
+                text = "Click an agent (or press Tab) to see its status history."
         elif sel is not None:
-            frame = frame_from_sim(sim, sel)
-            self._noted(sim, frame, sel)
-            text = panel_text(sim, sel) + history_text(self.notes, frame)
+            text = panel_text(sim, sel) + history_text(self.notes, noted)
         elif not info.caption:
             text = (
                 scenario_text(sim)

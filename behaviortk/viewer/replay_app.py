@@ -7,14 +7,16 @@ with the same ``Painter`` as a live run, in a world area raised by the timeline
 band (``ReplayPainter``), then the timeline under it. The side panel is the live
 viewer's: its Tree tab draws the selected agent's recorded statuses with the
 graphical tree panel (``tree_frame.frame_from_sim`` reads the recorded
-decisions), its Info tab the text panel; there is no Tune tab (a recording
+decisions), its Info tab the text panel, its History tab the status changes seen
+since the agent was selected; there is no Tune tab (a recording
 cannot be tuned). The window reuses the live viewer's mouse routing
 (``app.ViewerView``): tabs, the tree panel's pan, zoom and folding, world zoom and
 pan.
 
 Keys: space play / pause, left / right (or , / .) one recorded tick back /
 forward, home / end, + / - speed, tab / click select an agent, g colour by
-group / action, overlay keys as in the live viewer, h help, esc quit. Press or
+group / action, overlay keys as in the live viewer, PgUp / PgDn the selected agent's
+status history (History tab), h help, esc quit. Press or
 drag on the timeline to go to any tick.
 """
 
@@ -50,8 +52,9 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("+ / -", "replay speed x2 / /2"),
     ("drag", "the timeline: go to any tick"),
     ("tab", "select next agent (or click it)"),
-    ("[ / ]", "side panel tab: tree (recorded statuses), info"),
-    ("wheel", "zoom the world (or the tree panel under the mouse)"),
+    ("[ / ]", "side panel tab: tree (recorded statuses), info, history"),
+    ("pgup/dn", "status history (History tab): a page newer / older"),
+    ("wheel", "zoom the world (the tree panel too; other tabs scroll)"),
     ("r-drag", "pan the world (drag in the tree panel pans it)"),
     ("0", "whole world / tree panel fitted again"),
     ("g", "colour by group / by action"),

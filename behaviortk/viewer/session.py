@@ -21,6 +21,7 @@ after the one shown; a reload or a restart starts a new ring.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -144,6 +145,9 @@ class Session:
         self.breaks: dict[tuple[str, int], Any] = {}  # (group, node index) -> Breakpoint
         self.hit: Any = None  # the breakpoint hit that paused the run (sim/breakpoints.Hit)
         self.break_note = ""  # the status line saying why the run paused
+        self.stepped: Callable[[Any, int | None], None] | None = None
+        """Called after each step with the simulation and the selected row (the window
+        keeps the selected agent's status history: no tick between two frames missed)."""
 
     # ------------------------------------------------------------ stepping
     def _step(self) -> bool:
@@ -162,6 +166,8 @@ class Session:
             self.select_id(selected)
         self.step_error = None
         self.trails.record(self.sim)
+        if self.stepped is not None:
+            self.stepped(self.sim, self.opts.selected)
         if self.sim.hit is not None:
             self._stop_at(self.sim.hit)
         return True

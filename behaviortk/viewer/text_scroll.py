@@ -1,6 +1,6 @@
-"""A block of text taller than its box, scrolled: the Info tab (the agent's facts, its
-blackboard and the last 200 status changes it went through) with the mouse wheel and a
-scrollbar that drags, as the Tune tab's rows scroll."""
+"""A block of text taller than its box, scrolled: the Info tab (the agent's facts, its tree
+as text, its blackboard) with the mouse wheel and a scrollbar that drags, as the Tune
+tab's rows scroll."""
 
 from __future__ import annotations
 

@@ -49,8 +49,9 @@ def frame_from_codes(
     return TreeFrame(tree, codes, f, float(max_force), title)
 
 
-def frame_from_sim(sim: Any, row: int) -> TreeFrame | None:
-    """The agent in ``row`` after the last tick (None: an agent the game moves, no tree)."""
+def status_row(sim: Any, row: int) -> tuple[FlatTree, np.ndarray | None] | None:
+    """The tree of the agent in ``row`` and its node statuses after the last tick (None
+    before any); None for an agent the game moves (no tree). Reads that one row only."""
     ag = sim.agents
     group = ag.group_names[int(ag.group[row])]
     tree = getattr(sim, "trees", {}).get(group)
@@ -61,6 +62,17 @@ def frame_from_sim(sim: Any, row: int) -> TreeFrame | None:
     status = None
     if decision is not None and local < decision.emitted.shape[0]:
         status = decision.status_of([local])[0]  # one row: the engine reads only this agent
+    return tree, status
+
+
+def frame_from_sim(sim: Any, row: int) -> TreeFrame | None:
+    """The agent in ``row`` after the last tick (None: an agent the game moves, no tree)."""
+    found = status_row(sim, row)
+    if found is None:
+        return None
+    tree, status = found
+    ag = sim.agents
+    group = ag.group_names[int(ag.group[row])]
     forces = leaf_forces(sim, row, group, len(tree.steering))
     title = f"{ag.names[row]}  ({group}, {tick_label(sim)})"
     return frame_from_codes(

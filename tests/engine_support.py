@@ -90,3 +90,18 @@ def wait(seconds: float, name: str | None = None) -> dict[str, Any]:
 
 def bb_is(key: str, value: Any) -> dict[str, Any]:
     return {"type": "blackboard_compare", "key": key, "op": "==", "value": value}
+
+
+FLIPS: dict[str, Any] = {
+    "type": "selector",
+    "memory": False,
+    "children": [
+        {
+            "type": "sequence",
+            "memory": False,
+            "children": [{"type": "chance", "probability": 0.5}, {"type": "wander"}],
+        },
+        {"type": "seek", "target": {"kind": "point", "at": [200, 200]}},
+    ],
+}
+"""A tree whose `chance` flips its branch most ticks: many status changes (history tests)."""

@@ -22,18 +22,20 @@ from behaviortk.viewer.agent_notes import (
 )
 from behaviortk.viewer.tree_frame import frame_from_sim
 
+GO_THEN_WAIT = {
+    "type": "sequence",
+    "memory": False,
+    "children": [
+        {"type": "blackboard_compare", "key": "go", "value": True},
+        {"type": "wait", "duration": 10},
+    ],
+}
+"""Waits 10 ticks once the blackboard's ``go`` is true."""
+
 
 def run_notes(engine: str) -> tuple[AgentNotes, Simulation]:
-    root = {
-        "type": "sequence",
-        "memory": False,
-        "children": [
-            {"type": "blackboard_compare", "key": "go", "value": True},
-            {"type": "wait", "duration": 10},
-        ],
-    }
     d = definition(
-        root, positions=[[100, 100]], blackboard={"go": {"type": "bool", "default": False}}
+        GO_THEN_WAIT, positions=[[100, 100]], blackboard={"go": {"type": "bool", "default": False}}
     )
     sim = Simulation(load_text(json.dumps(d), "notes.json"), engine=engine)
     notes = AgentNotes()
@@ -94,16 +96,8 @@ def test_the_tree_panel_writes_each_note_beside_its_node() -> None:
 def test_another_agent_selected_on_the_same_tick_gets_its_own_whys() -> None:
     """Two agents, ``go`` set for the second only: selecting it after the first on the same
     tick (paused) shows its own why, not the first one's (the whys were kept per tick)."""
-    root = {
-        "type": "sequence",
-        "memory": False,
-        "children": [
-            {"type": "blackboard_compare", "key": "go", "value": True},
-            {"type": "wait", "duration": 10},
-        ],
-    }
     d = definition(
-        root,
+        GO_THEN_WAIT,
         count=2,
         positions=[[100, 100], [200, 200]],
         blackboard={"go": {"type": "bool", "default": False}},

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from engine_support import definition
+from engine_support import FLIPS, definition
 
 from behaviortk.viewer import palette
 from behaviortk.viewer.layout import PANEL_WIDTH, TABS, make_layout
@@ -28,19 +28,6 @@ pytestmark = [
     pytest.mark.xvfb,
     pytest.mark.skipif(xvfb_missing() is not None, reason=f"{xvfb_missing()} is not installed"),
 ]
-
-FLIPS = {
-    "type": "selector",
-    "memory": False,
-    "children": [
-        {
-            "type": "sequence",
-            "memory": False,
-            "children": [{"type": "chance", "probability": 0.5}, {"type": "wander"}],
-        },
-        {"type": "seek", "target": {"kind": "point", "at": [200, 200]}},
-    ],
-}
 
 
 def test_the_history_tab_scrolls_through_the_status_history(tmp_path: Path) -> None:

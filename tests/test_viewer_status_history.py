@@ -21,7 +21,7 @@ from typing import Any
 import arcade
 import numpy as np
 import pytest
-from engine_support import definition
+from engine_support import FLIPS, definition
 
 from behaviortk.format.loader import load_text
 from behaviortk.sim.simulation import Simulation
@@ -208,20 +208,6 @@ def test_the_history_says_when_it_started_and_fits_without_a_scrollbar() -> None
         "  latest 11: selector/seek[1] INVALID -> RUNNING\n"
         "  (the last 200: the History tab, or PgUp / PgDn)"
     ) in p.panel.text
-
-
-FLIPS = {
-    "type": "selector",
-    "memory": False,
-    "children": [
-        {
-            "type": "sequence",
-            "memory": False,
-            "children": [{"type": "chance", "probability": 0.5}, {"type": "wander"}],
-        },
-        {"type": "seek", "target": {"kind": "point", "at": [200, 200]}},
-    ],
-}
 
 
 @pytest.fixture

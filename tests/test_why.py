@@ -286,3 +286,20 @@ def test_watching_why_changes_nothing(engine: str) -> None:
             runs.append((sim.agents.pos.copy(), sim.agents.vel.copy()))
         np.testing.assert_array_equal(runs[0][0], runs[1][0])
         np.testing.assert_array_equal(runs[0][1], runs[1][1])
+
+
+@pytest.mark.parametrize("agent", [-1, 7, 2**64])
+def test_why_of_an_agent_that_is_not_there_is_a_simulation_error(agent: int) -> None:
+    """Asked of an id never handed out, ``why_shown`` says so (SimulationError); the next
+    tick runs as it would have, and asking again still says so."""
+    from behaviortk.errors import SimulationError
+
+    near = {"type": "in_range", "target": B, "radius": 100}
+    plain, asked = (run([near], [195.0, 100.0], "batch")[1] for _ in range(2))
+    with pytest.raises(SimulationError):
+        why_shown(asked, agent)
+    plain.step()
+    asked.step()
+    np.testing.assert_array_equal(plain.agents.pos, asked.agents.pos)
+    with pytest.raises(SimulationError):
+        why_shown(asked, agent)

@@ -155,7 +155,7 @@ def test_names_description_key_dial_help_and_banner(tmp_path: Path) -> None:
             # item 1: the mistake undone (the file as it was): the banner goes
             path.write_text(original)
             img = viewer.wait_for(
-                lambda img: count(img[img.shape[0] // 2 :], palette.ERROR_BG, 6) == 0,
+                lambda img: count(img[img.shape[0] // 2 :, :side], palette.ERROR_BG, 6) == 0,
                 "the banner gone once the file is as it was",
             )
             keep(img, "banner_cleared")

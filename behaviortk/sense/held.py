@@ -37,8 +37,9 @@ from behaviortk.world.spatial import displacement_columns
 
 Pairs = tuple[np.ndarray, np.ndarray, Array, Array]
 """``(i, j, d, dist)`` of neighbour pairs, sorted by ``(i, j)``."""
-Fresh = tuple[np.ndarray, np.ndarray, Array, Array]
-"""``(j, offsets, d, dist)`` of the thinkers' query: CSR over the thinkers, in row order."""
+Fresh = tuple[np.ndarray, np.ndarray, Callable[[], tuple[Array, Array]]]
+"""``(j, offsets, measured)`` of the thinkers' query: CSR over the thinkers, in row order;
+``measured()`` gives the pairs' ``(d, dist)`` (made when a reader of measured pairs asks)."""
 
 
 class HeldPairs:
@@ -188,13 +189,13 @@ def held_pairs(
     kernels: Any = None,
     fresh_sums: Array | None = None,
 ) -> HeldPairs:
-    """The neighbour pairs of group ``key[0]`` (``rows``): ``fresh`` (``(j, offsets, d,
-    dist)`` of the query of its thinking rows; compiled, ``fresh_sums`` too) for the
+    """The neighbour pairs of group ``key[0]`` (``rows``): ``fresh`` (``(j, offsets,
+    measured)`` of the query of its thinking rows; compiled, ``fresh_sums`` too) for the
     agents that think, the pairs of their last think, measured when merged, for the
     others; kept for the next tick."""
     local = thinking.rows[key[0]]
     n = rows.stop - rows.start
-    fj, fo, fd, fdist = fresh
+    fj, fo, measured = fresh
     old = thinking.held.pairs.get(key)
     if old is None:
         ho, hj = np.zeros(n + 1, dtype=np.int64), np.zeros(0, dtype=np.int64)
@@ -213,6 +214,7 @@ def held_pairs(
 
     def merge(measure: bool) -> Pairs:
         if kernels is not None:
+            fd, fdist = measured() if measure else (np.zeros((0, 2)), np.zeros(0))
             args = (rows.start, offsets, thinks, fo, fj, fd, fdist, ho, hj, pos, world)
             out: Pairs = kernels.merge_pairs(*args, measure)
             return out
@@ -244,7 +246,8 @@ def merged(
 ) -> Pairs:
     """Every observer's block at ``offsets``: the thinkers' (``local``) from ``fresh``, the
     others' their held pairs ``ho``/``hj`` measured now; placed, not sorted."""
-    fj, fo, fd, fdist = fresh
+    fj, fo, measured = fresh
+    fd, fdist = measured()
     n = thinks.size
     total = int(offsets[-1])
     observers = np.arange(start, start + n, dtype=np.int64)

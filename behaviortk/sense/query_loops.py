@@ -463,6 +463,9 @@ def _sort(keys: np.ndarray, n: int) -> None:
             keys[b] = key
 
 
+NO_PAIRS, IDENTITIES, PAIRS = 0, 1, 2
+"""What :func:`neighbour_query` writes of the pairs: none, their ``j`` alone, all of them."""
+
 SUMS = 6
 """Per-observer sums of :func:`neighbour_query`: separation (x, y), neighbour velocity
 (x, y) and offset to the neighbours (x, y), each over the kept pairs in row order."""
@@ -489,7 +492,7 @@ def neighbour_query(
     ny: int,
     rx: int,
     ry: int,
-    want_pairs: bool,
+    want_pairs: int,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Neighbours of the sorted rows ``observers`` (a group's rows, or the ones that think
     this tick: ``sim/think.py``) among rows ``b_lo:b_hi``.
@@ -498,7 +501,8 @@ def neighbour_query(
     ``k``, row ``observers[k]``), the flocking sums of every observer (``SUMS`` columns, in
     the order and with the rules of ``steering.kernels``: Buckland's separation
     terms, ``flock_loops.separation_pair``, velocities,
-    offsets) and, with ``want_pairs``, the pairs themselves (else empty).
+    offsets) and the pairs themselves: all of them with ``want_pairs`` ``PAIRS``, only ``j``
+    with ``IDENTITIES`` (who they are: what think-rate LOD holds), else none (empty).
 
     ``view``, ``cos_limit`` (``cos(fov / 2)`` minus the tolerance), ``all_round``
     (fov covers 360 degrees) and ``cap`` are per observer. With ``fov`` False no
@@ -507,9 +511,11 @@ def neighbour_query(
     """
     start, rows, xs, ys = bin_points(pos, b_lo, b_hi, width, height, wrap, nx, ny)
     n_a = observers.shape[0]
-    size = n_a + 16 if want_pairs else 0  # the pairs' room, grown as they come (_more_room)
-    out_i = np.empty(size, dtype=np.int64)
+    every = want_pairs == PAIRS
+    size = n_a + 16 if want_pairs != NO_PAIRS else 0  # the room, grown as needed (_more_room)
     out_j = np.empty(size, dtype=np.int64)
+    size = size if every else 0
+    out_i = np.empty(size, dtype=np.int64)
     out_d = np.empty((size, 2))
     out_dist = np.empty(size)
     offsets = np.zeros(n_a + 1, dtype=np.int64)
@@ -621,25 +627,27 @@ def neighbour_query(
             _sort(keys, n)
             for q in range(n):
                 kept[q] = keys[q] & mask
-        if want_pairs and p + n > out_j.shape[0]:
+        if want_pairs != NO_PAIRS and p + n > out_j.shape[0]:
             size = _more_room(p + n, k + 1, n_a)
-            out_i = _longer(out_i, p, size)
             out_j = _longer(out_j, p, size)
+            size = size if every else 0
+            out_i = _longer(out_i, p if every else 0, size)
             wider = np.empty((size, 2))
-            for q in range(p):  # not a slice assignment: see _longer
+            for q in range(p if every else 0):  # not a slice assignment: see _longer
                 wider[q, 0] = out_d[q, 0]
                 wider[q, 1] = out_d[q, 1]
             out_d = wider
-            out_dist = _longer(out_dist, p, size)
+            out_dist = _longer(out_dist, p if every else 0, size)
         sx = sy = ax = ay = ox = oy = 0.0
         for q in range(n):
             slot = kept[q]
             j = cj[slot]
             dx = cdx[slot]
             dy = cdy[slot]
-            if want_pairs:
-                out_i[p + q] = i
+            if want_pairs != NO_PAIRS:
                 out_j[p + q] = j
+            if every:
+                out_i[p + q] = i
                 out_d[p + q, 0] = dx
                 out_d[p + q, 1] = dy
                 out_dist[p + q] = cdist[slot]
@@ -658,9 +666,9 @@ def neighbour_query(
         sums[k, 3] = ay
         sums[k, 4] = ox
         sums[k, 5] = oy
-    if not want_pairs:
-        p = 0
-    return offsets, sums, out_i[:p], out_j[:p], out_d[:p], out_dist[:p]
+    m = p if every else 0
+    p = 0 if want_pairs == NO_PAIRS else p
+    return offsets, sums, out_i[:m], out_j[:p], out_d[:m], out_dist[:m]
 
 
 @kernel
@@ -743,14 +751,25 @@ def agent_facts(
     width: float,
     height: float,
     wrap: bool,
+    only: np.ndarray,
+    every: bool,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``Sense.agent_facts``: agents ``agent`` (global rows, -1: none) seen from positions ``own``."""
+    """``Sense.agent_facts``: agents ``agent`` (global rows, -1: none) seen from positions
+    ``own``; unless ``every``, at the rows ``only`` alone (no target elsewhere)."""
     n = own.shape[0]
-    tpos = np.empty((n, 2))  # every entry written below: no zeroing pass first
-    tvel = np.empty((n, 2))
-    valid = np.empty(n, dtype=np.bool_)
-    out = np.empty(n, dtype=np.int64)
-    for r in range(n):
+    if every:  # every entry written below: no zeroing pass first
+        tpos = np.empty((n, 2))
+        tvel = np.empty((n, 2))
+        valid = np.empty(n, dtype=np.bool_)
+        out = np.empty(n, dtype=np.int64)
+    else:
+        tpos = np.zeros((n, 2))
+        tvel = np.zeros((n, 2))
+        valid = np.zeros(n, dtype=np.bool_)
+        out = np.full(n, -1, dtype=np.int64)
+    m = n if every else only.shape[0]
+    for k in range(m):
+        r = k if every else only[k]
         a = agent[r]
         if a < 0:
             tpos[r, 0] = tpos[r, 1] = tvel[r, 0] = tvel[r, 1] = 0.0

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import numpy as np
 
@@ -105,6 +105,27 @@ class LazyNeighbours(Neighbours):
     @property
     def dist(self) -> Array:
         return self._get()[3]
+
+
+class CountedNeighbours(LazyNeighbours):
+    """``LazyNeighbours`` made from each row's count (the thinkers' while they decide: the
+    others none), which is what a condition reads; the offsets summed when first read."""
+
+    def __init__(self, count: np.ndarray, make: Callable[[], Any]) -> None:
+        self.__dict__.update(_count=count, _make=make, _pairs=None)
+
+    @property
+    def count(self) -> np.ndarray:
+        return cast(np.ndarray, self.__dict__["_count"])
+
+    @property
+    def offsets(self) -> np.ndarray:
+        found = self.__dict__.get("_offsets")
+        if found is None:
+            counts = self.__dict__["_count"]
+            found = self.__dict__["_offsets"] = np.zeros(counts.size + 1, dtype=np.int64)
+            np.cumsum(counts, out=found[1:])
+        return cast(np.ndarray, found)
 
 
 class HeldNeighbours(LazyNeighbours):
@@ -794,9 +815,9 @@ class Sense:
         def make() -> Neighbours:
             thinkers, b = self._thinkers(group), self.other_rows(group, of)
             assert thinkers is not None
-            if self.kernels is not None:
+            if self.kernels is not None:  # who they are made at once: what is held
                 found: Neighbours = self.kernels.neighbours(
-                    self.world, self.agents, thinkers, b, pairs=True
+                    self.world, self.agents, thinkers, b, identities=True
                 )
                 return found
             return self._compute_neighbours(thinkers, b)
@@ -813,9 +834,7 @@ class Sense:
             rows = self.rows(group)
             counts = np.zeros(rows.stop - rows.start, dtype=np.int64)
             counts[self._local_thinkers(group)] = np.diff(fresh.offsets)
-            offsets = np.zeros(counts.size + 1, dtype=np.int64)
-            np.cumsum(counts, out=offsets[1:])
-            found = LazyNeighbours(offsets, lambda: (fresh.i, fresh.j, fresh.d, fresh.dist))
+            found = CountedNeighbours(counts, lambda: (fresh.i, fresh.j, fresh.d, fresh.dist))
             self._decided[("neighbours", group, of)] = found
         return found
 
@@ -824,7 +843,8 @@ class Sense:
         assert self.thinking is not None
         rows = self.rows(group)
         fresh = self._fresh_neighbours(group, of)
-        parts = (fresh.j, fresh.offsets, fresh.d, fresh.dist)
+        who = getattr(fresh, "identities", None)
+        parts = (fresh.j if who is None else who, fresh.offsets, lambda: (fresh.d, fresh.dist))
         ag, world, sums = self.agents, self.world, getattr(fresh, "sums", None)
         held = held_pairs(self.thinking, (group, of), rows, ag, world, parts, self.kernels, sums)
         return HeldNeighbours(held)
@@ -855,12 +875,19 @@ class Sense:
         resolve: TargetFn = self.registries.targets.impl(spec.kind)
         return resolve(spec, self, group)
 
-    def agent_facts(self, own: Array, agent: np.ndarray) -> TargetFacts:
-        """Facts of target agents (global rows, -1 = none) seen from positions ``own``."""
+    def agent_facts(
+        self, own: Array, agent: np.ndarray, only: IntArray | None = None
+    ) -> TargetFacts:
+        """Facts of target agents (global rows, -1 = none) seen from positions ``own``;
+        ``only``: the rows read (:meth:`deciding_rows`), the others given no target."""
         if self.agents.n == 0:
             return self.point_facts(own, None)
         if self.kernels is not None:
-            return self.kernels.agent_facts(self.world, self.agents, own, agent)
+            return self.kernels.agent_facts(self.world, self.agents, own, agent, only)
+        if only is not None:  # the same answer: no target at the other rows
+            some = np.full(agent.shape[0], -1, dtype=np.int64)
+            some[only] = agent.take(only)
+            agent = some
         valid = agent >= 0
         safe = np.where(valid, agent, 0)
         pos = own + displacement(own, self.agents.pos[safe], self.world)

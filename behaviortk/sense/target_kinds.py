@@ -116,8 +116,8 @@ def self_target(spec: SelfTarget, sense: Sense, group: str) -> TargetFacts:
 
 def nearest_target(spec: NearestTarget, sense: Sense, group: str) -> TargetFacts:
     find = sense.nearest_visible if spec.visible else sense.nearest
-    agent, _ = find(group, spec.group, spec.radius)
-    return sense.agent_facts(own_positions(sense, group), agent)
+    agent, _ = find(group, spec.group, spec.radius)  # while deciding, the thinkers' alone
+    return sense.agent_facts(own_positions(sense, group), agent, sense.deciding_rows(group))
 
 
 def agent_target(spec: AgentTarget, sense: Sense, group: str) -> TargetFacts:

@@ -41,10 +41,18 @@ class QueriedNeighbours(LazyNeighbours):
     """
 
     sums: Array
+    identities: np.ndarray | None
+    """Each pair's ``j``, made in the query's pass when asked for (else None)."""
 
-    def __init__(self, offsets: np.ndarray, sums: Array, make: Callable[[], Any]) -> None:
+    def __init__(
+        self,
+        offsets: np.ndarray,
+        sums: Array,
+        make: Callable[[], Any],
+        identities: np.ndarray | None = None,
+    ) -> None:
         super().__init__(offsets, make)
-        self.__dict__.update(sums=sums)
+        self.__dict__.update(sums=sums, identities=identities)
 
 
 class DrawnLater:
@@ -87,11 +95,17 @@ class Kernels:
 
     @staticmethod
     def neighbours(
-        world: World, agents: Any, a: slice | np.ndarray, b: slice, pairs: bool = False
+        world: World,
+        agents: Any,
+        a: slice | np.ndarray,
+        b: slice,
+        pairs: bool = False,
+        identities: bool = False,
     ) -> Neighbours:
         """``Sense._compute_neighbours(a, b)``: the same pairs, offsets and distances
         (:class:`QueriedNeighbours`: pairs made when first asked for; with ``pairs``, made
-        at once, in the same pass). ``a`` is a range or sorted rows (the agents that think
+        at once, in the same pass; with ``identities``, their ``j`` made at once: who a
+        think-rate LOD group holds). ``a`` is a range or sorted rows (the agents that think
         this tick, ``sim/think.py``)."""
         observers = observer_rows(a)
         n_a = observers.size
@@ -101,8 +115,9 @@ class Kernels:
             none = np.zeros(0, dtype=np.int64)
             offsets = np.zeros(n_a + 1, dtype=np.int64)
             empty = (none, none.copy(), np.zeros((0, 2)), np.zeros(0))
-            if pairs:  # held perception reads the sums too: nobody seen, all zero
-                return QueriedNeighbours(offsets, np.zeros((n_a, spatial.SUMS)), lambda: empty)
+            if pairs or identities:  # held perception reads the sums too: nobody seen, all zero
+                who = none.copy() if identities else None
+                return QueriedNeighbours(offsets, np.zeros((n_a, spatial.SUMS)), lambda: empty, who)
             return Neighbours(empty[0], empty[1], offsets, empty[2], empty[3])
         half = 0.5 * agents.fov[a]
         fov = float(half.min()) < np.pi
@@ -138,10 +153,13 @@ class Kernels:
             ry,
         )
         if pairs:  # the sums as well, and the pairs already made
-            offsets, sums, *made = spatial.neighbour_query(*args, True)
+            offsets, sums, *made = spatial.neighbour_query(*args, spatial.PAIRS)
             return QueriedNeighbours(offsets, sums, lambda: made)
-        offsets, sums, *_ = spatial.neighbour_query(*args, False)
-        return QueriedNeighbours(offsets, sums, lambda: spatial.neighbour_query(*args, True)[2:])
+        found = spatial.neighbour_query(*args, spatial.IDENTITIES if identities else 0)
+        offsets, sums, identity = found[0], found[1], found[3] if identities else None
+        return QueriedNeighbours(
+            offsets, sums, lambda: spatial.neighbour_query(*args, spatial.PAIRS)[2:], identity
+        )
 
     @staticmethod
     def nearest(
@@ -259,8 +277,10 @@ class Kernels:
         )  # fmt: skip
 
     @staticmethod
-    def agent_facts(world: World, agents: Any, own: Array, agent: np.ndarray) -> TargetFacts:
-        """``Sense.agent_facts(own, agent)`` (``agents.n > 0``)."""
+    def agent_facts(
+        world: World, agents: Any, own: Array, agent: np.ndarray, only: np.ndarray | None = None
+    ) -> TargetFacts:
+        """``Sense.agent_facts(own, agent, only)`` (``agents.n > 0``)."""
         pos, vel, rows, valid = spatial.agent_facts(
             np.ascontiguousarray(own, dtype=np.float64),
             agents.pos,
@@ -269,6 +289,8 @@ class Kernels:
             float(world.width),
             float(world.height),
             world.edges == "wrap",
+            _I64 if only is None else np.ascontiguousarray(only, dtype=np.int64),
+            only is None,
         )
         return TargetFacts(pos=pos, vel=vel, agent=rows, valid=valid)
 
@@ -386,7 +408,7 @@ def _cell_order() -> None:
 def _neighbour_query() -> None:
     spatial.neighbour_query(
         _POS, _VEL, _HEAD, _F, _F, ~_YES, _I64, _I64, 0, _N, 10.0, 10.0, True, True, True,
-        3, 3, 1, 1, False,
+        3, 3, 1, 1, spatial.NO_PAIRS,
     )  # fmt: skip
 
 
@@ -496,7 +518,9 @@ WARM: dict[str, Callable[[], Any]] = {
         2,
         2,
     ),
-    "agent_facts": lambda: spatial.agent_facts(_POS, _POS, _VEL, _I64, 10.0, 10.0, True),
+    "agent_facts": lambda: spatial.agent_facts(
+        _POS, _POS, _VEL, _I64, 10.0, 10.0, True, _I64, True
+    ),
     "in_range": lambda: conditions_loops.in_range(_POS, _POS, _YES, 1.0, 0.5, _YES, _I64, True),
     "uniforms": lambda: streams_loops.uniforms(np.uint64(1), _I64, np.uint64(0), 2),
     "uniforms_rows": lambda: streams_loops.uniforms_rows(

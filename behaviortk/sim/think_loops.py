@@ -37,11 +37,19 @@ def due_rows(
     at_far = tick % far
     stale = tick - far
     m = 0
-    for k in range(n):
-        slot = far_slot[k] == at_far if lod and not near[k] else near_slot[k] == at_near
-        if slot or last_rows[k] <= stale:
-            last[ids[k]] = tick
-            last_rows[k] = tick
+    if lod:
+        for k in range(n):
+            slot = far_slot[k] == at_far if not near[k] else near_slot[k] == at_near
+            due = slot | (last_rows[k] <= stale)
             out[m] = k
-            m += 1
+            m += due
+    else:  # the stagger alone: a loop without branches
+        for k in range(n):
+            due = (near_slot[k] == at_near) | (last_rows[k] <= stale)
+            out[m] = k
+            m += due
+    for r in range(m):  # the thinkers' alone
+        k = out[r]
+        last_rows[k] = tick
+        last[ids[k]] = tick
     return out[:m].copy()

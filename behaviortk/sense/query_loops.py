@@ -479,6 +479,8 @@ def neighbour_query(
     view: np.ndarray,
     cos_limit: np.ndarray,
     all_round: np.ndarray,
+    first: int,
+    shared: bool,
     cap: np.ndarray,
     observers: np.ndarray,
     b_lo: int,
@@ -504,9 +506,10 @@ def neighbour_query(
     offsets) and the pairs themselves: all of them with ``want_pairs`` ``PAIRS``, only ``j``
     with ``IDENTITIES`` (who they are: what think-rate LOD holds), else none (empty).
 
-    ``view``, ``cos_limit`` (``cos(fov / 2)`` minus the tolerance), ``all_round``
-    (fov covers 360 degrees) and ``cap`` are per observer. With ``fov`` False no
-    observer has a field-of-view test. Observers are taken in row order; rows
+    ``view`` and ``cap`` are per row (``agents.view_distance``, ``max_neighbours``);
+    ``cos_limit`` (``cos(fov / 2)`` minus the tolerance) and ``all_round`` (fov covers
+    360 degrees) per row from row ``first``, or with ``shared`` one value for every
+    observer. With ``fov`` False no observer has a field-of-view test. Observers are taken in row order; rows
     kept in cell order (``order.py``) make consecutive observers share cells.
     """
     start, rows, xs, ys = bin_points(pos, b_lo, b_hi, width, height, wrap, nx, ny)
@@ -553,16 +556,17 @@ def neighbour_query(
         yi = pos[i, 1]
         hx = heading[i, 0]
         hy = heading[i, 1]
-        r2 = view[k] * view[k]
-        cl = cos_limit[k]
-        test_fov = fov and not all_round[k]
-        limit = max(cap[k], 0)
+        r2 = view[i] * view[i]
+        f = 0 if shared else i - first
+        cl = cos_limit[f]
+        test_fov = fov and not all_round[f]
+        limit = max(cap[i], 0)
         cx = cell_of(xi, width, nx, wrap)
         cy = cell_of(yi, height, ny, wrap)
         fx = xi - width * math.floor(xi / width) if wrap else xi  # where cell_of put it
         fy = yi - height * math.floor(yi / height) if wrap else yi
         margin = 1e-9 * (width + height + abs(fx) + abs(fy))  # over any rounding of bins
-        reach = view[k] * (1.0 + 1e-9) + 1e-9  # cells farther than this hold nobody seen
+        reach = view[i] * (1.0 + 1e-9) + 1e-9  # cells farther than this hold nobody seen
         rho = min(GUESS * guess + 2.0 * margin, reach)
         if (rho + longest) * (rho + longest) > SAVES * (reach + longest) * (reach + longest):
             rho = reach

@@ -109,8 +109,11 @@ class Kernels:
         this tick, ``sim/think.py``)."""
         observers = observer_rows(a)
         n_a = observers.size
-        view = np.ascontiguousarray(agents.view_distance[a], dtype=np.float64)
-        radius = float(view.max()) if n_a else 0.0
+        # the observers' settings read by row in the kernel; what the grid and the field of
+        # view need from the rows they span (no per-observer copies: think-rate LOD's
+        # thinkers are a quarter of the rows, spread)
+        span = slice(int(observers[0]), int(observers[-1]) + 1) if n_a else slice(0, 0)
+        radius = float(agents.view_distance[span].max()) if n_a else 0.0
         if n_a == 0 or b.stop <= b.start or not radius >= 0:
             none = np.zeros(0, dtype=np.int64)
             offsets = np.zeros(n_a + 1, dtype=np.int64)
@@ -119,25 +122,34 @@ class Kernels:
                 who = none.copy() if identities else None
                 return QueriedNeighbours(offsets, np.zeros((n_a, spatial.SUMS)), lambda: empty, who)
             return Neighbours(empty[0], empty[1], offsets, empty[2], empty[3])
-        half = 0.5 * agents.fov[a]
-        fov = float(half.min()) < np.pi
-        if float(half.max()) == float(half.min()):
-            cos_limit = np.full(n_a, float(np.cos(half[0])) - FOV_COS_TOLERANCE)
-            all_round = np.zeros(n_a, dtype=np.bool_)
-        else:
+        fov_rows = agents.fov[span]
+        narrowest, widest = 0.5 * float(fov_rows.min()), 0.5 * float(fov_rows.max())
+        fov = narrowest < np.pi
+        shared = narrowest == widest  # one cosine for every observer
+        if shared:
+            cos_limit = np.array([float(np.cos(narrowest)) - FOV_COS_TOLERANCE])
+            all_round = np.zeros(1, dtype=np.bool_)
+        else:  # per row of the span, from its first row
+            half = 0.5 * fov_rows
             cos_limit = np.cos(np.minimum(half, np.pi)) - FOV_COS_TOLERANCE
             all_round = np.ascontiguousarray(half >= np.pi)
-        cap = np.ascontiguousarray(agents.max_neighbours[a], dtype=np.int64)
+        cap = np.ascontiguousarray(agents.max_neighbours, dtype=np.int64)
         nx, ny, rx, ry = spatial.grid_shape(
-            world.width, world.height, padded(radius), b.stop - b.start, int(cap.max())
+            world.width,
+            world.height,
+            padded(radius),
+            b.stop - b.start,
+            int(agents.max_neighbours[span].max()),
         )
         args = (
             agents.pos,
             agents.vel,
             agents.heading,
-            view,
+            np.ascontiguousarray(agents.view_distance, dtype=np.float64),
             np.ascontiguousarray(cos_limit, dtype=np.float64),
             all_round,
+            span.start,
+            shared,
             cap,
             observers,
             b.start,
@@ -407,8 +419,8 @@ def _cell_order() -> None:
 
 def _neighbour_query() -> None:
     spatial.neighbour_query(
-        _POS, _VEL, _HEAD, _F, _F, ~_YES, _I64, _I64, 0, _N, 10.0, 10.0, True, True, True,
-        3, 3, 1, 1, spatial.NO_PAIRS,
+        _POS, _VEL, _HEAD, _F, _F, ~_YES, 0, False, _I64, _I64, 0, _N, 10.0, 10.0, True, True,
+        True, 3, 3, 1, 1, spatial.NO_PAIRS,
     )  # fmt: skip
 
 

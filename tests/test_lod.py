@@ -268,6 +268,24 @@ def test_held_statuses_transposed_equal_numpy(nodes: int, capacity: int, data: A
     assert np.array_equal(mine, st_[:, :n].T)
 
 
+@settings(max_examples=20, deadline=None)
+@given(width=st.integers(0, 4), n=st.integers(0, 30), data=st.data())
+def test_held_requests_equal_numpy(width: int, n: int, data: Any) -> None:
+    """``status_loops.held_requests`` (the held requests on kernels) is the held requests
+    with the thinkers' rows cleared, byte for byte, and leaves the held array as it was."""
+    from behaviortk.engines.batch.status_loops import held_requests
+
+    held = np.random.default_rng(width * 100 + n).random((n, width)) < 0.5
+    thinking = np.array(sorted(data.draw(st.sets(st.integers(0, max(n - 1, 0)))) if n else []))
+    thinking = thinking.astype(np.int64)
+    before = held.copy()
+    mine = held_requests(held, thinking)
+    expected = held.copy()
+    expected[thinking] = False
+    assert np.array_equal(mine, expected) and np.array_equal(held, before)
+    assert mine.dtype == np.bool_ and mine.shape == (n, width)
+
+
 # ------------------------------------------------------------------ what is held
 SEEK = {"seek": {"root": {"type": "seek", "target": {"kind": "nearest", "group": "b"}}}}
 

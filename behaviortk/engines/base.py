@@ -368,6 +368,10 @@ class EngineBase(ABC, Generic[G]):
         width = len(g.flat.steering)
         if g.thinking is None or g.held is None or g.held.shape != (g.n, width):
             return np.zeros((g.n, width), dtype=bool)
+        kernels = getattr(self.sim, "kernels", None)
+        if kernels is not None:
+            found: np.ndarray = kernels.held_requests(g.held, g.thinking)
+            return found
         emitted = g.held.copy()
         if width:  # each row as one value: a quarter of the time of clearing rows of bools
             row = np.dtype((np.void, width))

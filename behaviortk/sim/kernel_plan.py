@@ -29,8 +29,8 @@ calls it (the names of ``sim/backend.WARM``, in its order):
   lists follow the rows), ``non_penetration`` (``close_pairs`` from 2 agents,
   ``fold`` on wrapped worlds); the batch engine's fused decide (:attr:`Plan.fused`);
 - think-rate LOD (a group that does not think every tick): who thinks
-  (``think_due``), the batch engine's held statuses (``held_statuses``) and the
-  held perception's ``held_offsets``, ``held_targets``, ``held_merge`` and
+  (``think_due``), the held requests (``held_requests``), the batch engine's held
+  statuses (``held_statuses``) and the held perception's ``held_offsets``, ``held_targets``, ``held_merge`` and
   ``held_sums`` (``sense/held.py``).
 
 A plugin's node or target kind that calls a kernel itself is not known here:
@@ -236,6 +236,7 @@ def plan(sim: Any) -> Plan:
     walk.world()
     if sim._think.rates:  # some agents skip ticks: held perception (sense/held.py)
         walk.found.update(("think_due", "held_offsets", "held_targets", "held_merge", "held_sums"))
+        walk.found.add("held_requests")
         if "nearest_grid" in walk.found:  # a few thinkers: a small side, brute force
             walk.found.add("nearest_small")
         if hasattr(sim.engine, "compile_trees"):  # the batch engine keeps held statuses

@@ -189,6 +189,9 @@ class GroupProgram(GroupRuntime):
     fused_tree: batch_fused.FusedTree | None = None
     holders: list[tuple[Any, tuple[str, ...]]] | None = None  # per-agent arrays (_holders)
     in_place: bool = True  # rows move in place on spawn / despawn (set by _holders)
+    held_status: np.ndarray | None = None
+    """Think-rate LOD: the last ``Decision.status`` (the rows that do not think keep theirs),
+    while the rows and the tree state are those it was made from."""
 
 
 def _nodes(g: GroupProgram) -> list[bc.Node]:
@@ -291,6 +294,7 @@ class BatchEngine(EngineBase[GroupProgram]):
         if m is None or not g.in_place:
             return self._rebuilt(g, change)
         assert g.root is not None
+        g.held_status = None
         g.state.move(m, g.root)
         if holders:
             templates = _holders(self._fresh_rows(g))
@@ -352,13 +356,16 @@ class BatchEngine(EngineBase[GroupProgram]):
         assert g.root is not None
         facts, fused = g.facts, g.fused_tree
         rows = g.every if g.thinking is None else g.thinking
+        kept, g.held_status = g.held_status, None
         if g.fused is None or fused is None:
             g.root.tick(rows)
             status = np.ascontiguousarray(g.state.status[:, : g.n].T)
             return Decision(emitted=facts.emitted, status=status)
         if g.thinking is None:
             status = np.empty((g.n, g.state.status.shape[0]), dtype=np.int8)
-        else:  # the fused loop writes the thinkers' rows; the others keep theirs
+        elif kept is not None and kept.shape == (g.n, g.state.status.shape[0]):
+            status = kept.copy()  # the fused loop writes the thinkers' rows; the others keep theirs
+        else:  # from the tree state (after a change of rows or a restore)
             status = status_loops.transposed(g.state.status, g.n)
         g.fused(
             rows,
@@ -369,6 +376,8 @@ class BatchEngine(EngineBase[GroupProgram]):
             *(np.ascontiguousarray(facts.leaf[k], dtype=np.int8) for k in fused.leaf_nodes),
             *(np.ascontiguousarray(facts.cond[k], dtype=bool) for k in fused.cond_nodes),
         )
+        if g.thinking is not None:
+            g.held_status = status  # never written again: the next tick copies it
         return Decision(emitted=facts.emitted, status=status)
 
     def node_ops(self, g: GroupProgram) -> dict[int, Any]:
@@ -385,6 +394,7 @@ class BatchEngine(EngineBase[GroupProgram]):
 
     def import_tree(self, g: GroupProgram, saved: SavedGroup) -> None:
         n = g.n
+        g.held_status = None
         g.state.status[:, :n] = saved.status
         g.state.current[:, :n] = saved.current
         for node in _nodes(g):

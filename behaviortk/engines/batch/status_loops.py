@@ -1,4 +1,4 @@
-"""The held statuses of a group under think-rate LOD, compiled (``batch/engine.py``).
+"""The held statuses and requests of a group under think-rate LOD, compiled.
 
 With LOD the fused decide writes only the thinkers' rows of ``Decision.status``; every
 other row keeps the statuses its last think left in the group's ``TreeState`` (one row
@@ -22,4 +22,15 @@ def transposed(st: np.ndarray, n: int) -> np.ndarray:
     for c in range(nodes):
         for k in range(n):
             out[k, c] = st[c, k]
+    return out
+
+
+@kernel
+def held_requests(held: np.ndarray, thinking: np.ndarray) -> np.ndarray:
+    """``held`` copied with the rows ``thinking`` cleared (``EngineBase.start_emitted``: they
+    ask again when their tree ticks); the others keep the requests of their last think."""
+    out = held.copy()
+    for r in thinking:
+        for c in range(held.shape[1]):
+            out[r, c] = False
     return out

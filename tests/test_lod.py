@@ -253,6 +253,54 @@ def test_compiled_who_thinks_equals_numpy(
         assert compiled.last[:13].tolist() == reference.last[:13].tolist()
 
 
+@settings(max_examples=30, deadline=None)
+@given(
+    every=st.integers(2, 5),
+    events=st.lists(
+        st.tuples(st.integers(0, 44), st.sampled_from(["gap", "last", "tune", "rows"])),
+        max_size=4,
+    ),
+)
+def test_compiled_stagger_follows_the_rule_after_changes(
+    every: int, events: list[tuple[int, str]]
+) -> None:
+    """Settled, the compiled path takes a group's slot rows without the second clause
+    (``ThinkSchedule._settled``); it still picks the NumPy rule's rows, tick by tick,
+    across skipped ticks, a replaced ``last`` (a restore), a new rate (a tuning change)
+    and permuted rows."""
+    from behaviortk.sim import choice
+
+    kernels, _ = choice.load()
+    points = [[500 + k, 500] for k in range(11)]
+    texts = [scene([placed("b", points, think_every=k)]) for k in (every, every + 1 + every % 2)]
+    definitions = [load_text(text).definition for text in texts]
+    sim = Simulation(load_text(texts[0]))
+    reference, compiled = ThinkSchedule(definitions[0]), ThinkSchedule(definitions[0])
+    rng = np.random.default_rng(every * 1000 + len(events))
+    happen = dict(events)
+    t, tuned = 0, 0
+    for step in range(60):
+        what = happen.get(step)
+        if what == "gap":
+            t += 1 + int(rng.integers(1, 6))
+        elif what == "last":  # a restore: an arbitrary recent past
+            past = t - rng.integers(0, 3 * every, 11)
+            for schedule in (reference, compiled):
+                schedule.last = np.concatenate([past, np.full(2, -(2**62))]).astype(np.int64)
+        elif what == "tune":
+            tuned = 1 - tuned
+            for schedule in (reference, compiled):
+                schedule.follow(definitions[tuned])
+        elif what == "rows":
+            sim._rearrange({"b": rng.permutation(11)})
+        mine = compiled.thinkers(t, sim.agents, sim.world, 13, kernels)
+        theirs = reference.thinkers(t, sim.agents, sim.world, 13)
+        assert mine["b"].tolist() == theirs["b"].tolist(), (step, t, what)
+        assert compiled.last[:13].tolist() == reference.last[:13].tolist(), (step, t)
+        t += 1
+    assert compiled._whole_rule_until < t - 5  # the last ticks took the slot rows
+
+
 @settings(max_examples=20, deadline=None)
 @given(nodes=st.integers(1, 6), capacity=st.integers(0, 40), data=st.data())
 def test_held_statuses_transposed_equal_numpy(nodes: int, capacity: int, data: Any) -> None:

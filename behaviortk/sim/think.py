@@ -88,6 +88,9 @@ class ThinkSchedule:
         self.override: np.ndarray | None = None
         """The game's focus points (``Simulation.focus``), or None: each group's own."""
         self._phases: dict[str, tuple[Any, ...]] = {}  # _slots
+        self._slot_rows: dict[str, tuple[Any, dict[int, np.ndarray]]] = {}  # _at_slot
+        self._seen: tuple[Any, ...] = ()  # (tick, agents.ids, last, rates) of the last call
+        self._whole_rule_until = 0  # before this tick the compiled path applies every clause
 
     def follow(self, definition: Any) -> None:
         """The rates of ``definition`` from now on (a tuning change replaces the definition;
@@ -116,6 +119,7 @@ class ThinkSchedule:
             more = np.full(grown(ids_bound), NEVER, dtype=np.int64)
             more[: self.last.size] = self.last
             self.last = more
+        settled = self._settled(tick, agents.ids)
         out: dict[str, np.ndarray] = {}
         for name, rate in self.rates.items():
             rows = agents.slices[name]
@@ -127,6 +131,11 @@ class ThinkSchedule:
                 near = within(agents.pos[rows], self._focus(rate, agents), rate.near, world)
             if kernels is not None:
                 in_rows = self._last_rows.of(self.last, agents.ids)[rows]
+                if settled and not lod:  # the stagger alone: this tick's slot
+                    local = self._at_slot(name, near_slot, tick % rate.every)
+                    kernels.record_thought(local, ids, self.last, in_rows, tick)
+                    out[name] = local
+                    continue
                 args = (near_slot, far_slot, near, lod, tick, rate.every, rate.far, self.last)
                 out[name] = kernels.due_rows(ids, *args, in_rows)
                 continue
@@ -138,6 +147,39 @@ class ThinkSchedule:
             self.last[ids.take(local)] = tick
             out[name] = local
         return out
+
+    def _settled(self, tick: int, ids: np.ndarray) -> bool:
+        """Whether no agent can be due by the second clause (``t - last(i) >= K``) this
+        tick in a group without LOD, so that its thinkers are its slot's rows.
+
+        With a fixed rate, an agent that has thought once thinks at every slot of its own
+        (at most ``every`` ticks apart): the clause adds only agents that never thought.
+        So the whole rule is applied on a tick whose rows changed (``agents.ids``, a new
+        array object: spawns, despawns, re-sorts), and for ``far`` ticks after anything
+        else this schedule cannot follow: a tick that does not follow the last one, a new
+        ``last`` (a restore, or more ids) or new rates (a tuning change)."""
+        seen = self._seen
+        self._seen = (tick, ids, self.last, self.rates)
+        changed = len(seen) == 0 or seen[0] != tick - 1
+        changed = changed or seen[2] is not self.last or seen[3] is not self.rates
+        if changed:
+            longest = max((rate.far for rate in self.rates.values()), default=1)
+            self._whole_rule_until = tick + longest
+        elif seen[1] is not ids:
+            self._whole_rule_until = max(self._whole_rule_until, tick + 1)
+        return tick >= self._whole_rule_until
+
+    def _at_slot(self, name: str, slot_of: np.ndarray, slot: int) -> np.ndarray:
+        """The local rows whose slot (``slot_of``: ``ids % every``) is ``slot``, sorted; kept
+        while the rows stay (read-only)."""
+        kept = self._slot_rows.get(name)
+        if kept is None or kept[0] is not slot_of:
+            kept = self._slot_rows[name] = (slot_of, {})
+        found = kept[1].get(slot)
+        if found is None:
+            found = kept[1][slot] = np.flatnonzero(slot_of == slot)
+            found.flags.writeable = False
+        return found
 
     def _slots(
         self, name: str, rate: Rate, ids: np.ndarray, rows: slice

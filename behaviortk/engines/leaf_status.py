@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from behaviortk.format.nodes import target_fields
-from behaviortk.sense.sensing import Sense
+from behaviortk.sense.sensing import Sense, facts_at
 from behaviortk.tree.status import FAILURE, RUNNING, SUCCESS
 
 DoneCheck = Callable[[Any, Sense, str, Any], np.ndarray]
@@ -46,9 +46,9 @@ def steering_status(model: Any, sense: Sense, group: str, memory: Any = None) ->
         targets.append(plain)
     only = sense.deciding_rows(group)  # think-rate LOD: the thinkers' statuses alone
     for target in targets:
-        valid = sense.target(target, group).valid
+        facts = sense.target(target, group)
         if only is None:
-            status[~valid] = FAILURE
+            status[~facts.valid] = FAILURE
         else:
-            status[only[~valid.take(only)]] = FAILURE
+            status[only[~facts_at(facts, only).valid]] = FAILURE
     return status

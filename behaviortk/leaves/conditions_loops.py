@@ -21,12 +21,13 @@ def in_range(
     every: bool,
 ) -> np.ndarray:
     """``in_range_mask(distances(pos, target), valid, radius, hysteresis, prev)``; unless
-    ``every``, at the rows ``only`` alone (false elsewhere: think-rate LOD's thinkers)."""
+    ``every``, at the rows ``only`` alone (false elsewhere: think-rate LOD's thinkers), the
+    target's ``target`` and ``valid`` given for those rows alone, in their order."""
     n = pos.shape[0]
     out = np.empty(n, dtype=np.bool_) if every else np.zeros(n, dtype=np.bool_)
     m = n if every else only.shape[0]
     for k in range(m):
         r = k if every else only[k]
-        dist = length_xy(target[r, 0] - pos[r, 0], target[r, 1] - pos[r, 1])
-        out[r] = within_range(dist, valid[r], radius, hysteresis, prev[r])
+        dist = length_xy(target[k, 0] - pos[r, 0], target[k, 1] - pos[r, 1])
+        out[r] = within_range(dist, valid[k], radius, hysteresis, prev[r])
     return out

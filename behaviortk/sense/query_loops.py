@@ -759,32 +759,25 @@ def agent_facts(
     every: bool,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``Sense.agent_facts``: agents ``agent`` (global rows, -1: none) seen from positions
-    ``own``; unless ``every``, at the rows ``only`` alone (no target elsewhere)."""
-    n = own.shape[0]
-    if every:  # every entry written below: no zeroing pass first
-        tpos = np.empty((n, 2))
-        tvel = np.empty((n, 2))
-        valid = np.empty(n, dtype=np.bool_)
-        out = np.empty(n, dtype=np.int64)
-    else:
-        tpos = np.zeros((n, 2))
-        tvel = np.zeros((n, 2))
-        valid = np.zeros(n, dtype=np.bool_)
-        out = np.full(n, -1, dtype=np.int64)
-    m = n if every else only.shape[0]
+    ``own``; unless ``every``, of the rows ``only`` alone (in their order)."""
+    m = own.shape[0] if every else only.shape[0]
+    tpos = np.empty((m, 2))  # every entry written below: no zeroing pass first
+    tvel = np.empty((m, 2))
+    valid = np.empty(m, dtype=np.bool_)
+    out = np.empty(m, dtype=np.int64)
     for k in range(m):
         r = k if every else only[k]
         a = agent[r]
         if a < 0:
-            tpos[r, 0] = tpos[r, 1] = tvel[r, 0] = tvel[r, 1] = 0.0
-            valid[r] = False
-            out[r] = -1
+            tpos[k, 0] = tpos[k, 1] = tvel[k, 0] = tvel[k, 1] = 0.0
+            valid[k] = False
+            out[k] = -1
             continue
         ox, oy = own[r, 0], own[r, 1]
-        tpos[r, 0] = ox + shortest(pos[a, 0] - ox, width, wrap)
-        tpos[r, 1] = oy + shortest(pos[a, 1] - oy, height, wrap)
-        tvel[r, 0] = vel[a, 0]
-        tvel[r, 1] = vel[a, 1]
-        valid[r] = True
-        out[r] = a
+        tpos[k, 0] = ox + shortest(pos[a, 0] - ox, width, wrap)
+        tpos[k, 1] = oy + shortest(pos[a, 1] - oy, height, wrap)
+        tvel[k, 0] = vel[a, 0]
+        tvel[k, 1] = vel[a, 1]
+        valid[k] = True
+        out[k] = a
     return tpos, tvel, out, valid

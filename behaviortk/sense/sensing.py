@@ -157,8 +157,52 @@ class TargetFacts:
     valid: np.ndarray  # (n,) bool
 
 
+class RowFacts(TargetFacts):
+    """``TargetFacts`` known at some rows alone (``rows``: the thinkers while a think-rate
+    LOD group decides, ``Sense.deciding_rows``), held as ``some``, in the order of ``rows``:
+    what built-in conditions and leaf statuses read (:func:`facts_at`). The group-sized
+    arrays (no target at the other rows) are made when first read."""
+
+    def __init__(self, n: int, rows: IntArray, some: TargetFacts) -> None:
+        self.__dict__.update(n=n, rows=rows, some=some, _full=None)
+
+    def _full_facts(self) -> TargetFacts:
+        full: TargetFacts | None = self.__dict__["_full"]
+        if full is None:
+            n, rows, some = self.__dict__["n"], self.__dict__["rows"], self.__dict__["some"]
+            pos, vel = np.zeros((n, 2)), np.zeros((n, 2))
+            agent, valid = np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=bool)
+            pos[rows], vel[rows], agent[rows], valid[rows] = (
+                some.pos,
+                some.vel,
+                some.agent,
+                some.valid,
+            )
+            full = self.__dict__["_full"] = TargetFacts(pos, vel, agent, valid)
+        return full
+
+    @property
+    def pos(self) -> Array:
+        return self._full_facts().pos
+
+    @property
+    def vel(self) -> Array:
+        return self._full_facts().vel
+
+    @property
+    def agent(self) -> np.ndarray:
+        return self._full_facts().agent
+
+    @property
+    def valid(self) -> np.ndarray:
+        return self._full_facts().valid
+
+
 def facts_at(facts: TargetFacts, rows: IntArray) -> TargetFacts:
-    """``facts`` of ``rows`` alone."""
+    """``facts`` of ``rows`` alone (in their order)."""
+    if isinstance(facts, RowFacts) and facts.__dict__["rows"] is rows:
+        some: TargetFacts = facts.__dict__["some"]
+        return some
     return TargetFacts(
         pos=facts.pos[rows], vel=facts.vel[rows], agent=facts.agent[rows], valid=facts.valid[rows]
     )
@@ -882,12 +926,14 @@ class Sense:
         ``only``: the rows read (:meth:`deciding_rows`), the others given no target."""
         if self.agents.n == 0:
             return self.point_facts(own, None)
+        if only is not None:  # the rows read alone; no target at the others
+            if self.kernels is not None:
+                some = self.kernels.agent_facts(self.world, self.agents, own, agent, only)
+            else:
+                some = self.agent_facts(own.take(only, axis=0), agent.take(only))
+            return RowFacts(own.shape[0], only, some)
         if self.kernels is not None:
-            return self.kernels.agent_facts(self.world, self.agents, own, agent, only)
-        if only is not None:  # the same answer: no target at the other rows
-            some = np.full(agent.shape[0], -1, dtype=np.int64)
-            some[only] = agent.take(only)
-            agent = some
+            return self.kernels.agent_facts(self.world, self.agents, own, agent)
         valid = agent >= 0
         safe = np.where(valid, agent, 0)
         pos = own + displacement(own, self.agents.pos[safe], self.world)

@@ -18,7 +18,13 @@ from behaviortk.engines.batch import status_loops
 from behaviortk.leaves import conditions_loops
 from behaviortk.sense import held_loops, nearest_loops
 from behaviortk.sense import query_loops as spatial
-from behaviortk.sense.sensing import FOV_COS_TOLERANCE, LazyNeighbours, Neighbours, TargetFacts
+from behaviortk.sense.sensing import (
+    FOV_COS_TOLERANCE,
+    LazyNeighbours,
+    Neighbours,
+    TargetFacts,
+    facts_at,
+)
 from behaviortk.sim import think_loops
 from behaviortk.sim.cell_order import cell_order
 from behaviortk.steering import combiner_loops as kcomb
@@ -295,7 +301,8 @@ class Kernels:
     def agent_facts(
         world: World, agents: Any, own: Array, agent: np.ndarray, only: np.ndarray | None = None
     ) -> TargetFacts:
-        """``Sense.agent_facts(own, agent, only)`` (``agents.n > 0``)."""
+        """``Sense.agent_facts(own, agent)`` (``agents.n > 0``); with ``only``, the facts of
+        those rows alone, in their order."""
         pos, vel, rows, valid = spatial.agent_facts(
             np.ascontiguousarray(own, dtype=np.float64),
             agents.pos,
@@ -320,6 +327,8 @@ class Kernels:
     ) -> np.ndarray:
         """``conditions.in_range`` from the target's facts (positions of the group's rows;
         ``leaves/conditions_loops.py``); with ``only``, at those rows alone (false elsewhere)."""
+        if only is not None:
+            facts = facts_at(facts, only)
         return conditions_loops.in_range(
             np.ascontiguousarray(pos, dtype=np.float64),
             np.ascontiguousarray(facts.pos, dtype=np.float64),

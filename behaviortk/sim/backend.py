@@ -85,7 +85,6 @@ class Kernels:
     integrate = staticmethod(integrate_loops.integrate)
     cell_order = staticmethod(cell_order)
     due_rows = staticmethod(think_loops.due_rows)
-    record_thought = staticmethod(think_loops.record_thought)
     held_requests = staticmethod(status_loops.held_requests)
     """``EngineBase.start_emitted``'s copy of the held requests (``status_loops.py``)."""
     """``sim/think.py``'s who-thinks pass (``think_loops.py``)."""
@@ -578,9 +577,8 @@ WARM: dict[str, Callable[[], Any]] = {
     "heading_smoothing": lambda: integrate_loops.smooth(
         np.zeros((2, _N, 2)), 0, _HEAD, _HEAD, np.empty((_N, 2))
     ),
-    "think_due": lambda: (
-        think_loops.due_rows(_I64, _I64, _I64, _YES, True, 3, 2, 4, _I64.copy(), _I64.copy()),
-        think_loops.record_thought(_I64[:1], _I64, _I64.copy(), _I64.copy(), 3),
+    "think_due": lambda: think_loops.due_rows(
+        _I64, _I64, _I64, _YES, True, 3, 2, 4, _I64.copy(), _I64.copy()
     ),
     "held_statuses": lambda: status_loops.transposed(np.zeros((3, _N), dtype=np.int8), _N),
     "held_requests": lambda: status_loops.held_requests(np.zeros((_N, 2), dtype=bool), _I64[:1]),

@@ -82,15 +82,33 @@ class ThinkSchedule:
     def __init__(self, definition: Any) -> None:
         self.definition = definition
         self.rates = rates_of(definition)
-        self.last = np.full(0, NEVER, dtype=np.int64)
-        """Per agent id, the last tick it thought (``NEVER``: not yet)."""
+        self._last = np.full(0, NEVER, dtype=np.int64)
         self._last_rows = RowCopy()  # ``last`` in row order, for the compiled pass
+        self._behind: np.ndarray | None = None
+        """The ``agents.ids`` under which ``_last_rows`` holds thinks ``_last`` lacks (the
+        compiled stagger writes the row copy alone: in row order, not scattered by id)."""
         self.override: np.ndarray | None = None
         """The game's focus points (``Simulation.focus``), or None: each group's own."""
         self._phases: dict[str, tuple[Any, ...]] = {}  # _slots
         self._slot_rows: dict[str, tuple[Any, dict[int, np.ndarray]]] = {}  # _at_slot
         self._seen: tuple[Any, ...] = ()  # (tick, agents.ids, last, rates) of the last call
         self._whole_rule_until = 0  # before this tick the compiled path applies every clause
+
+    @property
+    def last(self) -> np.ndarray:
+        """Per agent id, the last tick it thought (``NEVER``: not yet)."""
+        self._write_back()
+        return self._last
+
+    @last.setter
+    def last(self, value: np.ndarray) -> None:
+        self._last, self._behind = value, None
+
+    def _write_back(self) -> None:
+        """``_last`` given the thinks only the row copy holds."""
+        if self._behind is not None:
+            self._last_rows.write_back(self._last)
+            self._behind = None
 
     def follow(self, definition: Any) -> None:
         """The rates of ``definition`` from now on (a tuning change replaces the definition;
@@ -115,10 +133,12 @@ class ThinkSchedule:
         """Per group of ``rates``, the sorted local rows that think on ``tick``; records it.
         ``ids_bound``: more than every id handed out so far; ``kernels``: the compiled
         kernels (``think_loops.due_rows``: the same rows in one pass), or None."""
-        if self.last.size < ids_bound:
+        if self._behind is not agents.ids or kernels is None or self._last.size < ids_bound:
+            self._write_back()  # before the rows or the store change
+        if self._last.size < ids_bound:
             more = np.full(grown(ids_bound), NEVER, dtype=np.int64)
-            more[: self.last.size] = self.last
-            self.last = more
+            more[: self._last.size] = self._last
+            self._last = more
         settled = self._settled(tick, agents.ids)
         out: dict[str, np.ndarray] = {}
         for name, rate in self.rates.items():
@@ -130,21 +150,22 @@ class ThinkSchedule:
             if rate.near is not None and lod:
                 near = within(agents.pos[rows], self._focus(rate, agents), rate.near, world)
             if kernels is not None:
-                in_rows = self._last_rows.of(self.last, agents.ids)[rows]
+                in_rows = self._last_rows.of(self._last, agents.ids)[rows]
                 if settled and not lod:  # the stagger alone: this tick's slot
                     local = self._at_slot(name, near_slot, tick % rate.every)
-                    kernels.record_thought(local, ids, self.last, in_rows, tick)
+                    in_rows[local] = tick
+                    self._behind = agents.ids
                     out[name] = local
                     continue
-                args = (near_slot, far_slot, near, lod, tick, rate.every, rate.far, self.last)
+                args = (near_slot, far_slot, near, lod, tick, rate.every, rate.far, self._last)
                 out[name] = kernels.due_rows(ids, *args, in_rows)
                 continue
             due = near_slot == tick % rate.every
             if lod:
                 due = np.where(near, due, far_slot == tick % rate.far)
-            due |= self.last.take(ids) <= tick - rate.far
+            due |= self._last.take(ids) <= tick - rate.far
             local = np.flatnonzero(due)
-            self.last[ids.take(local)] = tick
+            self._last[ids.take(local)] = tick
             out[name] = local
         return out
 
@@ -159,9 +180,9 @@ class ThinkSchedule:
         else this schedule cannot follow: a tick that does not follow the last one, a new
         ``last`` (a restore, or more ids) or new rates (a tuning change)."""
         seen = self._seen
-        self._seen = (tick, ids, self.last, self.rates)
+        self._seen = (tick, ids, self._last, self.rates)
         changed = len(seen) == 0 or seen[0] != tick - 1
-        changed = changed or seen[2] is not self.last or seen[3] is not self.rates
+        changed = changed or seen[2] is not self._last or seen[3] is not self.rates
         if changed:
             longest = max((rate.far for rate in self.rates.values()), default=1)
             self._whole_rule_until = tick + longest

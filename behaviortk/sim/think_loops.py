@@ -53,13 +53,3 @@ def due_rows(
         last_rows[k] = tick
         last[ids[k]] = tick
     return out[:m].copy()
-
-
-@kernel
-def record_thought(
-    local: np.ndarray, ids: np.ndarray, last: np.ndarray, last_rows: np.ndarray, tick: int
-) -> None:
-    """The rows ``local`` thought on ``tick``: their ``last`` (by id, and in row order)."""
-    for r in local:
-        last[ids[r]] = tick
-        last_rows[r] = tick

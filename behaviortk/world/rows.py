@@ -171,6 +171,11 @@ class RowCopy:
             self._values, self._ids = values, ids
         return self._rows
 
+    def write_back(self, values: np.ndarray) -> None:
+        """The copy's rows written to ``values`` by id (a writer that wrote the copy alone)."""
+        if self._values is values and self._ids is not None:
+            values[self._ids] = self._rows
+
 
 def grown(rows: int) -> int:
     """The capacity to allocate for ``rows`` rows: half again as many (amortised O(1) a row)."""

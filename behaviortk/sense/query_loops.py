@@ -759,7 +759,8 @@ def agent_facts(
     every: bool,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``Sense.agent_facts``: agents ``agent`` (global rows, -1: none) seen from positions
-    ``own``; unless ``every``, of the rows ``only`` alone (in their order)."""
+    ``own``; unless ``every``, of the rows ``only`` alone, ``agent`` given for them (both in
+    their order)."""
     m = own.shape[0] if every else only.shape[0]
     tpos = np.empty((m, 2))  # every entry written below: no zeroing pass first
     tvel = np.empty((m, 2))
@@ -767,7 +768,7 @@ def agent_facts(
     out = np.empty(m, dtype=np.int64)
     for k in range(m):
         r = k if every else only[k]
-        a = agent[r]
+        a = agent[k]
         if a < 0:
             tpos[k, 0] = tpos[k, 1] = tvel[k, 0] = tvel[k, 1] = 0.0
             valid[k] = False

@@ -740,9 +740,8 @@ class Sense:
         """
         r = np.inf if radius is None else float(radius)
         key = (group, of_group, r)
-        thinkers = self._thinkers(group)
-        if thinkers is not None:
-            return self._held_answer("nearest", key, lambda: self._nearest_of(thinkers, key))
+        if self._thinkers(group) is not None:
+            return self._held_answer("nearest", key)
         found = self._nearest.get(key)
         if found is None:
             found = self._nearest[key] = self._nearest_of(self.rows(group), key)
@@ -768,16 +767,8 @@ class Sense:
         of ``can_see``; ``world/visible_nearest.py``)."""
         r = np.inf if radius is None else float(radius)
         key = (group, of_group, r)
-        thinkers = self._thinkers(group)
-        if thinkers is not None:
-
-            def fresh() -> tuple[np.ndarray, Array]:
-                assert thinkers is not None
-                agent, dist = self._visible_of(key)
-                local = thinkers - self.rows(group).start
-                return agent[local], dist[local]
-
-            return self._held_answer("visible", key, fresh)
+        if self._thinkers(group) is not None:
+            return self._held_answer("visible", key)
         found = self._visible.get(key)
         if found is None:
             found = self._visible[key] = self._visible_of(key)
@@ -809,17 +800,40 @@ class Sense:
             found = self._fresh[key] = make()
         return found
 
-    def _held_answer(
-        self,
-        kind: str,
-        key: tuple[str, str, float],
-        make: Callable[[], tuple[np.ndarray, Array]],
-    ) -> tuple[np.ndarray, Array]:
+    def thinkers_nearest(
+        self, group: str, of_group: str, radius: float | None, visible: bool
+    ) -> np.ndarray:
+        """While ``group`` decides (:meth:`deciding_rows` not None): the nearest (or nearest
+        visible) agent row of ``of_group`` of each thinker, in their order (-1: none)."""
+        r = np.inf if radius is None else float(radius)
+        self._partial += 1  # an answer for the thinkers alone
+        agent: np.ndarray = self._fresh_nearest(
+            "visible" if visible else "nearest", (group, of_group, r)
+        )[0]
+        return agent
+
+    def _fresh_nearest(self, kind: str, key: tuple[str, str, float]) -> tuple[np.ndarray, Array]:
+        """The thinkers' nearest-agent answer (``kind``: "nearest" or "visible") in their order,
+        made once a tick for both phases."""
+        thinkers = self._thinkers(key[0])
+        assert thinkers is not None
+
+        def make() -> tuple[np.ndarray, Array]:
+            if kind == "nearest":
+                return self._nearest_of(thinkers, key)
+            agent, dist = self._visible_of(key)
+            local = thinkers - self.rows(key[0]).start
+            return agent[local], dist[local]
+
+        found: tuple[np.ndarray, Array] = self._fresh_answer((kind, *key), make)
+        return found
+
+    def _held_answer(self, kind: str, key: tuple[str, str, float]) -> tuple[np.ndarray, Array]:
         """A nearest-agent answer (``kind``: "nearest" or "visible") for a group that does
-        not all think, from its thinkers' (``make``): theirs alone while :attr:`deciding`,
-        else every row's, the others' held target measured now."""
+        not all think, from its thinkers': theirs alone while :attr:`deciding`, else every
+        row's, the others' held target measured now."""
         group = key[0]
-        fresh = self._fresh_answer((kind, *key), make)
+        fresh = self._fresh_nearest(kind, key)
         if self.deciding:
             self._partial += 1
             found = self._decided.get((kind, *key))
@@ -923,14 +937,15 @@ class Sense:
         self, own: Array, agent: np.ndarray, only: IntArray | None = None
     ) -> TargetFacts:
         """Facts of target agents (global rows, -1 = none) seen from positions ``own``;
-        ``only``: the rows read (:meth:`deciding_rows`), the others given no target."""
+        ``only``: the rows read (:meth:`deciding_rows`), ``agent`` given for them alone, in
+        their order (:class:`RowFacts`: no target at the other rows)."""
         if self.agents.n == 0:
             return self.point_facts(own, None)
-        if only is not None:  # the rows read alone; no target at the others
+        if only is not None:
             if self.kernels is not None:
                 some = self.kernels.agent_facts(self.world, self.agents, own, agent, only)
             else:
-                some = self.agent_facts(own.take(only, axis=0), agent.take(only))
+                some = self.agent_facts(own.take(only, axis=0), agent)
             return RowFacts(own.shape[0], only, some)
         if self.kernels is not None:
             return self.kernels.agent_facts(self.world, self.agents, own, agent)

@@ -115,9 +115,13 @@ def self_target(spec: SelfTarget, sense: Sense, group: str) -> TargetFacts:
 
 
 def nearest_target(spec: NearestTarget, sense: Sense, group: str) -> TargetFacts:
+    only = sense.deciding_rows(group)
+    if only is not None:  # a think-rate LOD group decides: its thinkers' targets alone
+        agent = sense.thinkers_nearest(group, spec.group, spec.radius, spec.visible)
+        return sense.agent_facts(own_positions(sense, group), agent, only)
     find = sense.nearest_visible if spec.visible else sense.nearest
-    agent, _ = find(group, spec.group, spec.radius)  # while deciding, the thinkers' alone
-    return sense.agent_facts(own_positions(sense, group), agent, sense.deciding_rows(group))
+    agent, _ = find(group, spec.group, spec.radius)
+    return sense.agent_facts(own_positions(sense, group), agent)
 
 
 def agent_target(spec: AgentTarget, sense: Sense, group: str) -> TargetFacts:

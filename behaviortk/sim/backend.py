@@ -301,7 +301,7 @@ class Kernels:
         world: World, agents: Any, own: Array, agent: np.ndarray, only: np.ndarray | None = None
     ) -> TargetFacts:
         """``Sense.agent_facts(own, agent)`` (``agents.n > 0``); with ``only``, the facts of
-        those rows alone, in their order."""
+        those rows alone (``agent`` given for them), in their order."""
         pos, vel, rows, valid = spatial.agent_facts(
             np.ascontiguousarray(own, dtype=np.float64),
             agents.pos,

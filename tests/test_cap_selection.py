@@ -136,3 +136,27 @@ def test_the_cap_keeps_the_nearest_of_every_pair(
                 for k in range(0, a.stop - a.start, 17):
                     js = want[k]
                     assert got.sums[k].tolist() == expected_sums(agents, world, a.start + k, js)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    view=st.lists(st.sampled_from([0.0, 1.5, 100.0, 1e9, float("nan")]), min_size=1, max_size=9),
+    fov=st.lists(
+        st.sampled_from([0.0, 1.0, np.pi, 2 * np.pi, float("nan")]), min_size=9, max_size=9
+    ),
+    cap=st.lists(st.integers(0, 2**40), min_size=9, max_size=9),
+    lo=st.integers(0, 8),
+)
+def test_observer_span_is_numpy_max_and_min(
+    view: list[float], fov: list[float], cap: list[int], lo: int
+) -> None:
+    """``query_loops.observer_span`` gives what NumPy's ``max``/``min`` give over the rows
+    (NaN included): the neighbour query's grid and field of view are set from it."""
+    v = np.resize(np.array(view), 9)
+    f, c = np.array(fov), np.array(cap, dtype=np.int64)
+    hi = min(9, lo + len(view))
+    got = query_loops.observer_span(v, f, c, lo, hi)
+    want = (v[lo:hi].max(), f[lo:hi].min(), f[lo:hi].max(), c[lo:hi].max())
+    assert got[3] == want[3]
+    for mine, theirs in zip(got[:3], want[:3], strict=True):
+        assert (np.isnan(mine) and np.isnan(theirs)) or mine == theirs

@@ -463,6 +463,30 @@ def _sort(keys: np.ndarray, n: int) -> None:
             keys[b] = key
 
 
+@kernel
+def observer_span(
+    view: np.ndarray, fov: np.ndarray, cap: np.ndarray, lo: int, hi: int
+) -> tuple[float, float, float, int]:
+    """``(max view, min fov, max fov, max cap)`` of rows ``lo:hi`` (``hi > lo``) in one pass,
+    NaN as NumPy's ``max`` and ``min`` give it (what the neighbour query's grid and field
+    of view are set from)."""
+    v_max, f_min, f_max, c_max = view[lo], fov[lo], fov[lo], cap[lo]
+    v_nan, f_nan = False, False
+    for r in range(lo, hi):
+        v, f = view[r], fov[r]
+        v_nan |= v != v
+        f_nan |= f != f
+        v_max = max(v_max, v)
+        f_min = min(f_min, f)
+        f_max = max(f_max, f)
+        c_max = max(c_max, cap[r])
+    if v_nan:
+        v_max = np.nan
+    if f_nan:
+        f_min = f_max = np.nan
+    return v_max, f_min, f_max, c_max
+
+
 NO_PAIRS, IDENTITIES, PAIRS = 0, 1, 2
 """What :func:`neighbour_query` writes of the pairs: none, their ``j`` alone, all of them."""
 

@@ -121,7 +121,14 @@ class Kernels:
         # view need from the rows they span (no per-observer copies: think-rate LOD's
         # thinkers are a quarter of the rows, spread)
         span = slice(int(observers[0]), int(observers[-1]) + 1) if n_a else slice(0, 0)
-        radius = float(agents.view_distance[span].max()) if n_a else 0.0
+        view_all = np.ascontiguousarray(agents.view_distance, dtype=np.float64)
+        cap = np.ascontiguousarray(agents.max_neighbours, dtype=np.int64)
+        fov_all = np.ascontiguousarray(agents.fov, dtype=np.float64)
+        radius, fov_min, fov_max, cap_max = (
+            spatial.observer_span(view_all, fov_all, cap, span.start, span.stop)
+            if n_a
+            else (0.0, 0.0, 0.0, 0)
+        )
         if n_a == 0 or b.stop <= b.start or not radius >= 0:
             none = np.zeros(0, dtype=np.int64)
             offsets = np.zeros(n_a + 1, dtype=np.int64)
@@ -130,30 +137,24 @@ class Kernels:
                 who = none.copy() if identities else None
                 return QueriedNeighbours(offsets, np.zeros((n_a, spatial.SUMS)), lambda: empty, who)
             return Neighbours(empty[0], empty[1], offsets, empty[2], empty[3])
-        fov_rows = agents.fov[span]
-        narrowest, widest = 0.5 * float(fov_rows.min()), 0.5 * float(fov_rows.max())
+        narrowest, widest = 0.5 * float(fov_min), 0.5 * float(fov_max)
         fov = narrowest < np.pi
         shared = narrowest == widest  # one cosine for every observer
         if shared:
             cos_limit = np.array([float(np.cos(narrowest)) - FOV_COS_TOLERANCE])
             all_round = np.zeros(1, dtype=np.bool_)
         else:  # per row of the span, from its first row
-            half = 0.5 * fov_rows
+            half = 0.5 * fov_all[span]
             cos_limit = np.cos(np.minimum(half, np.pi)) - FOV_COS_TOLERANCE
             all_round = np.ascontiguousarray(half >= np.pi)
-        cap = np.ascontiguousarray(agents.max_neighbours, dtype=np.int64)
         nx, ny, rx, ry = spatial.grid_shape(
-            world.width,
-            world.height,
-            padded(radius),
-            b.stop - b.start,
-            int(agents.max_neighbours[span].max()),
+            world.width, world.height, padded(radius), b.stop - b.start, int(cap_max)
         )
         args = (
             agents.pos,
             agents.vel,
             agents.heading,
-            np.ascontiguousarray(agents.view_distance, dtype=np.float64),
+            view_all,
             np.ascontiguousarray(cos_limit, dtype=np.float64),
             all_round,
             span.start,
@@ -429,6 +430,7 @@ def _cell_order() -> None:
 
 
 def _neighbour_query() -> None:
+    spatial.observer_span(_F, _F, _I64, 0, _N)
     spatial.neighbour_query(
         _POS, _VEL, _HEAD, _F, _F, ~_YES, 0, False, _I64, _I64, 0, _N, 10.0, 10.0, True, True,
         True, 3, 3, 1, 1, spatial.NO_PAIRS,

@@ -75,6 +75,8 @@ def compute_facts(
         result = evaluate_condition(model, sense, group, prev[node.index], node.rand_slot)
         if thinking is None:
             prev[node.index] = result
+        elif sense.kernels is not None and result.dtype == np.bool_ == prev[node.index].dtype:
+            sense.kernels.copy_rows(prev[node.index], result, thinking)
         else:
             prev[node.index][thinking] = result[thinking]
         cond[node.index] = result

@@ -339,6 +339,11 @@ def neighbours(
     m: NeighboursCond, sense: Sense, group: str, prev: BoolArray, rand: Array | None
 ) -> BoolArray:
     rows = _own(sense, group)
+    only = sense.deciding_rows(group)
+    if m.radius is None and only is not None:  # think-rate LOD: the thinkers' counts alone
+        out = np.zeros(rows.stop - rows.start, dtype=bool)
+        out[only] = sense.thinkers_neighbour_count(group, m.of) >= m.min_count
+        return out
     found = sense.neighbours(group, m.of)
     if m.radius is None:
         counts = found.count

@@ -883,6 +883,12 @@ class Sense:
         found: Neighbours = self._fresh_answer(("neighbours", group, of), make)
         return found
 
+    def thinkers_neighbour_count(self, group: str, of: str = "same") -> np.ndarray:
+        """While ``group`` decides (:meth:`deciding_rows` not None): each thinker's neighbour
+        count, in their order."""
+        self._partial += 1
+        return np.diff(self._fresh_neighbours(group, of).offsets)
+
     def _thinkers_neighbours(self, group: str, of: str) -> Neighbours:
         """While :attr:`deciding`: the thinkers' neighbours, the other rows none."""
         self._partial += 1

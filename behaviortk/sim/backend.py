@@ -86,6 +86,7 @@ class Kernels:
     cell_order = staticmethod(cell_order)
     due_rows = staticmethod(think_loops.due_rows)
     held_requests = staticmethod(status_loops.held_requests)
+    copy_rows = staticmethod(status_loops.copy_rows)
     """``EngineBase.start_emitted``'s copy of the held requests (``status_loops.py``)."""
     """``sim/think.py``'s who-thinks pass (``think_loops.py``)."""
 
@@ -583,7 +584,10 @@ WARM: dict[str, Callable[[], Any]] = {
         _I64, _I64, _I64, _YES, True, 3, 2, 4, _I64.copy(), _I64.copy()
     ),
     "held_statuses": lambda: status_loops.transposed(np.zeros((3, _N), dtype=np.int8), _N),
-    "held_requests": lambda: status_loops.held_requests(np.zeros((_N, 2), dtype=bool), _I64[:1]),
+    "held_requests": lambda: (
+        status_loops.held_requests(np.zeros((_N, 2), dtype=bool), _I64[:1]),
+        status_loops.copy_rows(~_YES, _YES, _I64[:1]),
+    ),
     "held_offsets": lambda: held_loops.held_offsets(_N, _I64[:2], _STEPS, _STEPS),
     "held_targets": lambda: held_loops.held_targets(
         _I64.copy(),

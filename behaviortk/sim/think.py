@@ -192,14 +192,13 @@ class ThinkSchedule:
 
     def _at_slot(self, name: str, slot_of: np.ndarray, slot: int) -> np.ndarray:
         """The local rows whose slot (``slot_of``: ``ids % every``) is ``slot``, sorted; kept
-        while the rows stay (read-only)."""
+        while the rows stay (nobody writes a tick's thinkers)."""
         kept = self._slot_rows.get(name)
         if kept is None or kept[0] is not slot_of:
             kept = self._slot_rows[name] = (slot_of, {})
         found = kept[1].get(slot)
         if found is None:
             found = kept[1][slot] = np.flatnonzero(slot_of == slot)
-            found.flags.writeable = False
         return found
 
     def _slots(

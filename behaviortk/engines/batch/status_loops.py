@@ -34,3 +34,11 @@ def held_requests(held: np.ndarray, thinking: np.ndarray) -> np.ndarray:
         for c in range(held.shape[1]):
             out[r, c] = False
     return out
+
+
+@kernel
+def copy_rows(into: np.ndarray, source: np.ndarray, rows: np.ndarray) -> None:
+    """``into[rows] = source[rows]`` in one pass (a LOD group's hysteresis: the thinkers'
+    conditions checked this tick, ``engines/facts.py``)."""
+    for r in rows:
+        into[r] = source[r]

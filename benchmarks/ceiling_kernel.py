@@ -128,6 +128,9 @@ def tick(
     cos_limit: float,
     cap: int,
     threat: float,
+    w_separation: float,
+    w_alignment: float,
+    w_cohesion: float,
     prey_max_speed: float,
     prey_max_force: float,
     prey_radius: float,
@@ -280,11 +283,13 @@ def tick(
                 kth = np.sort(dist_buf[: min(count, last + 1)])[cap - 1]
                 count = 0
                 sx = sy = ax = ay = ox = oy = 0.0
-            if count > 0:  # flock: 1.5 separation + 1.0 alignment + 0.8 cohesion, truncated
+            if count > 0:  # flock: the weighted sum of separation, alignment, cohesion, truncated
                 fax, fay = alignment(count, ax, ay, vxi, vyi)
                 fcx, fcy = cohesion(count, ox, oy, xi, yi, vxi, vyi, prey_max_speed)
-                fx = finite_or_zero(sx) * 1.5 + finite_or_zero(fax) + finite_or_zero(fcx) * 0.8
-                fy = finite_or_zero(sy) * 1.5 + finite_or_zero(fay) + finite_or_zero(fcy) * 0.8
+                fx = finite_or_zero(sx) * w_separation + finite_or_zero(fax) * w_alignment
+                fy = finite_or_zero(sy) * w_separation + finite_or_zero(fay) * w_alignment
+                fx += finite_or_zero(fcx) * w_cohesion
+                fy += finite_or_zero(fcy) * w_cohesion
                 fx, fy = truncate_xy(fx, fy, prey_max_force)
             else:  # wander (Buckland): jitter the remembered circle target, seek it
                 key = agent_key(seeded, np.uint64(ids[i]), utick)
@@ -323,10 +328,12 @@ class Ceiling:
     wander_slot: int
     sort_every: int = SORT_EVERY
     """Ticks between re-sorts into cell order (1: every tick; 0: never)."""
-    view: float = 60.0
+    view: float = 100.0
     fov_deg: float = 270.0
     cap: int = 64
     threat: float = 100.0
+    flock: tuple[float, float, float] = (10000.0, 250.0, 0.5)
+    """The weights of separation, alignment and cohesion (the shipped file's)."""
     prey: tuple[float, float, float] = (110.0, 260.0, 5.0)  # max speed, max force, radius
     predator: tuple[float, float] = (95.0, 200.0)  # max speed, max force
     _scratch: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -359,6 +366,8 @@ class Ceiling:
             tick_no=int(sim.tick),
             wander_slot=int(tree.nodes[tree.steering[leaf]].rand_slot),
             sort_every=sort_every,
+            view=float(ag.view_distance[prey.start]),
+            flock=flock_weights(tree),
         )
 
     def __post_init__(self) -> None:
@@ -391,7 +400,7 @@ class Ceiling:
             self.ppos, self.pvel, self.pheading, *pnxt,
             s["cell"], s["rows"], s["xs"], s["ys"], s["vxs"], s["vys"], s["start"], s["s2"], s["s1"], s["dist"],
             self.width, self.height, self.dt, nx, ny, self.view,
-            math.cos(half) - FOV_COS_TOLERANCE, self.cap, self.threat, *self.prey,
+            math.cos(half) - FOV_COS_TOLERANCE, self.cap, self.threat, *self.flock, *self.prey,
             self.wander_slot, *self.predator, sort,
         )  # fmt: skip
         s["next"] = [self.pos, self.vel, self.heading]
@@ -399,6 +408,13 @@ class Ceiling:
         self.pos, self.vel, self.heading = nxt
         self.ppos, self.pvel, self.pheading = pnxt
         self.tick_no += 1
+
+
+def flock_weights(tree: Any) -> tuple[float, float, float]:
+    """The weights of the prey tree's separation, alignment and cohesion (the ``flock`` blend)."""
+    blend = next(n.model for n in tree.nodes if n.model.type == "blend")
+    weights = {child.type: float(child.weight) for child in blend.children}
+    return weights["separation"], weights["alignment"], weights["cohesion"]
 
 
 def check(sim: Any, ticks: int = 1) -> float:

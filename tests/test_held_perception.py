@@ -128,3 +128,48 @@ def test_held_perception_numpy(seed: int, share: float) -> None:
 @given(seed=st.integers(0, 2**32 - 1), share=st.sampled_from([0.0, 0.25, 0.5, 1.0]))
 def test_held_perception_compiled(seed: int, share: float, kernels: Any) -> None:
     check(seed, share, kernels)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**31), every=st.integers(2, 5), compiled=st.booleans())
+def test_deciding_answers_are_the_thinkers_alone(
+    kernels: Any, seed: int, every: int, compiled: bool
+) -> None:
+    """While a LOD group decides, its nearest target's facts (``RowFacts``), their compact
+    rows (``facts_at``) and its neighbour counts are what every row's answers give at the
+    thinkers' rows, and no target (zeros, -1, invalid) at the others', on both kernel
+    paths; ``in_range`` at the thinkers is the mask of those facts."""
+    from behaviortk.leaves.conditions import InRange, distances, in_range, in_range_mask
+    from behaviortk.sense.sensing import RowFacts, facts_at
+    from behaviortk.sense.target_kinds import NearestTarget
+
+    rng = np.random.default_rng(seed)
+    n = N_A + N_B
+    ag = agents(rng.uniform(0, 150, (n, 2)), rng.normal(0, 5, (n, 2)), np.arange(n), (N_A, N_B))
+    local = np.flatnonzero(np.arange(N_A) % every == seed % every)
+    thinking = Thinking({"a": local}, HeldPerception(), np.arange(n))
+    spec = NearestTarget(kind="nearest", group="b")
+    k = kernels if compiled else None
+    every_row = sense(ag, None, k)  # the same agents, every row asking afresh
+    full = every_row.target(spec, "a")
+    counts = every_row.neighbours("a").count
+    deciding = sense(ag, thinking, k)
+    deciding.deciding = True
+    facts = deciding.target(spec, "a")
+    assert isinstance(facts, RowFacts)
+    some = facts_at(facts, thinking.rows["a"])
+    for name in ("pos", "vel", "agent", "valid"):
+        assert np.array_equal(getattr(some, name), getattr(full, name)[local]), name
+        assert np.array_equal(getattr(facts, name)[local], getattr(full, name)[local]), name
+    others = np.ones(N_A, dtype=bool)
+    others[local] = False
+    assert not facts.valid[others].any() and (facts.agent[others] == -1).all()
+    assert not facts.pos[others].any() and not facts.vel[others].any()
+    assert np.array_equal(deciding.thinkers_neighbour_count("a"), counts[local])
+    model = InRange(type="in_range", target=spec, radius=40.0)
+    prev = rng.random(N_A) < 0.5
+    found = in_range(model, deciding, "a", prev, None)
+    own = ag.pos[:N_A][local]
+    dist = distances(own, some.pos)
+    assert np.array_equal(found[local], in_range_mask(dist, some.valid, 40.0, 0.0, prev[local]))
+    assert not found[others].any()

@@ -85,10 +85,11 @@ class Kernels:
     integrate = staticmethod(integrate_loops.integrate)
     cell_order = staticmethod(cell_order)
     due_rows = staticmethod(think_loops.due_rows)
-    held_requests = staticmethod(status_loops.held_requests)
-    copy_rows = staticmethod(status_loops.copy_rows)
-    """``EngineBase.start_emitted``'s copy of the held requests (``status_loops.py``)."""
     """``sim/think.py``'s who-thinks pass (``think_loops.py``)."""
+    held_requests = staticmethod(status_loops.held_requests)
+    """``EngineBase.start_emitted``'s copy of the held requests (``status_loops.py``)."""
+    copy_rows = staticmethod(status_loops.copy_rows)
+    """The thinkers' rows of a condition's hysteresis (``engines/facts.py``)."""
 
     # -------------------------------------------------------------- sense
     @staticmethod
@@ -177,7 +178,8 @@ class Kernels:
         if pairs:  # the sums as well, and the pairs already made
             offsets, sums, *made = spatial.neighbour_query(*args, spatial.PAIRS)
             return QueriedNeighbours(offsets, sums, lambda: made)
-        found = spatial.neighbour_query(*args, spatial.IDENTITIES if identities else 0)
+        writes = spatial.IDENTITIES if identities else spatial.NO_PAIRS
+        found = spatial.neighbour_query(*args, writes)
         offsets, sums, identity = found[0], found[1], found[3] if identities else None
         return QueriedNeighbours(
             offsets, sums, lambda: spatial.neighbour_query(*args, spatial.PAIRS)[2:], identity

@@ -134,8 +134,10 @@ def test_large_group_targets_match_brute_force(
     d = facts_of - pos
     near_enough = found & (np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1]) <= 40.0)
     seen = sees(pos, heading, facts_of, found, agents.view_distance[a], 0.5 * agents.fov[a], world)
-    for path in (None, kernels):
+    for path, shared in ((None, False), (kernels, False), (kernels, True)):
         sense = Sense(world, agents, np.zeros((n, 1)), 0, 0.0, registries=default(), kernels=path)
+        if shared:  # the searched rows binned first on the neighbour query's grid
+            sense.neighbours("b" if of[1] == "b" else "a")
         for got, want in ((sense.nearest(*of, radius), nearest),
                           (sense.nearest_visible(*of, radius), visible)):  # fmt: skip
             np.testing.assert_array_equal(got[0], want[0])

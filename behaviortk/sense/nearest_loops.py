@@ -151,15 +151,19 @@ def nearest_grid(
     wrap: bool,
     nx: int,
     ny: int,
+    start: np.ndarray,
+    rows: np.ndarray,
+    xs: np.ndarray,
+    ys: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
     """For each of the sorted rows ``observers`` (a group's, or those that think this tick):
     its nearest row of ``b`` (not itself) within ``radius``.
 
     Returns ``(row or -1, distance or inf)``, the answer of ``query_loops.nearest_small``
     (and ``SpatialIndex.nearest``): the smallest ``(d^2, row)``, found when ``sqrt(d^2)
-    <= radius``. ``(nx, ny)``: the grid of ``b`` (:func:`grid_shape`).
+    <= radius``. ``start, rows, xs, ys``: ``b`` binned on an ``nx`` x ``ny`` grid
+    (``query_loops.bin_points``; :func:`grid_shape`, or the neighbour query's: any grid).
     """
-    start, rows, xs, ys = bin_points(pos, b_lo, b_hi, width, height, wrap, nx, ny)
     n_a = observers.shape[0]
     side_x, side_y = width / nx, height / ny
     near = min(side_x, side_y)

@@ -518,6 +518,10 @@ def neighbour_query(
     ny: int,
     rx: int,
     ry: int,
+    start: np.ndarray,
+    rows: np.ndarray,
+    xs: np.ndarray,
+    ys: np.ndarray,
     want_pairs: int,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Neighbours of the sorted rows ``observers`` (a group's rows, or the ones that think
@@ -533,10 +537,10 @@ def neighbour_query(
     ``view`` and ``cap`` are per row (``agents.view_distance``, ``max_neighbours``);
     ``cos_limit`` (``cos(fov / 2)`` minus the tolerance) and ``all_round`` (fov covers
     360 degrees) per row from row ``first``, or with ``shared`` one value for every
-    observer. With ``fov`` False no observer has a field-of-view test. Observers are taken in row order; rows
+    observer. With ``fov`` False no observer has a field-of-view test. ``start, rows, xs,
+    ys``: rows ``b_lo:b_hi`` binned on the ``nx`` x ``ny`` grid (:func:`bin_points`). Observers are taken in row order; rows
     kept in cell order (``order.py``) make consecutive observers share cells.
     """
-    start, rows, xs, ys = bin_points(pos, b_lo, b_hi, width, height, wrap, nx, ny)
     n_a = observers.shape[0]
     every = want_pairs == PAIRS
     size = n_a + 16 if want_pairs != NO_PAIRS else 0  # the room, grown as needed (_more_room)

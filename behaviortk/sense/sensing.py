@@ -509,6 +509,7 @@ class Sense:
         the others hold is measured when the act phase first asks (issue 25, item 6:
         sensing only for the agents that think)."""
         self._fresh: dict[tuple[Any, ...], Any] = {}  # the thinkers' answers, both phases
+        self._bins: dict[tuple[Any, ...], Any] = {}  # compiled path: rows binned this tick
         self._decided: dict[tuple[Any, ...], Any] = {}  # the thinkers-only answers
         self._partial = 0  # thinkers-only answers handed out (targets built on them)
 
@@ -580,7 +581,7 @@ class Sense:
         fraction of their view (:meth:`_levels`); see :meth:`_chunk`.
         """
         if self.kernels is not None:
-            return self.kernels.neighbours(self.world, self.agents, a, b, pairs)
+            return self.kernels.neighbours(self.world, self.agents, a, b, pairs, bins=self._bins)
         ag = self.agents
         rows = observer_rows(a)
         n_a = rows.size
@@ -754,7 +755,9 @@ class Sense:
         b, r = self.other_rows(key[0], key[1]), key[2]
         found = None
         if self.kernels is not None:
-            found = self.kernels.nearest(self.world, self.agents.pos, observers, b, r)
+            found = self.kernels.nearest(
+                self.world, self.agents.pos, observers, b, r, bins=self._bins
+            )
         if found is None:
             found = self.index.nearest(observers, b, r)
         return found
@@ -875,7 +878,7 @@ class Sense:
             assert thinkers is not None
             if self.kernels is not None:  # who they are made at once: what is held
                 found: Neighbours = self.kernels.neighbours(
-                    self.world, self.agents, thinkers, b, identities=True
+                    self.world, self.agents, thinkers, b, identities=True, bins=self._bins
                 )
                 return found
             return self._compute_neighbours(thinkers, b)

@@ -61,6 +61,29 @@ class QueriedNeighbours(LazyNeighbours):
         self.__dict__.update(sums=sums, identities=identities)
 
 
+Binned = tuple[int, int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+"""``(nx, ny, start, rows, xs, ys)``: some rows of one tick's positions by grid cell."""
+
+
+def binned(
+    world: World, pos: Array, b: slice, shape: tuple[int, int] | None, kept: dict | None
+) -> Binned:
+    """Rows ``b`` of ``pos`` binned (``query_loops.bin_points``) on the grid ``shape``, or on
+    whatever grid ``kept`` (one tick's bins, by rows: ``Sense``) holds them on, else
+    ``nearest_loops.grid_shape``'s; kept there. The neighbour query and a large group's
+    nearest search of the same rows share one binning a tick (any grid serves the second)."""
+    key = (b.start, b.stop, id(pos))
+    found = None if kept is None else kept.get(key)
+    if found is not None and (shape is None or found[:2] == shape):
+        return found
+    w, h, wrap = float(world.width), float(world.height), world.edges == "wrap"
+    nx, ny = nearest_loops.grid_shape(w, h, b.stop - b.start) if shape is None else shape
+    found = (nx, ny, *spatial.bin_points(pos, b.start, b.stop, w, h, wrap, nx, ny))
+    if kept is not None:
+        kept[key] = found
+    return found
+
+
 class DrawnLater:
     """``Kernels.uniforms`` not drawn yet (``sense.DrawnLater``): the whole table on first use,
     or only the rows a leaf reads (the compiled wander asks for its rows alone)."""
@@ -111,12 +134,13 @@ class Kernels:
         b: slice,
         pairs: bool = False,
         identities: bool = False,
+        bins: dict | None = None,
     ) -> Neighbours:
         """``Sense._compute_neighbours(a, b)``: the same pairs, offsets and distances
         (:class:`QueriedNeighbours`: pairs made when first asked for; with ``pairs``, made
         at once, in the same pass; with ``identities``, their ``j`` made at once: who a
         think-rate LOD group holds). ``a`` is a range or sorted rows (the agents that think
-        this tick, ``sim/think.py``)."""
+        this tick, ``sim/think.py``); ``bins``: the tick's binned rows (:func:`binned`)."""
         observers = observer_rows(a)
         n_a = observers.size
         # the observers' settings read by row in the kernel; what the grid and the field of
@@ -174,6 +198,7 @@ class Kernels:
             ny,
             rx,
             ry,
+            *binned(world, agents.pos, b, (nx, ny), bins)[2:],
         )
         if pairs:  # the sums as well, and the pairs already made
             offsets, sums, *made = spatial.neighbour_query(*args, spatial.PAIRS)
@@ -187,11 +212,17 @@ class Kernels:
 
     @staticmethod
     def nearest(
-        world: World, pos: Array, a: slice | np.ndarray, b: slice, radius: float
+        world: World,
+        pos: Array,
+        a: slice | np.ndarray,
+        b: slice,
+        radius: float,
+        bins: dict | None = None,
     ) -> tuple[np.ndarray, Array] | None:
         """``SpatialIndex.nearest``: brute force when one side has at most ``SMALL_SIDE`` rows
         (the same tie rules), else a grid of ``b`` searched in rings (``nearest_loops``). ``a``
-        is a range or sorted rows (the agents that think this tick)."""
+        is a range or sorted rows (the agents that think this tick); ``bins``: the tick's
+        binned rows (:func:`binned`: ``b`` binned by the neighbour query serves as well)."""
         observers = observer_rows(a)
         n_a = observers.size
         n_b = max(0, b.stop - b.start)
@@ -200,9 +231,9 @@ class Kernels:
         w, h, wrap = float(world.width), float(world.height), world.edges == "wrap"
         if min(n_a, n_b) <= SMALL_SIDE:
             return spatial.nearest_small(pos, observers, b.start, b.stop, float(radius), w, h, wrap)
-        nx, ny = nearest_loops.grid_shape(w, h, n_b)
+        grid = binned(world, pos, b, None, bins)
         return nearest_loops.nearest_grid(
-            pos, observers, b.start, b.stop, float(radius), w, h, wrap, nx, ny
+            pos, observers, b.start, b.stop, float(radius), w, h, wrap, *grid
         )
 
     @staticmethod
@@ -436,7 +467,8 @@ def _neighbour_query() -> None:
     spatial.observer_span(_F, _F, _I64, 0, _N)
     spatial.neighbour_query(
         _POS, _VEL, _HEAD, _F, _F, ~_YES, 0, False, _I64, _I64, 0, _N, 10.0, 10.0, True, True,
-        True, 3, 3, 1, 1, spatial.NO_PAIRS,
+        True, 3, 3, 1, 1, *spatial.bin_points(_POS, 0, _N, 10.0, 10.0, True, 3, 3),
+        spatial.NO_PAIRS,
     )  # fmt: skip
 
 
@@ -524,7 +556,17 @@ WARM: dict[str, Callable[[], Any]] = {
     "neighbour_query": _neighbour_query,
     "nearest_small": lambda: spatial.nearest_small(_POS, _I64[:2], 2, _N, 5.0, 10.0, 10.0, True),
     "nearest_grid": lambda: nearest_loops.nearest_grid(
-        _POS, _I64[:2], 2, _N, 5.0, 10.0, 10.0, True, 2, 2
+        _POS,
+        _I64[:2],
+        2,
+        _N,
+        5.0,
+        10.0,
+        10.0,
+        True,
+        2,
+        2,
+        *spatial.bin_points(_POS, 2, _N, 10.0, 10.0, True, 2, 2),
     ),
     "visible_grid": lambda: nearest_loops.visible_grid(
         _POS,

@@ -166,6 +166,10 @@ def test_deciding_answers_are_the_thinkers_alone(
     assert not facts.valid[others].any() and (facts.agent[others] == -1).all()
     assert not facts.pos[others].any() and not facts.vel[others].any()
     assert np.array_equal(deciding.thinkers_neighbour_count("a"), counts[local])
+    held = deciding.neighbours("a")  # a reader of the group-sized neighbours while deciding
+    expected = np.where(others, 0, counts)
+    assert np.array_equal(held.count, expected)
+    assert np.array_equal(held.offsets, np.concatenate([[0], np.cumsum(expected)]))
     model = InRange(type="in_range", target=spec, radius=40.0)
     prev = rng.random(N_A) < 0.5
     found = in_range(model, deciding, "a", prev, None)

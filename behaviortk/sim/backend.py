@@ -72,15 +72,16 @@ def binned(
     whatever grid ``kept`` (one tick's bins, by rows: ``Sense``) holds them on, else
     ``nearest_loops.grid_shape``'s; kept there. The neighbour query and a large group's
     nearest search of the same rows share one binning a tick (any grid serves the second)."""
-    key = (b.start, b.stop, id(pos))
-    found = None if kept is None else kept.get(key)
-    if found is not None and (shape is None or found[:2] == shape):
+    key = (b.start, b.stop)
+    held = None if kept is None else kept.get(key)
+    if held is not None and held[0] is pos and (shape is None or held[1][:2] == shape):
+        found: Binned = held[1]  # the same positions object: binned this tick
         return found
     w, h, wrap = float(world.width), float(world.height), world.edges == "wrap"
     nx, ny = nearest_loops.grid_shape(w, h, b.stop - b.start) if shape is None else shape
     found = (nx, ny, *spatial.bin_points(pos, b.start, b.stop, w, h, wrap, nx, ny))
     if kept is not None:
-        kept[key] = found
+        kept[key] = (pos, found)
     return found
 
 
